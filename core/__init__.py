@@ -1,0 +1,31 @@
+"""ArmDyn core: robot model, kinematics and the recursive (DeNOC) dynamics. No Qt here."""
+from .dynamics import (
+    ArticulatedBodyInertias,
+    articulated_body_inertias,
+    composite_body_inertias,
+    convective_torques,
+    energy,
+    forward_dynamics,
+    gravity_torques,
+    inverse_dynamics,
+    mass_matrix,
+    udu_factors,
+)
+from .errors import (
+    ArmDynError,
+    RobotError,
+    RobotFileError,
+    SimulationCancelled,
+    SimulationError,
+    SingularMassMatrixError,
+)
+from .kinematics import Kinematics, forward_kinematics
+from .robot import JointType, Link, Robot
+
+__all__ = [
+    "ArmDynError", "ArticulatedBodyInertias", "JointType", "Kinematics", "Link", "Robot",
+    "RobotError", "RobotFileError", "SimulationCancelled", "SimulationError",
+    "SingularMassMatrixError", "articulated_body_inertias", "composite_body_inertias",
+    "convective_torques", "energy", "forward_dynamics", "forward_kinematics",
+    "gravity_torques", "inverse_dynamics", "mass_matrix", "udu_factors",
+]
