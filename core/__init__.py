@@ -29,3 +29,14 @@ __all__ = [
     "convective_torques", "energy", "forward_dynamics", "forward_kinematics",
     "gravity_torques", "inverse_dynamics", "mass_matrix", "udu_factors",
 ]
+from .simulation import simulate, simulate_chunks
+from .trajectory import (
+    Trajectory,
+    cycloidal_trajectory,
+    inverse_dynamics_chunks,
+    output_grid,
+    run_inverse_dynamics,
+)
+
+__all__ += ["Trajectory", "cycloidal_trajectory", "inverse_dynamics_chunks", "output_grid",
+            "run_inverse_dynamics", "simulate", "simulate_chunks"]

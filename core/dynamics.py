@@ -390,3 +390,17 @@ def energy(robot: Robot, q, qd) -> np.ndarray:
     _energy_batch(k.P, k.revolute, k.gravity, _workspace(k.n), Q, Qd, out)
     res = np.column_stack([out, out.sum(axis=1)])
     return res[0] if single else res
+
+
+@njit(cache=True)
+def _state_derivative(P, revolute, gravity, ws, y, tau, damping, f_ext, ydot):
+    """ydot = [qd; qdd] for the state y = [q; qd] under tau - damping * qd (eq. 16a).
+    Returns -1, or the 0-based joint whose pivot vanished."""
+    n = P.shape[0]
+    q = y[:n]
+    qd = y[n:]
+    applied = np.empty(n)
+    for k in range(n):
+        applied[k] = tau[k] - damping[k] * qd[k]
+        ydot[k] = qd[k]
+    return _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, applied, f_ext, ydot[n:])

@@ -1,0 +1,138 @@
+"""Joint trajectories: the cycloidal motion of seed 001 eqs. 22-23 and the result type.
+
+`Trajectory` is what both runs produce (inverse dynamics along a planned
+motion, free-fall simulation), so plots, playback and CSV export share one
+code path.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dynamics import energy, inverse_dynamics
+from .robot import Robot
+
+
+@dataclass(frozen=True, eq=False)
+class Trajectory:
+    """Samples of a motion. S samples, n joints.
+
+    t      : (S,)   time, s
+    q      : (S, n) joint values, rad / m
+    qd     : (S, n) joint rates, rad/s / m/s
+    qdd    : (S, n) joint accelerations, rad/s^2 / m/s^2
+    tau    : (S, n) joint torques / forces, N m / N
+    energy : (S, 3) kinetic, potential, total energy, J
+    kind   : "inverse-dynamics" or "free-fall"
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    tau: np.ndarray
+    energy: np.ndarray
+    kind: str = "inverse-dynamics"
+
+    @property
+    def n(self) -> int:
+        return self.q.shape[1]
+
+    def __len__(self) -> int:
+        return self.t.shape[0]
+
+    @classmethod
+    def empty(cls, n: int, kind: str) -> "Trajectory":
+        z = np.zeros((0, n))
+        return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind)
+
+    @classmethod
+    def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
+        """Join chunks in time order (the kind and n of the first)."""
+        parts = [p for p in parts if p is not None]
+        if not parts:
+            raise ValueError("nothing to concatenate")
+        kind = parts[0].kind
+        return cls(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("t", "q", "qd", "qdd", "tau", "energy")), kind=kind)
+
+    def at(self, time: float) -> np.ndarray:
+        """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,)."""
+        if len(self) == 0:
+            raise ValueError("empty trajectory")
+        return np.array([np.interp(time, self.t, self.q[:, j]) for j in range(self.n)])
+
+
+def output_grid(duration: float, dt_out: float) -> np.ndarray:
+    """Regular sample times 0..duration (s), step <= dt_out, ending exactly at duration."""
+    if not (math.isfinite(duration) and duration > 0):
+        raise ValueError(f"duration must be a positive number of seconds, got {duration!r}")
+    if not (math.isfinite(dt_out) and dt_out > 0):
+        raise ValueError(f"dt_out must be a positive number of seconds, got {dt_out!r}")
+    steps = max(1, math.ceil(duration / dt_out - 1e-9))
+    if steps > 10_000_000:
+        raise ValueError(f"{steps} samples requested (duration / dt_out); use a larger dt_out")
+    return np.linspace(0.0, duration, steps + 1)
+
+
+def cycloidal_trajectory(q_start, q_end, duration: float, times
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cycloidal rest-to-rest motion, seed 001 eqs. 22a-b and 23.
+
+        q(t)   = q0 + (qT - q0)/T [t - T/(2 pi) sin(2 pi t / T)]
+        qd(t)  = (qT - q0)/T [1 - cos(2 pi t / T)]
+        qdd(t) = (qT - q0)/T (2 pi / T) sin(2 pi t / T)
+
+    q_start, q_end: (n,); times: (S,) seconds, clamped to [0, T] (the arm rests
+    outside). Returns q, qd, qdd, each (S, n).
+    """
+    q0 = np.asarray(q_start, dtype=float)
+    qT = np.asarray(q_end, dtype=float)
+    if q0.shape != qT.shape or q0.ndim != 1:
+        raise ValueError(f"q_start and q_end must be vectors of one length, got {q0.shape}, {qT.shape}")
+    T = float(duration)
+    if not (math.isfinite(T) and T > 0):
+        raise ValueError(f"duration must be positive, got {duration!r}")
+    t = np.clip(np.asarray(times, dtype=float), 0.0, T)[:, None]
+    slope = (qT - q0) / T
+    w = 2.0 * np.pi / T
+    q = q0 + slope * (t - np.sin(w * t) / w)  # eq. 22a
+    qd = slope * (1.0 - np.cos(w * t))  # eq. 22b
+    qdd = slope * w * np.sin(w * t)  # eq. 22b
+    return q, qd, qdd
+
+
+def inverse_dynamics_chunks(robot: Robot, q_start, q_end, duration: float, dt_out: float = 0.01,
+                            chunk_samples: int = 200, f_ext=None
+                            ) -> Iterator[Trajectory]:
+    """Joint torques along the cycloidal motion q_start -> q_end over `duration` s.
+
+    A generator: yields Trajectory chunks of at most `chunk_samples` new
+    samples (so a GUI can stream and cancel between them) and returns the
+    whole Trajectory (StopIteration.value). Sample grid: `output_grid`.
+    """
+    times = output_grid(duration, dt_out)
+    parts = []
+    for s in range(0, times.size, max(1, int(chunk_samples))):
+        t = times[s:s + chunk_samples]
+        q, qd, qdd = cycloidal_trajectory(q_start, q_end, duration, t)
+        tau = inverse_dynamics(robot, q, qd, qdd, f_ext=f_ext)
+        part = Trajectory(t, q, qd, qdd, tau, energy(robot, q, qd), kind="inverse-dynamics")
+        parts.append(part)
+        yield part
+    return Trajectory.concatenate(parts)
+
+
+def run_inverse_dynamics(robot: Robot, q_start, q_end, duration: float, dt_out: float = 0.01,
+                         f_ext=None) -> Trajectory:
+    """The whole inverse-dynamics run of `inverse_dynamics_chunks` at once."""
+    gen = inverse_dynamics_chunks(robot, q_start, q_end, duration, dt_out,
+                                  chunk_samples=1_000_000, f_ext=f_ext)
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
