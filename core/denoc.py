@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .linalg6 import congruence_add, cross, cross_add, dot, matTvec, matvec, skew_into
+from .linalg6 import A_times, AT_times_add, ATMA_add, cross, cross_add, dot, matvec, skew_into
 
 
 # ----------------------------------------------------------------------------------
@@ -78,15 +78,17 @@ def dh_frames(dh, revolute, q, R, o):
 #   d (n,3)     : O_k -> mass centre C_k                              (eq. 2a)
 #   c (n,3)     : mass centre C_k in the base frame
 #   M (n,6,6)   : extended mass matrix of link k about O_k            (eq. 6)
-#   A (n,6,6)   : A_{k,k-1}, twist propagation from link k-1 to k    (eq. 11d)
+#   A (n,3)     : a_{k,k-1} = O_{k-1} - O_k, the vector that defines the twist
+#                 propagation A_{k,k-1} = [[1, 0], [a x 1, 1]]       (eq. 11d)
 #   t, tdot (n,6) : twists and twist rates                           (eqs. 11c, 17)
 #   w (n,6)     : wrenches (inertia + outboard)                       (Sec 2.4.1)
 #   M_hat (n,6,6), psi_hat (n,6), m_hat (n,), eta (n,6), phi_hat (n,), mu (n,6),
 #   phi (n,)    : UDU^T recursions                                    (eqs. 18-21)
-#   tmp66 (6,6) : scratch
+#   zero (n,)   : zeros (qdd = 0 for the bias forces)
+#   tmp66 (6,6), s3 (8,3) : scratch
 
 def workspace_size(n: int) -> int:
-    return (n + 1) * 12 + n * (3 * 3 + 36 * 3 + 6 * 6 + 3) + 36
+    return (n + 1) * 12 + n * (3 * 4 + 36 * 2 + 6 * 6 + 4) + 36 + 24
 
 
 @njit(cache=True)
@@ -99,7 +101,7 @@ def workspace_views(ws, n):
     d = ws[i:i + n * 3].reshape((n, 3)); i += n * 3
     c = ws[i:i + n * 3].reshape((n, 3)); i += n * 3
     M = ws[i:i + n * 36].reshape((n, 6, 6)); i += n * 36
-    A = ws[i:i + n * 36].reshape((n, 6, 6)); i += n * 36
+    A = ws[i:i + n * 3].reshape((n, 3)); i += n * 3
     M_hat = ws[i:i + n * 36].reshape((n, 6, 6)); i += n * 36
     t = ws[i:i + n * 6].reshape((n, 6)); i += n * 6
     tdot = ws[i:i + n * 6].reshape((n, 6)); i += n * 6
@@ -110,13 +112,19 @@ def workspace_views(ws, n):
     m_hat = ws[i:i + n]; i += n
     phi_hat = ws[i:i + n]; i += n
     phi = ws[i:i + n]; i += n
+    zero = ws[i:i + n]; i += n
     tmp66 = ws[i:i + 36].reshape((6, 6)); i += 36
-    return R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, tmp66
+    s3 = ws[i:i + 24].reshape((8, 3)); i += 24
+    zero[:] = 0.0
+    return R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3
 
 
 @njit(cache=True)
 def link_quantities(dh, revolute, mass, com, inertia, q, R, o, e, d, c, M, A):
-    """Fill the DeNOC quantities of every link at configuration q (base frame)."""
+    """Fill the DeNOC quantities of every link at configuration q (base frame).
+
+    inertia: (n, 9) row-major 3x3 inertia about the mass centre in the link frame.
+    """
     n = dh.shape[0]
     dh_frames(dh, revolute, q, R, o)
     for k in range(n):
@@ -130,29 +138,24 @@ def link_quantities(dh, revolute, mass, com, inertia, q, R, o, e, d, c, M, A):
         # theorem I = I^c - m (d x 1)(d x 1)  (seed 001 after eq. 4b)
         Mk = M[k]
         dd = d[k, 0] ** 2 + d[k, 1] ** 2 + d[k, 2] ** 2
+        RI = Mk[3:, 3:]  # scratch: R I^c, overwritten below
+        for r in range(3):
+            for v in range(3):
+                RI[r, v] = (Rk[r, 0] * inertia[k, v] + Rk[r, 1] * inertia[k, 3 + v]
+                            + Rk[r, 2] * inertia[k, 6 + v])
         for r in range(3):
             for s in range(3):
-                acc = 0.0
-                for u in range(3):
-                    for v in range(3):
-                        acc += Rk[r, u] * inertia[k, u, v] * Rk[s, v]
+                acc = RI[r, 0] * Rk[s, 0] + RI[r, 1] * Rk[s, 1] + RI[r, 2] * Rk[s, 2]
                 Mk[r, s] = acc + m * ((dd if r == s else 0.0) - d[k, r] * d[k, s])
+        for r in range(3):
+            for s in range(3):
                 Mk[r + 3, s + 3] = m if r == s else 0.0
         # eq. 6: off-diagonal blocks m (d x 1) and -m (d x 1)
         skew_into(d[k], Mk, 0, 3, m)
         skew_into(d[k], Mk, 3, 0, -m)
-        # eq. 11d: A_{k,k-1} = [[1, 0], [a_{k,k-1} x 1, 1]], a_{k,k-1} = O_{k-1} - O_k
-        Ak = A[k]
-        for r in range(6):
-            for s in range(6):
-                Ak[r, s] = 1.0 if r == s else 0.0
-        if k > 0:
-            ax = o[k - 1, 0] - o[k, 0]
-            ay = o[k - 1, 1] - o[k, 1]
-            az = o[k - 1, 2] - o[k, 2]
-            Ak[3, 1], Ak[3, 2] = -az, ay
-            Ak[4, 0], Ak[4, 2] = az, -ax
-            Ak[5, 0], Ak[5, 1] = -ay, ax
+        # eq. 11d: A_{k,k-1} = [[1, 0], [a_{k,k-1} x 1, 1]], stored as a_{k,k-1} = O_{k-1} - O_k
+        for r in range(3):
+            A[k, r] = o[k - 1, r] - o[k, r] if k > 0 else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -184,12 +187,12 @@ def twists(revolute, qd, o, e, A, t):
             for r in range(6):
                 t[0, r] = 0.0
         else:
-            matvec(A[k], t[k - 1], t[k])
+            A_times(A[k], t[k - 1], t[k])
         add_p_times(revolute[k], e[k], qd[k], t[k])
 
 
 @njit(cache=True)
-def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t, tdot, wstar, tau):
+def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t, tdot, wstar, tau, s3):
     """RIDIM: joint forces tau (n,) for rates qd, qdd at the configuration in (o, e, d, M, A).
 
     Link quantities must be filled by `link_quantities` first. `f_ext` (6,)
@@ -197,9 +200,7 @@ def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t,
     about the origin of the last DH frame, base frame.
     """
     n = revolute.shape[0]
-    w_prev = np.empty(3)
-    tmp = np.empty(3)
-    a = np.empty(3)
+    w_prev, tmp, a, Iw = s3[0], s3[1], s3[2], s3[3]
 
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
     twists(revolute, qd, o, e, A, t)
@@ -215,7 +216,7 @@ def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t,
         else:
             # A_{k,k-1} tdot_{k-1} + Adot_{k,k-1} t_{k-1}, where Adot t = [0; w x (w x a)]
             # with a = a_{k-1,k}: the acceleration of the point of link k-1 at O_k.
-            matvec(A[k], tdot[k - 1], td)
+            A_times(A[k], tdot[k - 1], td)
             for r in range(3):
                 w_prev[r] = t[k - 1, r]
                 a[r] = o[k, r] - o[k - 1, r]
@@ -234,7 +235,6 @@ def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t,
                 td[r + 3] += 2.0 * tmp[r] * qd[k]
 
     # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k ----
-    Iw = np.empty(3)
     for k in range(n):
         w = wstar[k]
         matvec(M[k], tdot[k], w)
@@ -258,12 +258,9 @@ def inverse_dynamics_kernel(revolute, gravity, qd, qdd, f_ext, o, e, d, M, A, t,
         wstar[last, 3 + r] -= f_ext[3 + r]
 
     # ---- backward recursion: w_k = w*_k + A_{k+1,k}^T w_{k+1}; tau_k = p_k^T w_k ----
-    shifted = np.empty(6)
     for k in range(n - 1, -1, -1):
         if k < n - 1:
-            matTvec(A[k + 1], wstar[k + 1], shifted)
-            for r in range(6):
-                wstar[k, r] += shifted[r]
+            AT_times_add(A[k + 1], wstar[k + 1], wstar[k])
         tau[k] = p_dot_w(revolute[k], e[k], wstar[k])
 
 
@@ -292,7 +289,7 @@ def composite_inertias(M, A, M_tilde, tmp66):
     for k in range(n - 1, -1, -1):
         M_tilde[k] = M[k]
         if k < n - 1:
-            congruence_add(A[k + 1], M_tilde[k + 1], M_tilde[k], tmp66)
+            ATMA_add(A[k + 1], M_tilde[k + 1], M_tilde[k], tmp66)
 
 
 @njit(cache=True)
@@ -313,7 +310,8 @@ def gim_from_composite(revolute, e, A, M_tilde, I):
             f[r] = s
         I[j, j] = p_dot_w(revolute[j], e[j], f)
         for k in range(j - 1, -1, -1):
-            matTvec(A[k + 1], f, g)  # shift the wrench from O_{k+1} to O_k
+            g[:] = 0.0
+            AT_times_add(A[k + 1], f, g)  # shift the wrench from O_{k+1} to O_k
             f[:] = g
             I[k, j] = p_dot_w(revolute[k], e[k], f)
             I[j, k] = I[k, j]
@@ -337,7 +335,7 @@ def articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66):
     for k in range(n - 1, -1, -1):
         M_hat[k] = M[k]
         if k < n - 1:
-            congruence_add(A[k + 1], M_hat[k + 1], M_hat[k], tmp66)
+            ATMA_add(A[k + 1], M_hat[k + 1], M_hat[k], tmp66)
         base = 0 if revolute[k] else 3
         for r in range(6):
             s = 0.0
@@ -361,7 +359,7 @@ def articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66):
 def udu_solve(revolute, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b)."""
     n = revolute.shape[0]
-    shifted = np.empty(6)
+    shifted = mu[0]  # scratch until the forward pass overwrites mu
     # eqs. 19a-b, backward: phi^_k = phi_k - p_k^T eta_k,
     #   eta_k = A_{k+1,k}^T (eta_{k+1} + psi_{k+1} phi^_{k+1}),  eta_n = 0
     for k in range(n - 1, -1, -1):
@@ -371,7 +369,8 @@ def udu_solve(revolute, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
         else:
             for r in range(6):
                 shifted[r] = eta[k + 1, r] + psi_hat[k + 1, r] * phi_hat[k + 1] / m_hat[k + 1]
-            matTvec(A[k + 1], shifted, eta[k])
+            eta[k, :] = 0.0
+            AT_times_add(A[k + 1], shifted, eta[k])
         phi_hat[k] = phi[k] - p_dot_w(revolute[k], e[k], eta[k])
     # eqs. 20-21, forward: qdd_k = phi^_k / m^_k - psi^_k^T mu_{k,k-1} / m^_k,
     #   mu_{k,k-1} = A_{k,k-1} mu_{k-1},  mu_k = p_k qdd_k + mu_{k,k-1},  mu_0 = 0
@@ -380,6 +379,6 @@ def udu_solve(revolute, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
             for r in range(6):
                 mu[0, r] = 0.0
         else:
-            matvec(A[k], mu[k - 1], mu[k])
+            A_times(A[k], mu[k - 1], mu[k])
         qdd[k] = (phi_hat[k] - dot(psi_hat[k], mu[k])) / m_hat[k]
         add_p_times(revolute[k], e[k], qdd[k], mu[k])

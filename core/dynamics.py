@@ -28,47 +28,43 @@ from .robot import Robot
 
 
 @njit(cache=True)
-def _params(P):
-    n = P.shape[0]
-    dh = P[:, 0:4]
-    mass = P[:, 4]
-    com = P[:, 5:8]
-    inertia = np.ascontiguousarray(P[:, 8:17]).reshape((n, 3, 3))
-    return dh, mass, com, inertia
-
-
-@njit(cache=True)
-def _setup(P, revolute, ws, q):
-    """Link quantities at q; returns the workspace views."""
-    n = P.shape[0]
-    dh, mass, com, inertia = _params(P)
-    V = denoc.workspace_views(ws, n)
+def _setup(P, revolute, V, q):
+    """Fill the link quantities of workspace views V at configuration q."""
     R, o, e, d, c, M, A = V[0], V[1], V[2], V[3], V[4], V[5], V[6]
-    denoc.link_quantities(dh, revolute, mass, com, inertia, q, R, o, e, d, c, M, A)
-    return V
+    # P columns: a, b, alpha, theta | mass | com (3) | inertia (9, row-major)
+    denoc.link_quantities(P[:, 0:4], revolute, P[:, 4], P[:, 5:8], P[:, 8:17], q,
+                          R, o, e, d, c, M, A)
 
 
 @njit(cache=True)
 def _inverse_dynamics_batch(P, revolute, gravity, ws, q, qd, qdd, f_ext, tau):
     """tau[s] = ID(q[s], qd[s], qdd[s]) for every sample s (rows)."""
+    V = denoc.workspace_views(ws, P.shape[0])
+    o, e, d, M, A, t, tdot, w, s3 = V[1], V[2], V[3], V[5], V[6], V[8], V[9], V[10], V[19]
     for s in range(q.shape[0]):
-        V = _setup(P, revolute, ws, q[s])
-        R, o, e, d, c, M, A, M_hat, t, tdot, w = V[:11]
+        _setup(P, revolute, V, q[s])
         denoc.inverse_dynamics_kernel(revolute, gravity, qd[s], qdd[s], f_ext[s], o, e, d, M, A,
-                                      t, tdot, w, tau[s])
+                                      t, tdot, w, tau[s], s3)
+
+
+@njit(cache=True)
+def _bias_forces(revolute, gravity, qd, tau, f_ext, V):
+    """phi = tau - ID(q, qd, 0): seed 001 Sec 2.4.2, input item 4 (into V's phi)."""
+    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    denoc.inverse_dynamics_kernel(revolute, gravity, qd, zero, f_ext, o, e, d, M, A, t, tdot, w,
+                                  phi, s3)
+    for k in range(phi.shape[0]):
+        phi[k] = tau[k] - phi[k]
 
 
 @njit(cache=True)
 def _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, tau, f_ext, qdd):
-    """RFDSIM: phi = tau - ID(q, qd, 0) (seed 001 Sec 2.4.2 item 4), then UDU^T qdd = phi.
+    """RFDSIM: phi = tau - ID(q, qd, 0), then U D U^T qdd = phi (eqs. 18-21).
     Returns -1, or the 0-based joint whose pivot vanished."""
-    n = P.shape[0]
-    V = _setup(P, revolute, ws, q)
-    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, tmp66 = V
-    zero = np.zeros(n)
-    denoc.inverse_dynamics_kernel(revolute, gravity, qd, zero, f_ext, o, e, d, M, A, t, tdot, w, phi)
-    for k in range(n):
-        phi[k] = tau[k] - phi[k]
+    V = denoc.workspace_views(ws, P.shape[0])
+    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    _setup(P, revolute, V, q)
+    _bias_forces(revolute, gravity, qd, tau, f_ext, V)
     bad = denoc.articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66)
     if bad >= 0:
         return bad
@@ -78,8 +74,10 @@ def _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, tau, f_ext, qdd):
 
 @njit(cache=True)
 def _mass_matrix(P, revolute, ws, q, I):
-    V = _setup(P, revolute, ws, q)
-    e, M, A, M_tilde, tmp66 = V[2], V[5], V[6], V[7], V[17]
+    """GIM from composite bodies (seed 000 eqs. 23b-24); leaves M~ in V's M_hat slot."""
+    V = denoc.workspace_views(ws, P.shape[0])
+    _setup(P, revolute, V, q)
+    e, M, A, M_tilde, tmp66 = V[2], V[5], V[6], V[7], V[18]
     denoc.composite_inertias(M, A, M_tilde, tmp66)
     denoc.gim_from_composite(revolute, e, A, M_tilde, I)
 
@@ -116,13 +114,10 @@ def _cholesky_solve(I, b, x):
 @njit(cache=True)
 def _forward_dynamics_composite(P, revolute, gravity, ws, q, qd, tau, f_ext, I, qdd):
     """GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
-    n = P.shape[0]
-    V = _setup(P, revolute, ws, q)
-    R, o, e, d, c, M, A, M_tilde, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, tmp66 = V
-    zero = np.zeros(n)
-    denoc.inverse_dynamics_kernel(revolute, gravity, qd, zero, f_ext, o, e, d, M, A, t, tdot, w, phi)
-    for k in range(n):
-        phi[k] = tau[k] - phi[k]
+    V = denoc.workspace_views(ws, P.shape[0])
+    R, o, e, d, c, M, A, M_tilde, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    _setup(P, revolute, V, q)
+    _bias_forces(revolute, gravity, qd, tau, f_ext, V)
     denoc.composite_inertias(M, A, M_tilde, tmp66)
     denoc.gim_from_composite(revolute, e, A, M_tilde, I)
     return _cholesky_solve(I, phi, qdd)
@@ -131,10 +126,11 @@ def _forward_dynamics_composite(P, revolute, gravity, ws, q, qd, tau, f_ext, I, 
 @njit(cache=True)
 def _energy_batch(P, revolute, gravity, ws, q, qd, out):
     """out[s] = (kinetic, potential) at sample s."""
+    V = denoc.workspace_views(ws, P.shape[0])
+    o, e, c, M, A, t = V[1], V[2], V[4], V[5], V[6], V[8]
     for s in range(q.shape[0]):
-        V = _setup(P, revolute, ws, q[s])
-        c, M, A, t = V[4], V[5], V[6], V[8]
-        denoc.twists(revolute, qd[s], V[1], V[2], A, t)
+        _setup(P, revolute, V, q[s])
+        denoc.twists(revolute, qd[s], o, e, A, t)
         T, U = denoc.energy_kernel(P[:, 4], gravity, c, M, t)
         out[s, 0] = T
         out[s, 1] = U
@@ -163,7 +159,7 @@ _local = threading.local()
 
 
 def _packed(robot: Robot) -> _Packed:
-    cache = robot.__dict__.get("_packed_kernels")
+    cache = robot.__dict__.get("_packed_kernels")  # written once per robot (frozen dataclass)
     if cache is None:
         cache = _Packed(robot)
         robot.__dict__["_packed_kernels"] = cache  # frozen dataclass: write the cache directly
@@ -182,10 +178,16 @@ def _workspace(n: int) -> np.ndarray:
 
 
 def _vec(x, n: int, name: str) -> np.ndarray:
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous:
+        return x  # the common case, checked cheaply
     a = np.ascontiguousarray(x, dtype=float)
     if a.shape != (n,):
         raise ValueError(f"{name} must have shape ({n},), got {a.shape}")
     return a
+
+
+_NO_WRENCH = np.zeros(6)
+_NO_WRENCH.setflags(write=False)
 
 
 def _rows(x, n: int, name: str) -> tuple[np.ndarray, bool]:
@@ -251,7 +253,7 @@ def forward_dynamics(robot: Robot, q, qd, tau, method: str = "denoc", f_ext=None
     q = _vec(q, k.n, "q")
     qd = _vec(qd, k.n, "qd")
     tau = _vec(tau, k.n, "tau")
-    w = np.zeros(6) if f_ext is None else _vec(f_ext, 6, "f_ext")
+    w = _NO_WRENCH if f_ext is None else _vec(f_ext, 6, "f_ext")
     qdd = np.empty(k.n)
     ws = _workspace(k.n)
     if method == "denoc":
@@ -293,8 +295,7 @@ def composite_body_inertias(robot: Robot, q) -> np.ndarray:
     ws = np.zeros(denoc.workspace_size(k.n))
     I = np.empty((k.n, k.n))
     _mass_matrix(k.P, k.revolute, ws, _vec(q, k.n, "q"), I)
-    V = denoc.workspace_views(ws, k.n)
-    return V[7].copy()
+    return denoc.workspace_views(ws, k.n)[7].copy()
 
 
 @dataclass(frozen=True)
@@ -329,8 +330,9 @@ def articulated_body_inertias(robot: Robot, q, check: bool = True) -> Articulate
 
 @njit(cache=True)
 def _articulated(P, revolute, ws, q):
-    V = _setup(P, revolute, ws, q)
-    return denoc.articulated_inertias(revolute, V[2], V[5], V[6], V[7], V[11], V[14], V[17])
+    V = denoc.workspace_views(ws, P.shape[0])
+    _setup(P, revolute, V, q)
+    return denoc.articulated_inertias(revolute, V[2], V[5], V[6], V[7], V[11], V[14], V[18])
 
 
 def udu_factors(robot: Robot, q) -> tuple[np.ndarray, np.ndarray]:
@@ -342,16 +344,24 @@ def udu_factors(robot: Robot, q) -> tuple[np.ndarray, np.ndarray]:
     k = _packed(robot)
     n = k.n
     ws = np.zeros(denoc.workspace_size(n))
-    V = _setup(k.P, k.revolute, ws, _vec(q, n, "q"))
+    V = denoc.workspace_views(ws, n)
+    _setup(k.P, k.revolute, V, _vec(q, n, "q"))
     e, A = V[2], V[6]
     rev = robot.is_revolute
     U = np.eye(n)
     for j in range(n):
         f = abi.psi_hat[j] / abi.m_hat[j]
         for kk in range(j - 1, -1, -1):
-            f = A[kk + 1].T @ f
+            f = _A_matrix(A[kk + 1]).T @ f
             U[kk, j] = e[kk] @ (f[:3] if rev[kk] else f[3:])
     return U, abi.m_hat.copy()
+
+
+def _A_matrix(a: np.ndarray) -> np.ndarray:
+    """The 6x6 twist-propagation matrix [[1, 0], [a x 1, 1]] (seed 001 eq. 11d)."""
+    A = np.eye(6)
+    A[3:, :3] = [[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]]
+    return A
 
 
 def convective_torques(robot: Robot, q, qd) -> np.ndarray:

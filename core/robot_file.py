@@ -161,7 +161,8 @@ def robot_from_toml(text: str, source: str = "<memory>") -> Robot:
 def robot_from_dict(data: dict, source: str = "<memory>") -> Robot:
     """Build a Robot from the parsed-file layout; raise only `RobotFileError`.
 
-    Numbers may be int, float or Decimal; angles are in ``data["angle_unit"]``.
+    Numbers may be int, float or Decimal (a float is read as its repr, e.g.
+    33.3 as the decimal 33.3); angles are in ``data["angle_unit"]``.
     """
     try:
         return _build_robot(data)
@@ -176,10 +177,12 @@ def robot_from_dict(data: dict, source: str = "<memory>") -> Robot:
 def robot_to_dict(robot: Robot) -> dict:
     """The robot in the file's layout: plain dicts, lists, str and float.
 
-    Angles are in ``robot.angle_unit``. With "rad" the dict round-trips
-    exactly through `robot_from_dict`; with "deg" a degree value held as a
-    float may come back one unit in the last place off (the text form,
-    `robot_to_toml`, is exact).
+    Angles are in ``robot.angle_unit``. `robot_from_dict` reads a float as
+    its shortest repr (the text a person would type), so the dict round-trips
+    exactly, except that with "deg" some radian values (about one in ten
+    of arbitrary ones; none typed in degrees with up to 15 digits) are
+    reached by no double's repr, and come back one unit in the last place
+    off. The text form, `robot_to_toml`, is always exact.
     """
     deg = robot.angle_unit == "deg"
     out: dict = {"format": FORMAT, "name": robot.name}
@@ -214,7 +217,7 @@ def robot_to_toml(robot: Robot) -> str:
     ang = _deg_text if unit == "deg" else _float_text
     out = [
         f"# ArmDyn robot file ({FORMAT}): one [[link]] table per row of the DH table.",
-        f"# a, b in m; alpha, theta{' and revolute limits' } in {unit}; mass in kg;",
+        f"# a, b in m; alpha, theta and revolute-joint limits in {unit}; mass in kg;",
         "# com (m) and inertia (kg m^2, about the mass centre) in the link's own DH frame.",
         f"format = {_toml_str(FORMAT)}",
         f"name = {_toml_str(_utf8(robot.name, field='name'))}",
@@ -240,7 +243,7 @@ def robot_to_toml(robot: Robot) -> str:
                  if k in INERTIA_REQUIRED or v != 0.0]
         out.append(f"inertia = {{ {', '.join(parts)} }}")
         if link.limits is not None:
-            lim = ang if link.is_revolute else _float_text
+            lim = ang
             out.append(f"limits = [{', '.join(lim(v) for v in link.limits)}]")
     return "\n".join(out) + "\n"
 
@@ -340,6 +343,9 @@ def _robot_from_text(text: str) -> Robot:
         raise RobotError("TOML nested too deeply to be a robot file") from None
     except ValueError as e:  # e.g. an integer with more than 4300 digits
         raise RobotError(f"TOML value cannot be read: {e}") from None
+    if not doc:
+        raise RobotError(f"the file is empty (comments only); expected a robot file starting "
+                         f'with format = "{FORMAT}"')
     return _build_robot(doc)
 
 
@@ -384,7 +390,7 @@ def _short(v, quote: bool = True, limit: int = 40) -> str:
 
 
 def _short_int(v: int) -> str:
-    return str(v) if abs(v) < 10 ** 30 else f"an integer of about {len(hex(v)) * 1.2:.0f} digits"
+    return str(v) if abs(v) < 10 ** 30 else f"about {len(hex(v)) * 1.2:.0f} digits"
 
 
 def _suggest(key: str, known) -> str:
@@ -420,7 +426,8 @@ def _number(v, w: _Where, field: str, expected: str, *, deg: bool = False) -> fl
     if isinstance(v, _BadFloat):
         raise w.error(field, f"the number {_short(v, quote=False)} is out of range; expected "
                              f"{expected} with magnitude at most {MAX_ABS:g}")
-    d = Decimal(v)  # exact for int, float and Decimal
+    # A float means its shortest repr (what was typed), so 33.3 reads as the text 33.3.
+    d = Decimal(repr(float(v))) if isinstance(v, float) else Decimal(v)
     if not d.is_finite():
         raise w.error(field, f"expected a finite number, got {_short(v, quote=False)}")
     rough = float(d)
@@ -591,11 +598,49 @@ def _deg_text(x) -> str:
     if x == 0.0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     exact = _CTX.multiply(Decimal(x), _DEG_PER_RAD)
-    for digits in range(1, 25):
-        d = Context(prec=digits, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN).plus(exact)
+    # 1. Up to 15 significant digits: such a decimal is also the repr of its double,
+    #    so the float form (robot_to_dict) is exact too. The nearest 15-digit decimal
+    #    is the best candidate; if it fits, bisect for the fewest digits that fit.
+    if _deg_to_rad(_round_digits(exact, 15)) == x:
+        lo, hi = 0, 15  # hi digits fit; lo digits are not known to
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if _deg_to_rad(_round_digits(exact, mid)) == x:
+                hi = mid
+            else:
+                lo = mid
+        return _decimal_text(_round_digits(exact, hi))
+    # 2. The repr of a double next to the exact value, again exact as text and as float.
+    best = None
+    f = float(exact)
+    for k in (0, 1, -1, 2, -2, 3, -3):
+        g = _ulp_step(f, k)
+        text = repr(g)
+        if _deg_to_rad(Decimal(text)) == x and (best is None or len(text) < len(best)):
+            best = text
+    if best is not None:
+        return _decimal_text(Decimal(best))
+    # 3. Rarely no double fits: 17 digits always identify x as text.
+    for digits in range(16, 25):
+        d = _round_digits(exact, digits)
         if _deg_to_rad(d) == x:
             return _decimal_text(d)
-    return _decimal_text(exact)  # not reached: 17 digits always suffice
+    return _decimal_text(exact)  # not reached
+
+
+_ROUND_CTX = [Context(prec=max(p, 1), rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
+              for p in range(26)]
+
+
+def _round_digits(d: Decimal, digits: int) -> Decimal:
+    """`d` rounded to `digits` significant digits."""
+    return _ROUND_CTX[digits].plus(d)
+
+
+def _ulp_step(f: float, k: int) -> float:
+    for _ in range(abs(k)):
+        f = math.nextafter(f, math.inf if k > 0 else -math.inf)
+    return f
 
 
 def _decimal_text(d: Decimal) -> str:
