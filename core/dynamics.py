@@ -73,6 +73,17 @@ def _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, tau, f_ext, qdd):
 
 
 @njit(cache=True)
+def _forward_dynamics_denoc_batch(P, revolute, gravity, ws, q, qd, tau, f_ext, qdd):
+    """Row-wise RFDSIM; returns -1 or (sample * n + joint) of the first vanished pivot."""
+    n = P.shape[0]
+    for s in range(q.shape[0]):
+        bad = _forward_dynamics_denoc(P, revolute, gravity, ws, q[s], qd[s], tau[s], f_ext[s], qdd[s])
+        if bad >= 0:
+            return s * n + bad
+    return -1
+
+
+@njit(cache=True)
 def _mass_matrix(P, revolute, ws, q, I):
     """GIM from composite bodies (seed 000 eqs. 23b-24); leaves M~ in V's M_hat slot."""
     V = denoc.workspace_views(ws, P.shape[0])
@@ -239,37 +250,55 @@ def inverse_dynamics(robot: Robot, q, qd, qdd, f_ext=None) -> np.ndarray:
 
 
 def forward_dynamics(robot: Robot, q, qd, tau, method: str = "denoc", f_ext=None) -> np.ndarray:
-    """Joint accelerations qdd (n,) from q, qd (n,) and joint forces tau (n,).
+    """Joint accelerations qdd from q, qd and joint forces tau.
 
+    q, qd, tau : shape (n,) for one state, or (T, n) for T states (method "denoc");
+                 rad, rad/s, N m (m, m/s, N for prismatic joints).
     method="denoc"     : the O(n) recursive UDU^T algorithm (seed 001 eqs. 18-21,
                          seed 000 App. B); no n x n matrix is formed.
     method="composite" : GIM from composite-body inertias (seed 000 eqs. 23b-24)
                          and a Cholesky solve, O(n^3).
     f_ext              : optional external wrench on the last link, as in
-                         `inverse_dynamics`.
-    Raises SingularMassMatrixError if the GIM is singular.
+                         `inverse_dynamics`; (6,) or (T, 6).
+    Returns qdd with the shape of q. Raises SingularMassMatrixError if the GIM is
+    singular (naming the joint whose articulated-inertia pivot vanished).
     """
     k = _packed(robot)
+    if method not in ("denoc", "composite"):
+        raise ValueError(f"method must be 'denoc' or 'composite', got {method!r}")
+    ws = _workspace(k.n)
+    if np.ndim(q) == 2:
+        if method != "denoc":
+            raise ValueError("batches (T, n) are computed with method='denoc'")
+        Q, _ = _rows(q, k.n, "q")
+        Qd, _ = _rows(qd, k.n, "qd")
+        Tau, _ = _rows(tau, k.n, "tau")
+        if not (Q.shape == Qd.shape == Tau.shape):
+            raise ValueError(f"q, qd, tau must have the same shape, got {Q.shape}, {Qd.shape}, {Tau.shape}")
+        out = np.empty_like(Q)
+        bad = _forward_dynamics_denoc_batch(k.P, k.revolute, k.gravity, ws, Q, Qd, Tau,
+                                            _wrench(f_ext, Q.shape[0]), out)
+        if bad >= 0:
+            s, j = divmod(int(bad), k.n)
+            raise SingularMassMatrixError(j + 1, ws_pivot(robot, Q[s], j))
+        return out
     q = _vec(q, k.n, "q")
     qd = _vec(qd, k.n, "qd")
     tau = _vec(tau, k.n, "tau")
     w = _NO_WRENCH if f_ext is None else _vec(f_ext, 6, "f_ext")
     qdd = np.empty(k.n)
-    ws = _workspace(k.n)
     if method == "denoc":
         bad = _forward_dynamics_denoc(k.P, k.revolute, k.gravity, ws, q, qd, tau, w, qdd)
-    elif method == "composite":
+    else:
         bad = _forward_dynamics_composite(k.P, k.revolute, k.gravity, ws, q, qd, tau, w,
                                           np.empty((k.n, k.n)), qdd)
-    else:
-        raise ValueError(f"method must be 'denoc' or 'composite', got {method!r}")
     if bad >= 0:
-        raise SingularMassMatrixError(int(bad) + 1, float(ws_pivot(robot, q, bad)))
+        raise SingularMassMatrixError(int(bad) + 1, ws_pivot(robot, q, bad))
     return qdd
 
 
 def ws_pivot(robot: Robot, q, k: int) -> float:
-    """The pivot m_hat_k at configuration q (for error messages)."""
+    """The pivot m_hat_k (0-based k) at configuration q, for error messages."""
     return float(articulated_body_inertias(robot, q, check=False).m_hat[k])
 
 

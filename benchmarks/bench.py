@@ -1,0 +1,185 @@
+"""ArmDyn vs Pinocchio, side by side in one run; prints ratios (ours / peer).
+
+Absolute times on a shared machine are noisy, so every measurement is the
+best of several interleaved repeats, and the verdicts use ratios:
+
+1. inverse dynamics of a 10,000-sample 6-joint trajectory (one batch call)
+   vs a Python loop over pinocchio.rnea                      target ratio <= 1
+2. 10 s free fall of the seed PUMA at rtol = atol = 1e-9 vs pinocchio.aba
+   driven by scipy.integrate.solve_ivp(method="DOP853")       target ratio <= 1
+3. one forward_dynamics call on a 6-joint arm vs one pinocchio.aba call
+                                                              target ratio <= 3
+4. forward_dynamics(method="denoc") from n = 10 to 160 joints: linear growth,
+   and where it overtakes method="composite" (seed 001 Table 2 predicts ~10-12).
+
+Run:  python benchmarks/bench.py [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import pinocchio as pin  # noqa: E402
+from scipy.integrate import solve_ivp  # noqa: E402
+
+from core import Link, JointType, Robot, forward_dynamics, inverse_dynamics, simulate  # noqa: E402
+from core.robot_file import load_robot  # noqa: E402
+from pinocchio_reference import pinocchio_model  # noqa: E402
+
+
+def best_time(fn, repeats: int) -> float:
+    """Best wall time of `repeats` runs of fn(), s."""
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def per_call(fn, calls: int, repeats: int) -> float:
+    """Best mean time of one fn() call over `repeats` batches of `calls`, s."""
+    def batch():
+        for _ in range(calls):
+            fn()
+    return best_time(batch, repeats) / calls
+
+
+def random_chain(n: int, seed: int = 0) -> Robot:
+    """A random serial arm of n links (revolute and prismatic mixed)."""
+    rng = np.random.default_rng(seed)
+    links = []
+    for k in range(n):
+        principal = rng.uniform(0.05, 0.1, 3)  # any three in [0.05, 0.1] meet the triangle inequality
+        links.append(Link(JointType.PRISMATIC if k % 5 == 2 else JointType.REVOLUTE,
+                          a=float(rng.uniform(0, 0.2)), b=float(rng.uniform(0, 0.2)),
+                          alpha=float(rng.uniform(-np.pi, np.pi)), theta=0.0,
+                          mass=float(rng.uniform(0.5, 2)), com=tuple(rng.uniform(-0.1, 0.1, 3)),
+                          inertia=(*principal, 0.0, 0.0, 0.0)))
+    return Robot(f"random {n}", tuple(links))
+
+
+def bench_inverse_batch(robot: Robot, model, data, repeats: int) -> tuple[float, float]:
+    rng = np.random.default_rng(1)
+    Q, Qd, Qdd = rng.normal(size=(3, 10_000, robot.n))
+    inverse_dynamics(robot, Q[:10], Qd[:10], Qdd[:10])  # compile / load cache
+    ours = best_time(lambda: inverse_dynamics(robot, Q, Qd, Qdd), repeats)
+
+    def loop():
+        for i in range(Q.shape[0]):
+            pin.rnea(model, data, Q[i], Qd[i], Qdd[i])
+    peer = best_time(loop, repeats)
+    tau = inverse_dynamics(robot, Q[:50], Qd[:50], Qdd[:50])
+    ref = np.array([pin.rnea(model, data, Q[i], Qd[i], Qdd[i]) for i in range(50)])
+    assert np.allclose(tau, ref, atol=1e-8), "inverse dynamics disagrees with Pinocchio"
+    return ours, peer
+
+
+def bench_free_fall(robot: Robot, model, data, repeats: int, tol: float = 1e-9):
+    n = robot.n
+    zero = np.zeros(n)
+
+    def f(t, y):
+        return np.concatenate([y[n:], pin.aba(model, data, y[:n], y[n:], zero)])
+
+    y0 = np.concatenate([robot.q_home, zero])
+    grid = np.linspace(0, 10, 1001)
+    simulate(robot, 0.05, rtol=tol, atol=tol)
+    ours = best_time(lambda: simulate(robot, 10.0, rtol=tol, atol=tol, dt_out=0.01), repeats)
+    peer = best_time(lambda: solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid,
+                                       rtol=tol, atol=tol), repeats)
+    a = simulate(robot, 10.0, rtol=tol, atol=tol, dt_out=0.01)
+    b = solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid, rtol=tol, atol=tol)
+    err = float(np.abs(a.q - b.y[:n].T).max())
+    return ours, peer, err
+
+
+def bench_single_fd(robot: Robot, model, data, repeats: int) -> tuple[float, float]:
+    rng = np.random.default_rng(2)
+    q, qd, tau = rng.normal(size=(3, robot.n))
+    forward_dynamics(robot, q, qd, tau)
+    ours = per_call(lambda: forward_dynamics(robot, q, qd, tau), 5000, repeats)
+    peer = per_call(lambda: pin.aba(model, data, q, qd, tau), 5000, repeats)
+    return ours, peer
+
+
+def bench_scaling(sizes, repeats: int):
+    rows = []
+    for n in sizes:
+        robot = random_chain(n)
+        rng = np.random.default_rng(n)
+        q, qd, tau = rng.normal(size=(3, n)) * 0.3
+        calls = max(20, 4000 // n)
+        for m in ("denoc", "composite"):
+            forward_dynamics(robot, q, qd, tau, method=m)
+        t_d = per_call(lambda: forward_dynamics(robot, q, qd, tau, method="denoc"), calls, repeats)
+        t_c = per_call(lambda: forward_dynamics(robot, q, qd, tau, method="composite"), calls, repeats)
+        rows.append((n, t_d, t_c))
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
+    args = ap.parse_args()
+    reps = 3 if args.quick else 7
+    puma = load_robot(ROOT / "robots" / "puma560_saha.toml")
+    model = pinocchio_model(puma)
+    data = model.createData()
+    verdicts = []
+
+    print(f"ArmDyn benchmark vs Pinocchio {pin.__version__} (best of {reps}; ratio = ours / peer)\n")
+    ours, peer = bench_inverse_batch(puma, model, data, reps)
+    r = ours / peer
+    verdicts.append(r <= 1.0)
+    print(f"1. inverse dynamics, 10,000 samples x 6 joints: ours {ours * 1e3:8.2f} ms   "
+          f"rnea loop {peer * 1e3:8.2f} ms   ratio {r:5.2f}  (target <= 1)  {'ok' if r <= 1 else 'MISSED'}")
+
+    ours, peer, err = bench_free_fall(puma, model, data, max(2, reps // 2))
+    r = ours / peer
+    verdicts.append(r <= 1.0)
+    print(f"2. 10 s PUMA free fall, tol 1e-9:               ours {ours * 1e3:8.2f} ms   "
+          f"aba+DOP853 {peer * 1e3:7.2f} ms   ratio {r:5.2f}  (target <= 1)  {'ok' if r <= 1 else 'MISSED'}"
+          f"   max |q diff| {err:.1e} rad")
+
+    ours, peer = bench_single_fd(puma, model, data, reps)
+    r = ours / peer
+    verdicts.append(r <= 3.0)
+    print(f"3. one forward_dynamics call, 6 joints:         ours {ours * 1e6:8.2f} us   "
+          f"aba {peer * 1e6:13.2f} us   ratio {r:5.2f}  (target <= 3)  {'ok' if r <= 3 else 'MISSED'}")
+
+    sizes = [10, 20, 40, 80, 160] if not args.quick else [10, 40, 160]
+    rows = bench_scaling(sizes, reps)
+    print("\n4. forward dynamics cost vs number of joints (us per call)")
+    print("     n     denoc  composite  denoc/n   composite/denoc")
+    for n, t_d, t_c in rows:
+        print(f"   {n:4d} {t_d * 1e6:9.2f} {t_c * 1e6:10.2f} {t_d * 1e6 / n:8.3f}   {t_c / t_d:8.2f}")
+    ns = np.array([r_[0] for r_ in rows], dtype=float)
+    td = np.array([r_[1] for r_ in rows])
+    slope, intercept = np.polyfit(ns, td, 1)
+    resid = np.abs(np.polyval([slope, intercept], ns) - td) / td
+    growth = (td[-1] / td[0]) / (ns[-1] / ns[0])
+    linear = resid.max() < 0.25 and 0.6 < growth < 1.4
+    verdicts.append(linear)
+    print(f"   linear fit: {slope * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us, worst residual "
+          f"{resid.max():.0%}; t({int(ns[-1])})/t({int(ns[0])}) = {td[-1] / td[0]:.1f} for "
+          f"{ns[-1] / ns[0]:.0f}x the joints -> {'linear' if linear else 'NOT linear'}")
+    small = bench_scaling(range(2, 21, 2), reps)
+    cross = next((n for n, t_d, t_c in small if t_d < t_c), None)
+    print("   crossover (denoc faster than composite) from n = "
+          f"{cross if cross is not None else '> 20'}; seed 001 Table 2 predicts n = 10-12 by "
+          "operation counts")
+    print(f"\n{sum(verdicts)} of {len(verdicts)} targets met")
+    return 0 if all(verdicts) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

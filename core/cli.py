@@ -1,0 +1,147 @@
+"""Command line: `armdyn inverse ROBOT ...` and `armdyn simulate ROBOT ...` (no Qt).
+
+Both write CSV (a header names every unit), print a one-line summary and exit
+non-zero with a one-line message, never a traceback, on bad input:
+2 for bad arguments or robot files, 1 when a simulation blew up (the samples
+computed so far are still written).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+from .errors import ArmDynError, SimulationError
+from .results_io import trajectory_csv_text, write_trajectory_csv
+from .robot import Robot
+from .robot_file import load_robot
+from .simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
+from .trajectory import Trajectory, run_inverse_dynamics
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage dump
+        raise _UsageError(message)
+
+
+def _pose(text: str | None, robot: Robot, unit: str, what: str) -> np.ndarray | None:
+    """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for prismatic."""
+    if text is None:
+        return None
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise _UsageError(f"{what}: expected {robot.n} comma-separated numbers, got {text!r}") from None
+    if len(values) != robot.n:
+        raise _UsageError(f"{what}: expected {robot.n} values (one per joint), got {len(values)}")
+    if not all(math.isfinite(v) for v in values):
+        raise _UsageError(f"{what}: values must be finite, got {text!r}")
+    q = np.array(values)
+    if unit == "deg":
+        q[robot.is_revolute] = np.radians(q[robot.is_revolute])
+    return q
+
+
+def _positive(text: str) -> float:
+    x = float(text)
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return x
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = _Parser(add_help=False)
+    common.add_argument("robot", help="robot file (TOML, see robots/)")
+    common.add_argument("-o", "--output", default="-", help="CSV file to write ('-': stdout)")
+    common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
+    common.add_argument("--units", choices=("deg", "rad"), default="deg",
+                        help="unit of revolute joint values on the command line (deg)")
+    inv = sub.add_parser("inverse", parents=[common],
+                         help="joint torques along a cycloidal motion (seed 001 eq. 22)")
+    inv.add_argument("--target", required=True, help="target pose, one value per joint")
+    inv.add_argument("--start", help="start pose (default: the robot's home pose)")
+    inv.add_argument("-T", "--duration", type=_positive, default=10.0, help="motion time, s (10)")
+    sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
+    sim.add_argument("-T", "--duration", type=_positive, default=10.0, help="simulated time, s (10)")
+    sim.add_argument("--q0", help="initial pose (default: home)")
+    sim.add_argument("--qd0", help="initial joint rates (deg/s or rad/s; m/s)")
+    sim.add_argument("--damping", type=float, default=0.0,
+                     help="viscous damping of every joint, N m s/rad or N s/m (0)")
+    sim.add_argument("--rtol", type=_positive, default=DEFAULT_RTOL)
+    sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL)
+    return p
+
+
+def _emit(traj: Trajectory, robot: Robot, output: str) -> None:
+    if output == "-":
+        sys.stdout.write(trajectory_csv_text(traj, robot))
+    else:
+        write_trajectory_csv(traj, robot, output)
+
+
+def _summary(traj: Trajectory, robot: Robot, output: str) -> str:
+    if len(traj) == 0:
+        return "no samples"
+    where = "stdout" if output == "-" else output
+    head = f"{robot.name}: {traj.kind}, {len(traj)} samples over {traj.t[-1]:g} s; "
+    if traj.kind == "inverse-dynamics":
+        peak = np.abs(traj.tau).max(axis=0)
+        j = int(np.argmax(peak))
+        unit = "N m" if robot.is_revolute[j] else "N"
+        return head + f"peak |tau| {peak[j]:.4g} {unit} at joint {j + 1}; wrote {where}"
+    E = traj.energy
+    drift = float(np.abs(E[:, 2] - E[0, 2]).max())
+    peak_T = float(E[:, 0].max())
+    return head + (f"peak kinetic energy {peak_T:.4g} J, total-energy drift {drift:.2g} J; "
+                   f"wrote {where}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(argv)
+        robot = load_robot(args.robot)
+        if args.command == "inverse":
+            start = _pose(args.start, robot, args.units, "--start")
+            target = _pose(args.target, robot, args.units, "--target")
+            traj = run_inverse_dynamics(robot, robot.q_home if start is None else start, target,
+                                        args.duration, args.dt)
+        else:
+            q0 = _pose(args.q0, robot, args.units, "--q0")
+            qd0 = _pose(args.qd0, robot, args.units, "--qd0")
+            if not (math.isfinite(args.damping) and args.damping >= 0):
+                raise _UsageError(f"--damping must be >= 0, got {args.damping}")
+            try:
+                traj = simulate(robot, args.duration, q0=q0, qd0=qd0, damping=args.damping,
+                                rtol=args.rtol, atol=args.atol, dt_out=args.dt)
+            except SimulationError as err:
+                if err.result is not None and len(err.result):
+                    _emit(err.result, robot, args.output)
+                print(f"armdyn: {err} ({len(err.result) if err.result is not None else 0} samples written)",
+                      file=sys.stderr)
+                return 1
+        _emit(traj, robot, args.output)
+        print(_summary(traj, robot, args.output), file=sys.stderr)
+        return 0
+    except _UsageError as err:
+        print(f"armdyn: {err}", file=sys.stderr)
+        return 2
+    except (ArmDynError, ValueError, OSError) as err:
+        print(f"armdyn: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("armdyn: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Write results as CSV: one row per sample, a header naming every column's unit."""
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from .robot import Robot
+from .trajectory import Trajectory
+
+
+def trajectory_header(traj: Trajectory, robot: Robot) -> list[str]:
+    """Column names with units, e.g. 'q2 shoulder [rad]', 'tau3 [N]'."""
+    names = robot.link_names
+    rev = robot.is_revolute
+    cols = ["t [s]"]
+    for sym, (ur, up) in (("q", ("rad", "m")), ("qd", ("rad/s", "m/s")),
+                          ("qdd", ("rad/s^2", "m/s^2")), ("tau", ("N m", "N"))):
+        cols += [f"{sym}{j + 1} {names[j]} [{ur if rev[j] else up}]" for j in range(traj.n)]
+    cols += ["kinetic energy [J]", "potential energy [J]", "total energy [J]"]
+    return cols
+
+
+def trajectory_csv_text(traj: Trajectory, robot: Robot) -> str:
+    """The CSV text: '#' comment lines, a header row, then one row per sample."""
+    out = io.StringIO()
+    out.write(f"# ArmDyn {traj.kind} of {robot.name!r}: {len(traj)} samples, {robot.n} joints\n")
+    out.write("# SI units (rad for revolute joints, m for prismatic)\n")
+    out.write(",".join(h.replace(",", ";") for h in trajectory_header(traj, robot)) + "\n")
+    table = np.column_stack([traj.t, traj.q, traj.qd, traj.qdd, traj.tau, traj.energy])
+    np.savetxt(out, table, delimiter=",", fmt="%.10g")
+    return out.getvalue()
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write `text` to `path` atomically: a temp file in the same folder, then os.replace."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_trajectory_csv(traj: Trajectory, robot: Robot, path: str | os.PathLike) -> None:
+    """Save a trajectory as CSV (atomic). Read back with numpy.loadtxt(path, delimiter=',', skiprows=3)."""
+    write_text_atomic(path, trajectory_csv_text(traj, robot))
