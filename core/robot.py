@@ -58,6 +58,20 @@ class Link:
     limits: tuple[float, float] | None = None
     name: str = ""
 
+    def __post_init__(self) -> None:
+        # normalise containers so equal tables compare equal (lists -> tuples)
+        for f in ("com", "inertia"):
+            value = getattr(self, f)
+            if isinstance(value, (list, np.ndarray)):
+                object.__setattr__(self, f, tuple(float(v) for v in value))
+        if isinstance(self.limits, (list, np.ndarray)):
+            object.__setattr__(self, "limits", tuple(float(v) for v in self.limits))
+        if isinstance(self.joint, str) and not isinstance(self.joint, JointType):
+            try:
+                object.__setattr__(self, "joint", JointType(self.joint))
+            except ValueError:
+                pass  # reported by validate_link with the link's number
+
     @property
     def is_revolute(self) -> bool:
         return self.joint == JointType.REVOLUTE

@@ -243,7 +243,7 @@ def robot_to_toml(robot: Robot) -> str:
                  if k in INERTIA_REQUIRED or v != 0.0]
         out.append(f"inertia = {{ {', '.join(parts)} }}")
         if link.limits is not None:
-            lim = ang
+            lim = ang if link.is_revolute else _float_text
             out.append(f"limits = [{', '.join(lim(v) for v in link.limits)}]")
     return "\n".join(out) + "\n"
 
@@ -374,7 +374,7 @@ def _describe(v) -> str:
     if isinstance(v, int):
         return f"an integer ({_short_int(v)})"
     if isinstance(v, (float, Decimal, _BadFloat)):
-        return f"a number ({_short(v, quote=False)})"
+        return f"a number ({_num_text(v)})"
     if isinstance(v, list):
         return f"an array of {len(v)} item{'s' if len(v) != 1 else ''}"
     if isinstance(v, dict):
@@ -382,6 +382,19 @@ def _describe(v) -> str:
     if isinstance(v, (datetime, date, time)):
         return f"a date/time ({v.isoformat()})"
     return f"a {type(v).__name__}"
+
+
+def _num_text(v) -> str:
+    """A number as TOML would write it: 1e+308, nan, -inf, 17.4."""
+    if isinstance(v, Decimal):
+        if v.is_nan():
+            return "nan"
+        if v.is_infinite():
+            return "-inf" if v < 0 else "inf"
+        return _short(format(v, "g"), quote=False)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return _short_int(v)
+    return _short(v, quote=False)
 
 
 def _short(v, quote: bool = True, limit: int = 40) -> str:
@@ -424,21 +437,20 @@ def _number(v, w: _Where, field: str, expected: str, *, deg: bool = False) -> fl
     if isinstance(v, bool) or not isinstance(v, (int, float, Decimal, _BadFloat)):
         raise w.error(field, f"expected {expected}, got {_describe(v)}")
     if isinstance(v, _BadFloat):
-        raise w.error(field, f"the number {_short(v, quote=False)} is out of range; expected "
-                             f"{expected} with magnitude at most {MAX_ABS:g}")
+        raise w.error(field, f"the number {_num_text(v)} is out of range: |value| must be at "
+                             f"most 1e12 (in m, kg, rad); expected {expected}")
     # A float means its shortest repr (what was typed), so 33.3 reads as the text 33.3.
     d = Decimal(repr(float(v))) if isinstance(v, float) else Decimal(v)
     if not d.is_finite():
-        raise w.error(field, f"expected a finite number, got {_short(v, quote=False)}")
+        raise w.error(field, f"expected a finite number, got {_num_text(v)}; expected {expected}")
     rough = float(d)
     if not abs(rough) <= MAX_ABS * 100:  # cheap guard before exact arithmetic
         x = math.inf
     else:
         x = _deg_to_rad(d) if deg else rough
     if not abs(x) <= MAX_ABS:
-        text = _short_int(v) if isinstance(v, int) else _short(v, quote=False)
-        raise w.error(field, f"the number {text} is out of range; expected {expected} with "
-                             f"magnitude at most {MAX_ABS:g} (in m, kg, rad)")
+        raise w.error(field, f"the number {_num_text(v)} is out of range: |value| must be at "
+                             f"most 1e12 (in m, kg, rad); expected {expected}")
     return x
 
 
@@ -534,7 +546,7 @@ def _build_link(row, i: int, unit: str) -> Link:
     vals = {k: _number(row[k], w, k, _expected(k, unit), deg=deg and k in ("alpha", "theta"))
             for k in ("a", "b", "alpha", "theta", "mass")}
     if not vals["mass"] > 0.0:
-        raise w.error("mass", f"mass must be > 0 kg, got {_short(row['mass'], quote=False)}")
+        raise w.error("mass", f"mass must be > 0 kg, got {_num_text(row['mass'])}")
     com = _numbers(row["com"], 3, w, "com", _expected("com", unit), "a number in m")
     inertia = _build_inertia(row["inertia"], w, unit)
 
@@ -547,7 +559,7 @@ def _build_link(row, i: int, unit: str) -> Link:
         lo, hi = row["limits"]
         if not limits[0] < limits[1]:
             raise w.error("limits", f"limits must be increasing [lower, upper], got "
-                                    f"[{_short(lo, quote=False)}, {_short(hi, quote=False)}]")
+                                    f"[{_num_text(lo)}, {_num_text(hi)}]")
     return Link(joint=joint, a=vals["a"], b=vals["b"], alpha=vals["alpha"],
                 theta=vals["theta"], mass=vals["mass"], com=com, inertia=inertia,
                 limits=limits, name=name)
@@ -557,7 +569,8 @@ def _build_inertia(v, w: _Where, unit: str) -> tuple[float, ...]:
     if not isinstance(v, dict):
         hint = ""
         if isinstance(v, list):
-            hint = "; write inertia = { xx = ..., yy = ..., zz = ..., xy = ..., xz = ..., yz = ... }"
+            hint = ("; write inertia = { xx = ..., yy = ..., zz = ..., "
+                    "xy = ..., xz = ..., yz = ... }")
         raise w.error("inertia", f"expected {_expected('inertia', unit)}, got {_describe(v)}{hint}")
     _check_keys(v, INERTIA_FIELDS, where="inertia", link=w.link, link_name=w.link_name,
                 prefix="inertia.")
