@@ -85,10 +85,10 @@ def dh_frames(dh, revolute, q, R, o):
 #   M_hat (n,6,6), psi_hat (n,6), m_hat (n,), eta (n,6), phi_hat (n,), mu (n,6),
 #   phi (n,)    : UDU^T recursions                                    (eqs. 18-21)
 #   zero (n,)   : zeros (qdd = 0 for the bias forces)
-#   tmp66 (6,6), s3 (8,3) : scratch
+#   tmp66 (2,6,6), s3 (8,3) : scratch
 
 def workspace_size(n: int) -> int:
-    return (n + 1) * 12 + n * (3 * 4 + 36 * 2 + 6 * 6 + 4) + 36 + 24
+    return (n + 1) * 12 + n * (3 * 4 + 36 * 2 + 6 * 6 + 4) + 72 + 24
 
 
 @njit(cache=True)
@@ -113,7 +113,7 @@ def workspace_views(ws, n):
     phi_hat = ws[i:i + n]; i += n
     phi = ws[i:i + n]; i += n
     zero = ws[i:i + n]; i += n
-    tmp66 = ws[i:i + 36].reshape((6, 6)); i += 36
+    tmp66 = ws[i:i + 72].reshape((2, 6, 6)); i += 72
     s3 = ws[i:i + 24].reshape((8, 3)); i += 24
     zero[:] = 0.0
     return R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3
@@ -324,18 +324,19 @@ def gim_from_composite(revolute, e, A, M_tilde, I):
 @njit(cache=True)
 def articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of the first
-    joint whose pivot m_hat is not positive (singular GIM), or -1.
+    joint (from the tip) whose pivot m_hat is not positive (singular GIM), or -1.
 
       M^_n = M_n;  M^_k = M_k + A_{k+1,k}^T Mbar_{k+1} A_{k+1,k}
       psi^_k = M^_k p_k;  m^_k = p_k^T psi^_k  (the D of UDU^T)
       Mbar_k = M^_k - psi^_k psi^_k^T / m^_k
-    After the call M_hat[k] holds Mbar_k (the articulated inertia seen by the parent).
+    tmp66 (2, 6, 6) is scratch: tmp66[0] carries Mbar_{k+1} down the chain.
     """
     n = revolute.shape[0]
+    M_bar = tmp66[0]
     for k in range(n - 1, -1, -1):
         M_hat[k] = M[k]
         if k < n - 1:
-            ATMA_add(A[k + 1], M_hat[k + 1], M_hat[k], tmp66)
+            ATMA_add(A[k + 1], M_bar, M_hat[k], tmp66[1])
         base = 0 if revolute[k] else 3
         for r in range(6):
             s = 0.0
@@ -348,10 +349,9 @@ def articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66):
             scale = max(scale, abs(M_hat[k, r, r]))
         if not m_hat[k] > 1e-13 * scale:
             return k
-        # Mbar_k, stored in place of M^_k (consumed by link k-1)
         for r in range(6):
             for s in range(6):
-                M_hat[k, r, s] -= psi_hat[k, r] * psi_hat[k, s] / m_hat[k]
+                M_bar[r, s] = M_hat[k, r, s] - psi_hat[k, r] * psi_hat[k, s] / m_hat[k]
     return -1
 
 

@@ -88,7 +88,7 @@ def _mass_matrix(P, revolute, ws, q, I):
     """GIM from composite bodies (seed 000 eqs. 23b-24); leaves M~ in V's M_hat slot."""
     V = denoc.workspace_views(ws, P.shape[0])
     _setup(P, revolute, V, q)
-    e, M, A, M_tilde, tmp66 = V[2], V[5], V[6], V[7], V[18]
+    e, M, A, M_tilde, tmp66 = V[2], V[5], V[6], V[7], V[18][0]
     denoc.composite_inertias(M, A, M_tilde, tmp66)
     denoc.gim_from_composite(revolute, e, A, M_tilde, I)
 
@@ -129,7 +129,7 @@ def _forward_dynamics_composite(P, revolute, gravity, ws, q, qd, tau, f_ext, I, 
     R, o, e, d, c, M, A, M_tilde, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
     _setup(P, revolute, V, q)
     _bias_forces(revolute, gravity, qd, tau, f_ext, V)
-    denoc.composite_inertias(M, A, M_tilde, tmp66)
+    denoc.composite_inertias(M, A, M_tilde, tmp66[0])
     denoc.gim_from_composite(revolute, e, A, M_tilde, I)
     return _cholesky_solve(I, phi, qdd)
 
@@ -347,14 +347,12 @@ def articulated_body_inertias(robot: Robot, q, check: bool = True) -> Articulate
     n = k.n
     ws = np.zeros(denoc.workspace_size(n))
     qv = _vec(q, n, "q")
-    _articulated(k.P, k.revolute, ws, qv)
-    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat = denoc.workspace_views(ws, n)[:15]
-    # articulated_inertias leaves Mbar_i in place; rebuild M^_i = Mbar_i + psi^ psi^T / m^
-    M_full = M_hat + np.einsum("ki,kj->kij", psi_hat, psi_hat) / np.where(m_hat == 0, 1, m_hat)[:, None, None]
-    bad = np.flatnonzero(~(m_hat > 0))
-    if check and bad.size:
-        raise SingularMassMatrixError(int(bad[-1]) + 1, float(m_hat[bad[-1]]))
-    return ArticulatedBodyInertias(M_full.copy(), psi_hat.copy(), m_hat.copy())
+    bad = _articulated(k.P, k.revolute, ws, qv)
+    if check and bad >= 0:
+        raise SingularMassMatrixError(int(bad) + 1, float(denoc.workspace_views(ws, n)[14][bad]))
+    V = denoc.workspace_views(ws, n)
+    M_hat, psi_hat, m_hat = V[7], V[11], V[14]
+    return ArticulatedBodyInertias(M_hat.copy(), psi_hat.copy(), m_hat.copy())
 
 
 @njit(cache=True)

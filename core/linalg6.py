@@ -47,53 +47,6 @@ def matvec(M, x, out):
         out[r] = s
 
 
-@njit(cache=True)
-def matvec_add(M, x, out):
-    """out += M x."""
-    for r in range(M.shape[0]):
-        s = 0.0
-        for c in range(M.shape[1]):
-            s += M[r, c] * x[c]
-        out[r] += s
-
-
-@njit(cache=True)
-def matTvec(M, x, out):
-    """out = M^T x."""
-    for c in range(M.shape[1]):
-        s = 0.0
-        for r in range(M.shape[0]):
-            s += M[r, c] * x[r]
-        out[c] = s
-
-
-@njit(cache=True)
-def matTvec_add(M, x, out):
-    """out += M^T x."""
-    for c in range(M.shape[1]):
-        s = 0.0
-        for r in range(M.shape[0]):
-            s += M[r, c] * x[r]
-        out[c] += s
-
-
-@njit(cache=True)
-def congruence_add(A, M, out, tmp):
-    """out += A^T M A for 6x6 matrices; `tmp` is 6x6 scratch."""
-    for r in range(6):  # tmp = M A
-        for c in range(6):
-            s = 0.0
-            for k in range(6):
-                s += M[r, k] * A[k, c]
-            tmp[r, c] = s
-    for r in range(6):  # out += A^T tmp
-        for c in range(6):
-            s = 0.0
-            for k in range(6):
-                s += A[k, r] * tmp[k, c]
-            out[r, c] += s
-
-
 # The twist-propagation matrix A = [[1, 0], [a x 1, 1]] (seed 001 eq. 11d) is stored
 # by its vector a; these apply A, A^T and A^T M A without forming the 6x6 matrix.
 
