@@ -86,9 +86,10 @@ def dh_frames(dh, revolute, q, R, o):
 #   phi (n,)    : UDU^T recursions                                    (eqs. 18-21)
 #   zero (n,)   : zeros (qdd = 0 for the bias forces)
 #   tmp66 (2,6,6), s3 (8,3) : scratch
+#   tau (n,)    : applied joint forces (simulation right-hand side)
 
 def workspace_size(n: int) -> int:
-    return (n + 1) * 12 + n * (3 * 4 + 36 * 2 + 6 * 6 + 4) + 72 + 24
+    return (n + 1) * 12 + n * (3 * 4 + 36 * 2 + 6 * 6 + 5) + 72 + 24
 
 
 @njit(cache=True)
@@ -115,8 +116,10 @@ def workspace_views(ws, n):
     zero = ws[i:i + n]; i += n
     tmp66 = ws[i:i + 72].reshape((2, 6, 6)); i += 72
     s3 = ws[i:i + 24].reshape((8, 3)); i += 24
+    tau = ws[i:i + n]; i += n
     zero[:] = 0.0
-    return R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3
+    return (R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero,
+            tmp66, s3, tau)
 
 
 @njit(cache=True)

@@ -50,7 +50,7 @@ def _inverse_dynamics_batch(P, revolute, gravity, ws, q, qd, qdd, f_ext, tau):
 @njit(cache=True)
 def _bias_forces(revolute, gravity, qd, tau, f_ext, V):
     """phi = tau - ID(q, qd, 0): seed 001 Sec 2.4.2, input item 4 (into V's phi)."""
-    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3, _ = V
     denoc.inverse_dynamics_kernel(revolute, gravity, qd, zero, f_ext, o, e, d, M, A, t, tdot, w,
                                   phi, s3)
     for k in range(phi.shape[0]):
@@ -62,7 +62,7 @@ def _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, tau, f_ext, qdd):
     """RFDSIM: phi = tau - ID(q, qd, 0), then U D U^T qdd = phi (eqs. 18-21).
     Returns -1, or the 0-based joint whose pivot vanished."""
     V = denoc.workspace_views(ws, P.shape[0])
-    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    R, o, e, d, c, M, A, M_hat, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3, _ = V
     _setup(P, revolute, V, q)
     _bias_forces(revolute, gravity, qd, tau, f_ext, V)
     bad = denoc.articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66)
@@ -126,7 +126,7 @@ def _cholesky_solve(I, b, x):
 def _forward_dynamics_composite(P, revolute, gravity, ws, q, qd, tau, f_ext, I, qdd):
     """GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
     V = denoc.workspace_views(ws, P.shape[0])
-    R, o, e, d, c, M, A, M_tilde, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3 = V
+    R, o, e, d, c, M, A, M_tilde, t, tdot, w, psi_hat, eta, mu, m_hat, phi_hat, phi, zero, tmp66, s3, _ = V
     _setup(P, revolute, V, q)
     _bias_forces(revolute, gravity, qd, tau, f_ext, V)
     denoc.composite_inertias(M, A, M_tilde, tmp66[0])
@@ -434,10 +434,8 @@ def _state_derivative(P, revolute, gravity, ws, y, tau, damping, f_ext, ydot):
     """ydot = [qd; qdd] for the state y = [q; qd] under tau - damping * qd (eq. 16a).
     Returns -1, or the 0-based joint whose pivot vanished."""
     n = P.shape[0]
-    q = y[:n]
-    qd = y[n:]
-    applied = np.empty(n)
+    applied = denoc.workspace_views(ws, n)[20]
     for k in range(n):
-        applied[k] = tau[k] - damping[k] * qd[k]
-        ydot[k] = qd[k]
-    return _forward_dynamics_denoc(P, revolute, gravity, ws, q, qd, applied, f_ext, ydot[n:])
+        applied[k] = tau[k] - damping[k] * y[n + k]
+        ydot[k] = y[n + k]
+    return _forward_dynamics_denoc(P, revolute, gravity, ws, y[:n], y[n:], applied, f_ext, ydot[n:])

@@ -70,12 +70,13 @@ class SingularMassMatrixError(ArmDynError, ArithmeticError):
     (the D of UDU^T) vanished.
     """
 
-    def __init__(self, joint: int, pivot: float) -> None:
+    def __init__(self, joint: int, pivot: float | None = None) -> None:
         self.joint = joint
         self.pivot = pivot
+        value = "" if pivot is None or pivot != pivot else f" (pivot m_hat = {pivot:.3g})"
         super().__init__(
-            f"mass matrix is singular at joint {joint}: pivot m_hat = {pivot:.3g} "
-            "(a link with no inertia about its joint axis?)")
+            f"mass matrix is singular at joint {joint}{value}: the links from this joint "
+            "outward have no inertia about its axis")
 
 
 class SimulationError(ArmDynError):

@@ -1,9 +1,16 @@
 """Numerical simulation: integrate the equations of motion (seed 001 eq. 16a) in time.
 
-The state y = [q; qd] is advanced by an adaptive Dormand-Prince 8(5,3) method
-(SciPy's DOP853 stepper), each derivative coming from the O(n) recursive
-forward dynamics (RFDSIM). Output is sampled on a regular grid from the
-method's dense output, so the step size never depends on the sample rate.
+The state y = [q; qd] is advanced by the adaptive Dormand-Prince 8(5,3) method,
+each derivative coming from the O(n) recursive forward dynamics (RFDSIM).
+Output is sampled on a regular grid from the method's dense output, so the
+step size never depends on the sample rate.
+
+Two steppers share one interface, `advance(t_out, Y_out, next_out, t_stop,
+max_steps) -> (status, next_out, info)` (status codes of `core.integrator`):
+- constant joint forces (free fall, a constant vector) run entirely compiled
+  (`core.integrator.Dop853State`);
+- a torque function tau(t, q, qd) runs SciPy's DOP853 stepper, which calls
+  back into Python at every stage.
 
 `simulate_chunks` is a generator (a GUI drives it from a worker thread and
 cancels between chunks); `simulate` runs it to the end with a progress
@@ -11,7 +18,6 @@ callback and a cooperative cancel.
 """
 from __future__ import annotations
 
-import math
 import time as _time
 from collections.abc import Callable, Iterator
 
@@ -20,6 +26,8 @@ from scipy.integrate import DOP853
 
 from .dynamics import _packed, _state_derivative, _workspace, energy, forward_dynamics
 from .errors import SimulationCancelled, SimulationError, SingularMassMatrixError
+from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
+                         Dop853State)
 from .robot import Robot
 from .trajectory import Trajectory, output_grid
 
@@ -46,25 +54,60 @@ def _joint_vector(x, n: int, name: str, default: np.ndarray) -> np.ndarray:
     return v
 
 
-def _torque_function(tau: TorqueInput, n: int) -> Callable[[float, np.ndarray, np.ndarray], np.ndarray]:
-    if tau is None:
-        zero = np.zeros(n)
-        return lambda t, q, qd: zero
-    if callable(tau):
-        def call(t, q, qd):
-            out = np.asarray(tau(t, q, qd), dtype=float)
-            if out.shape != (n,):
-                raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {out.shape}")
-            return out
-        return call
-    const = _joint_vector(tau, n, "tau", np.zeros(n))
-    return lambda t, q, qd: const
+class _ScipyStepper:
+    """SciPy's DOP853 with a Python torque function, behind the compiled stepper's interface."""
 
+    def __init__(self, robot: Robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
+                 tau_of: Callable, damping: np.ndarray, f_ext: np.ndarray) -> None:
+        n = robot.n
+        k = _packed(robot)
+        ws = _workspace(n)
+        self.n = n
+        self.singular_joint = -1
 
-def _first_bad_joint(y: np.ndarray, n: int) -> int:
-    bad = ~np.isfinite(y) | (np.abs(y) > HUGE)
-    idx = int(np.flatnonzero(bad)[0])
-    return idx % n + 1
+        def rhs(t: float, y: np.ndarray) -> np.ndarray:
+            tau = np.asarray(tau_of(t, y[:n].copy(), y[n:].copy()), dtype=float)
+            if tau.shape != (n,):
+                raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {tau.shape}")
+            ydot = np.empty(2 * n)
+            bad = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau, damping, f_ext, ydot)
+            if bad >= 0:
+                self.singular_joint = int(bad)
+                raise SingularMassMatrixError(int(bad) + 1)
+            return ydot
+
+        self.solver = DOP853(rhs, 0.0, y0, t_bound, rtol=rtol, atol=atol)
+
+    @property
+    def t(self) -> float:
+        return float(self.solver.t)
+
+    def advance(self, t_out, Y_out, next_out: int, t_stop: float, max_steps: int,
+                huge: float = HUGE) -> tuple[int, int, int]:
+        s = self.solver
+        while next_out < t_out.size and t_out[next_out] <= s.t:  # samples at the start
+            Y_out[next_out] = s.y
+            next_out += 1
+        for _ in range(max_steps):
+            if s.status == "finished":
+                return STATUS_FINISHED, next_out, -1
+            try:
+                s.step()
+            except SingularMassMatrixError:
+                return STATUS_SINGULAR, next_out, self.singular_joint
+            if s.status == "failed":
+                return STATUS_STEP_TOO_SMALL, next_out, -1
+            bad = ~np.isfinite(s.y) | (np.abs(s.y) > huge)
+            if bad.any():
+                return STATUS_BLOWUP, next_out, int(np.flatnonzero(bad)[0])
+            stop = int(np.searchsorted(t_out, s.t, side="right"))
+            if stop > next_out:
+                Y_out[next_out:stop] = s.dense_output()(t_out[next_out:stop]).T
+                Y_out[next_out:stop][t_out[next_out:stop] == s.t] = s.y
+                next_out = stop
+            if s.t >= t_stop:
+                break
+        return (STATUS_FINISHED if s.status == "finished" else 0), next_out, -1
 
 
 def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
@@ -79,13 +122,14 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
     rtol, atol : integrator tolerances on y = [q; qd]
     dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
-    Yields Trajectory chunks of new samples (the first holds t = 0) at least every
-    `chunk_duration` simulated seconds or `max_wall_per_chunk` wall seconds (a
-    chunk may then be empty), and returns the whole Trajectory.
-    The `tau` column of the result is the applied joint force tau - damping * qd.
-    Raises SimulationError (with `.result`, the samples so far) when the state
-    becomes non-finite or huge, the mass matrix is singular or the step size
-    collapses.
+    f_ext    : constant external wrench on the last link (see `inverse_dynamics`)
+    Yields Trajectory chunks of new samples (the first holds t = 0) every
+    `chunk_duration` simulated seconds, or sooner when a chunk has taken
+    `max_wall_per_chunk` wall seconds (a chunk may then be empty); returns the
+    whole Trajectory. Its `tau` column is the applied joint force tau - damping * qd.
+    Raises SimulationError (with `.result`, the samples so far, `.time` and
+    `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
+    is singular or the step size collapses.
     """
     n = robot.n
     q0 = _joint_vector(q0, n, "q0", robot.q_home)
@@ -95,77 +139,67 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
         raise ValueError("damping must be >= 0")
     if not (rtol > 0 and atol > 0):
         raise ValueError("rtol and atol must be positive")
-    w = np.zeros(6) if f_ext is None else np.asarray(f_ext, dtype=float).reshape(6)
+    w = np.zeros(6) if f_ext is None else _joint_vector(f_ext, 6, "f_ext", np.zeros(6))
     grid = output_grid(duration, dt_out)
-    tau_of = _torque_function(tau, n)
-    k = _packed(robot)
-    ws = _workspace(n)  # this thread's workspace: the generator runs in one thread
+    y0 = np.concatenate([q0, qd0])
     kind = "free-fall" if tau is None else "simulation"
 
-    def rhs(t: float, y: np.ndarray) -> np.ndarray:
-        ydot = np.empty(2 * n)
-        bad = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau_of(t, y[:n], y[n:]), c, w, ydot)
-        if bad >= 0:
-            raise SingularMassMatrixError(int(bad) + 1, float("nan"))
-        return ydot
+    if callable(tau):
+        tau_of = tau
+        stepper = _ScipyStepper(robot, y0, float(grid[-1]), rtol, atol, tau, c, w)
+    else:
+        tau_const = _joint_vector(tau, n, "tau", np.zeros(n))
+        tau_of = None
+        stepper = Dop853State(robot, y0, 0.0, float(grid[-1]), rtol, atol, tau=tau_const,
+                              damping=c, f_ext=w)
 
+    def applied_forces(t: np.ndarray, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        if tau_of is None:
+            return tau_const - c * qd
+        return np.array([tau_of(ti, qi, qdi) for ti, qi, qdi in zip(t, q, qd)]).reshape(-1, n) - c * qd
+
+    Y = np.full((grid.size, 2 * n), np.nan)
     parts: list[Trajectory] = []
 
-    def samples(t: np.ndarray, Y: np.ndarray) -> Trajectory:
-        """Derived columns (qdd, tau, energy) at the output samples."""
-        q, qd = Y[:, :n], Y[:, n:]
-        applied = np.array([tau_of(ti, qi, qdi) - c * qdi for ti, qi, qdi in zip(t, q, qd)]).reshape(-1, n)
-        qdd = np.array([forward_dynamics(robot, qi, qdi, ai, f_ext=w)
-                        for qi, qdi, ai in zip(q, qd, applied)]).reshape(-1, n)
-        return Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd), kind)
+    def take(lo: int, hi: int) -> Trajectory:
+        """Samples lo..hi-1 with their derived columns (qdd, tau, energy)."""
+        t, q, qd = grid[lo:hi], Y[lo:hi, :n], Y[lo:hi, n:]
+        if hi == lo:
+            return Trajectory.empty(n, kind)
+        applied = applied_forces(t, q, qd)
+        qdd = forward_dynamics(robot, q, qd, applied, f_ext=np.broadcast_to(w, (hi - lo, 6)))
+        part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd), kind)
+        parts.append(part)
+        return part
 
-    def fail(reason: str, t: float, joint: int | None) -> SimulationError:
+    def failure(reason: str, joint: int | None) -> SimulationError:
         partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind)
-        return SimulationError(reason, time=t, joint=joint, result=partial)
+        return SimulationError(reason, time=stepper.t, joint=joint, result=partial)
 
-    y0 = np.concatenate([q0, qd0])
-    try:
-        first = samples(grid[:1], y0[None, :])
-    except SingularMassMatrixError as err:
-        raise fail(str(err), 0.0, err.joint) from None
-    parts.append(first)
-    pending: list[Trajectory] = [first]
-    next_sample = 1
-    solver = DOP853(rhs, 0.0, y0, float(grid[-1]), rtol=rtol, atol=atol)
-    last_yield_t, last_yield_wall = 0.0, _time.perf_counter()
-    while solver.status == "running":
+    sent = 0
+    next_out = 0
+    while True:
+        t_stop = min(stepper.t + chunk_duration, float(grid[-1]))
+        wall_end = _time.perf_counter() + max_wall_per_chunk
+        status = 0
+        while status == 0 and stepper.t < t_stop and _time.perf_counter() < wall_end:
+            status, next_out, info = stepper.advance(grid, Y, next_out, t_stop, max_steps=20)
         try:
-            message = solver.step()
+            chunk = take(sent, next_out)
         except SingularMassMatrixError as err:
-            raise fail(str(err), float(solver.t), err.joint) from None
-        if solver.status == "failed":
-            raise fail(f"integrator failed: {message}", float(solver.t), None)
-        y = solver.y
-        if not np.all(np.isfinite(y)) or np.max(np.abs(y)) > HUGE:
-            joint = _first_bad_joint(y, n)
-            raise fail("the state became non-finite or huge (> 1e10): the motion blew up",
-                       float(solver.t), joint)
-        stop = int(np.searchsorted(grid, solver.t, side="right"))
-        if solver.status == "finished":
-            stop = grid.size
-        if stop > next_sample:
-            t_new = grid[next_sample:stop]
-            Y = solver.dense_output()(t_new).T.reshape(-1, 2 * n)
-            Y[t_new == solver.t] = y
-            try:
-                part = samples(t_new, Y)
-            except SingularMassMatrixError as err:
-                raise fail(str(err), float(solver.t), err.joint) from None
-            parts.append(part)
-            pending.append(part)
-            next_sample = stop
-        now = _time.perf_counter()
-        if (solver.t - last_yield_t >= chunk_duration or now - last_yield_wall >= max_wall_per_chunk
-                or solver.status == "finished"):
-            yield Trajectory.concatenate(pending) if pending else Trajectory.empty(n, kind)
-            pending = []
-            last_yield_t, last_yield_wall = solver.t, _time.perf_counter()
-    return Trajectory.concatenate(parts)
+            raise failure(str(err), err.joint) from None
+        sent = next_out
+        if status == STATUS_SINGULAR:
+            raise failure(str(SingularMassMatrixError(info + 1)), info + 1)
+        if status == STATUS_BLOWUP:
+            raise failure("the state became non-finite or huge (> 1e10): the motion blew up",
+                          info % n + 1)
+        if status == STATUS_STEP_TOO_SMALL:
+            raise failure("the integrator's step size collapsed (the motion is too stiff or "
+                          "singular at this point)", None)
+        yield chunk
+        if status == STATUS_FINISHED:
+            return Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind)
 
 
 def simulate(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
@@ -178,7 +212,10 @@ def simulate(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     [0, 1]; when cancel() returns True the run stops and SimulationCancelled is
     raised with `.result`, the samples so far.
     """
-    gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out, f_ext=f_ext)
+    # chunks of 1/50 of the run keep the per-chunk bookkeeping small; the wall-time
+    # bound of each chunk keeps cancel() prompt
+    gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out,
+                          chunk_duration=max(0.05, duration / 50), f_ext=f_ext)
     parts: list[Trajectory] = []
     while True:
         try:
@@ -192,5 +229,5 @@ def simulate(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
             progress(min(1.0, float(part.t[-1]) / duration))
         if cancel is not None and cancel():
             gen.close()
-            t_now = float(parts[-1].t[-1]) if any(len(p) for p in parts) else 0.0
-            raise SimulationCancelled(time=t_now, result=Trajectory.concatenate(parts))
+            done = Trajectory.concatenate(parts)
+            raise SimulationCancelled(time=float(done.t[-1]) if len(done) else 0.0, result=done)
