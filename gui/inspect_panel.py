@@ -1,0 +1,301 @@
+"""The inspect panel: the dynamics quantities of the current pose, as captioned tables.
+
+Shows the generalized inertia matrix (GIM) I(q) and its condition number, the
+D of I = U D U^T, the gravity torques, and, for a chosen link, the composite-
+and articulated-body 6x6 inertias. Every number comes from `core`; these calls
+take well under a millisecond, so they run on the GUI thread, debounced while
+the pose changes quickly (slider drags).
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QSize, Qt, QTimer, Slot
+from PySide6.QtGui import QCloseEvent, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QHeaderView, QLabel, QScrollArea,
+    QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+)
+
+from core import (
+    ArmDynError, Robot, articulated_body_inertias, composite_body_inertias, gravity_torques,
+    mass_matrix, udu_factors,
+)
+
+#: Debounce delay between a pose change and the recomputation, ms.
+DEBOUNCE_MS = 30
+ROWS_6 = ("n x", "n y", "n z", "f x", "f y", "f z")          # moment, force components
+COLS_6 = ("\u03c9 x", "\u03c9 y", "\u03c9 z", "v x", "v y", "v z")  # angular, linear rates
+DIAGONAL_BG = QColor("#EEF3FA")
+ERROR_STYLE = "color: #B00020; font-weight: bold;"
+
+
+def _fmt(x: float) -> str:
+    return "0" if x == 0.0 else f"{x:.4g}"
+
+
+def _inertia_unit(rev_i: bool, rev_j: bool) -> str:
+    """Units of the GIM entry coupling joints i and j."""
+    if rev_i and rev_j:
+        return "kg m\u00b2"
+    return "kg m" if rev_i or rev_j else "kg"
+
+
+def _block_unit(i: int, j: int) -> str:
+    """Units of entry (i, j) of a 6x6 extended mass matrix [[I, m c~], [m c~^T, m 1]]."""
+    return _inertia_unit(i < 3, j < 3)
+
+
+class _Table(QTableWidget):
+    """A read-only numeric table sized to its contents (no scroll bars)."""
+
+    def __init__(self, rows: int = 0, cols: int = 0) -> None:
+        super().__init__(rows, cols)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+
+    def set_headers(self, rows: list[str], cols: list[str]) -> None:
+        self.setRowCount(len(rows))
+        self.setColumnCount(len(cols))
+        self.setVerticalHeaderLabels(rows)
+        self.setHorizontalHeaderLabels(cols)
+
+    def set_values(self, values: np.ndarray, units, diagonal: bool = False) -> None:
+        """values (rows, cols); units(i, j) -> str for the tooltip.
+
+        Entries below 1e-12 of the table's largest magnitude are rounding noise: shown as 0.
+        """
+        finite = np.abs(values[np.isfinite(values)])
+        noise = 1e-12 * (finite.max() if finite.size else 0.0)
+        for i in range(values.shape[0]):
+            for j in range(values.shape[1]):
+                item = self.item(i, j)
+                if item is None:
+                    item = QTableWidgetItem()
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                    if diagonal and i == j:
+                        item.setBackground(DIAGONAL_BG)
+                    self.setItem(i, j, item)
+                item.setText(_fmt(0.0 if abs(values[i, j]) < noise else values[i, j]))
+                item.setToolTip(f"{values[i, j]:.10g} {units(i, j)}")
+        self._fit()
+
+    def clear_values(self) -> None:
+        for i in range(self.rowCount()):
+            for j in range(self.columnCount()):
+                if self.item(i, j) is not None:
+                    self.item(i, j).setText("")
+
+    def _fit(self) -> None:
+        self.resizeColumnsToContents()
+        self.resizeRowsToContents()
+        cols = sum(self.columnWidth(j) for j in range(self.columnCount()))
+        rows = sum(self.rowHeight(i) for i in range(self.rowCount()))
+        w = self.verticalHeader().sizeHint().width() + cols + 2 * self.frameWidth()
+        h = self.horizontalHeader().sizeHint().height() + rows + 2 * self.frameWidth()
+        self.setFixedSize(QSize(w, h))
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setPointSize(font.pointSize() + 2)
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #333;")
+    label.setTextFormat(Qt.RichText)
+    return label
+
+
+class InspectPanel(QWidget):
+    """Mass matrix, UDU^T pivots, gravity torques and link inertias at a pose.
+
+    ``set_state(robot, q)`` (q: (n,), rad / m) schedules an update 30 ms later;
+    a burst of calls costs one computation. ``flush()`` updates at once.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._robot: Robot | None = None
+        self._q = np.zeros(0)
+        self._shown_robot: Robot | None = None
+        self._composite_all: np.ndarray | None = None    # (n, 6, 6)
+        self._articulated_all: np.ndarray | None = None  # (n, 6, 6)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.flush)
+        self._build()
+
+    # ----- construction ---------------------------------------------------------------
+    def _build(self) -> None:
+        self._error = QLabel()
+        self._error.setStyleSheet(ERROR_STYLE)
+        self._error.setWordWrap(True)
+        self._error.hide()
+
+        self._gim = _Table()
+        self._cond = QLabel()
+        self._cond.setWordWrap(True)
+        self._cond.setTextFormat(Qt.RichText)
+        self._per_joint = _Table()  # columns: D, g
+        self._link = QComboBox()
+        self._link.currentIndexChanged.connect(self._show_link)
+        self._composite = _Table(6, 6)
+        self._articulated = _Table(6, 6)
+        for t in (self._composite, self._articulated):
+            t.set_headers(list(ROWS_6), list(COLS_6))
+
+        body = QWidget()
+        v = QVBoxLayout(body)
+        v.addWidget(self._error)
+        v.addWidget(_heading("Mass matrix (GIM) I(q)"))
+        v.addWidget(_caption(
+            "The generalized inertia matrix relates the joint accelerations q\u2033 to the joint "
+            "forces: \u03c4 = I(q) q\u2033 + h(q, q\u2032) + g(q). It is symmetric and positive "
+            "definite. "
+            "Units: kg m\u00b2 between two revolute joints, kg m between a revolute and a "
+            "prismatic joint, kg between two prismatic joints (tooltips give each entry)."))
+        v.addWidget(self._gim)
+        v.addWidget(self._cond)
+        v.addWidget(_heading("Per joint: D of I = U D U\u1d40, gravity torques g(q)"))
+        v.addWidget(_caption(
+            "<b>D</b>: the recursive forward dynamics factors the GIM as U D U\u1d40 (U unit "
+            "upper triangular) without forming it. D<sub>i</sub> (Saha's m-hat<sub>i</sub>) is the "
+            "inertia felt at joint i when joints i+1\u2026n move freely (kg m\u00b2 revolute, "
+            "kg prismatic); a D<sub>i</sub> near zero means a (nearly) singular mass matrix. "
+            "<b>g(q)</b>: the joint torques (N m) and forces (N) that hold the arm still at "
+            "this pose against gravity."))
+        v.addWidget(self._per_joint)
+        v.addWidget(_heading("Link inertias, 6\u00d76"))
+        pick = QHBoxLayout()
+        pick.addWidget(QLabel("Link i:"))
+        pick.addWidget(self._link)
+        pick.addStretch(1)
+        v.addLayout(pick)
+        v.addWidget(_caption(
+            "6\u00d76 extended mass matrices about O<sub>i</sub>, the point on joint axis i "
+            "(origin of DH frame i\u22121), in base-frame axes: they map the twist [\u03c9; v] "
+            "of O<sub>i</sub> to the momentum [n; f]. Blocks: rotational inertia about "
+            "O<sub>i</sub> (kg m\u00b2) | first moment of mass (kg m) / its transpose | "
+            "mass times identity (kg). <b>Composite</b>: links i\u2026n welded into one rigid "
+            "body (they build the GIM). <b>Articulated</b>: links i\u2026n with joints "
+            "i+1\u2026n free, so never more than the composite one (they build D)."))
+        pair = QHBoxLayout()
+        for title, table in (("Composite body inertia of link i", self._composite),
+                             ("Articulated body inertia of link i", self._articulated)):
+            col = QVBoxLayout()
+            col.addWidget(QLabel(f"<b>{title}</b>"))
+            col.addWidget(table)
+            col.addStretch(1)
+            pair.addLayout(col)
+        pair.addStretch(1)
+        v.addLayout(pair)
+        v.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+
+    # ----- state ----------------------------------------------------------------------
+    def set_state(self, robot: Robot | None, q) -> None:
+        """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms debounce."""
+        self._robot = robot
+        self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.n)
+        self._timer.start()
+
+    def is_pending(self) -> bool:
+        """True while an update waits for the debounce timer."""
+        return self._timer.isActive()
+
+    @Slot()
+    def flush(self) -> None:
+        """Recompute and show now."""
+        self._timer.stop()
+        robot, q = self._robot, self._q
+        if robot is not self._shown_robot:
+            self._set_robot_layout(robot)
+        if robot is None:
+            return
+        rev = robot.is_revolute
+        M = mass_matrix(robot, q)
+        self._gim.set_values(M, lambda i, j: _inertia_unit(rev[i], rev[j]), diagonal=True)
+        eig = np.linalg.eigvalsh(M)
+        self._cond.setText(
+            f"Condition number \u03ba(I) = \u03bb<sub>max</sub>/\u03bb<sub>min</sub> = "
+            f"<b>{np.linalg.cond(M):.4g}</b> (eigenvalues {eig[0]:.4g} \u2026 {eig[-1]:.4g}). "
+            "Large \u03ba: the arm is much easier to accelerate in some joint directions than "
+            "in others, and forward dynamics amplifies errors in \u03c4 by up to \u03ba.")
+        self._composite_all = composite_body_inertias(robot, q)
+        abi = articulated_body_inertias(robot, q, check=False)
+        self._articulated_all = abi.M_hat
+        D = abi.m_hat
+        try:
+            _, D = udu_factors(robot, q)
+            self._error.hide()
+        except ArmDynError as err:  # singular: show the pivots anyway, and why
+            self._error.setText(str(err))
+            self._error.show()
+        g = gravity_torques(robot, q)
+        self._per_joint.set_values(np.column_stack([D, g]), self._per_joint_unit)
+        self._show_link()
+
+    def _set_robot_layout(self, robot: Robot | None) -> None:
+        self._shown_robot = robot
+        keep = self._link.currentIndex()
+        self._link.blockSignals(True)
+        self._link.clear()
+        self._composite_all = self._articulated_all = None
+        if robot is None:
+            self._gim.set_headers([], [])
+            self._per_joint.set_headers([], [])
+            self._cond.clear()
+            self._error.hide()
+        else:
+            names = [f"{i + 1} {name}" for i, name in enumerate(robot.link_names)]
+            self._link.addItems(names)
+            self._link.setCurrentIndex(keep if 0 <= keep < robot.n else 0)
+            self._gim.set_headers(names, [str(i + 1) for i in range(robot.n)])
+            self._per_joint.set_headers(names, ["D (kg m\u00b2 | kg)", "g(q) (N m | N)"])
+        self._link.blockSignals(False)
+
+    def _per_joint_unit(self, i: int, j: int) -> str:
+        revolute = bool(self._robot.is_revolute[i])
+        if j == 0:
+            return _inertia_unit(revolute, revolute)
+        return "N m" if revolute else "N"
+
+    @Slot()
+    def _show_link(self) -> None:
+        i = self._link.currentIndex()
+        for table, data in ((self._composite, self._composite_all),
+                            (self._articulated, self._articulated_all)):
+            if data is None or i < 0:
+                table.clear_values()
+            else:
+                table.set_values(data[i], _block_unit, diagonal=True)
+
+    def selected_link(self) -> int:
+        """0-based index of the link whose 6x6 inertias are shown."""
+        return self._link.currentIndex()
+
+    def set_selected_link(self, i: int) -> None:
+        self._link.setCurrentIndex(i)
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._timer.stop()
+        super().closeEvent(event)

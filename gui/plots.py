@@ -1,0 +1,588 @@
+"""Result plots: joint values, rates, torques and energy against time (pyqtgraph).
+
+Four stacked plots with linked time axes. Curves are built once per robot
+and refreshed with ``setData`` from a ~30 Hz timer while chunks stream in.
+Revolute joints use the left axis (deg, deg/s, N m); prismatic joints, drawn
+dashed, use a right axis (m, m/s, N). Each plot's legend sits at its right
+and doubles as the read-out of the values at the mouse time. A left click
+or drag in a plot scrubs (``time_picked``); the wheel zooms, right-drag
+scales, middle-drag pans.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QFrame, QGraphicsTextItem, QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout,
+    QWidget, QWidgetAction,
+)
+
+from core import Robot
+from core.trajectory import Trajectory
+from gui.colors import joint_color
+
+#: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
+REFRESH_MS = 33
+LINE_WIDTH = 2
+FONT_PT = 11
+LABEL_STYLE = {"font-size": "12pt", "color": "#000"}
+TITLE_SIZE = "13pt"
+AXIS_WIDTH = 72  # px, left and right: keeps the four time axes aligned
+MIN_PLOT_HEIGHT = 210  # px; below this the panel scrolls instead of squeezing
+EXPORT_PLOT_HEIGHT = 380  # px, height of each plot laid out for export (then scaled)
+CURSOR_COLOR = "#B00020"
+GLYPH = {Qt.SolidLine: "\u2501\u2501\u2501", Qt.DashLine: "\u254d\u254d\u254d",
+         Qt.DashDotLine: "\u2501\u00b7\u2501"}
+ENERGY_STYLE = (  # name, colour, dash
+    ("kinetic", "#D55E00", Qt.DashLine),
+    ("potential", "#0072B2", Qt.DashDotLine),
+    ("total", "#000000", Qt.SolidLine),
+)
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """What one plot shows: a Trajectory field and its display units."""
+
+    key: str          # file name stem of exports, and the name in set_visible_plots
+    title: str
+    button: str       # its show / hide button
+    field: str        # Trajectory attribute: q, qd, tau, energy
+    left: str         # left axis label (revolute joints)
+    right: str        # right axis label (prismatic joints)
+    unit_r: str       # read-out unit, revolute
+    unit_p: str       # read-out unit, prismatic
+    to_deg: bool      # revolute values shown in degrees
+
+
+SPECS = (
+    PlotSpec("joint_angles", "Joint angles", "Angles", "q", "angle (\u00b0)",
+             "prismatic: displacement (m)", "\u00b0", " m", True),
+    PlotSpec("joint_rates", "Joint rates", "Rates", "qd", "rate (\u00b0/s)",
+             "prismatic: rate (m/s)", " \u00b0/s", " m/s", True),
+    PlotSpec("joint_torques", "Joint torques / forces", "Torques / forces", "tau", "torque (N m)",
+             "prismatic: force (N)", " N m", " N", False),
+    PlotSpec("energy", "Energy", "Energy", "energy", "energy (J)", "", " J", " J", False),
+)
+
+
+class _ScrubViewBox(pg.ViewBox):
+    """A ViewBox where a left click or left drag reports the time under the mouse."""
+
+    sigScrub = Signal(float)
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 - pyqtgraph override
+        if ev.button() == Qt.LeftButton:
+            ev.accept()
+            self.sigScrub.emit(float(self.mapSceneToView(ev.scenePos()).x()))
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph override
+        if ev.button() == Qt.LeftButton and axis is None:
+            ev.accept()
+            self.sigScrub.emit(float(self.mapSceneToView(ev.scenePos()).x()))
+        else:
+            super().mouseDragEvent(ev, axis)
+
+
+class _Series:
+    """Growing buffer of displayed values: t (cap,), y (m, cap); amortised O(1) append."""
+
+    def __init__(self, m: int) -> None:
+        self.size = 0
+        self.t = np.empty(256)
+        self.y = np.empty((m, 256))
+
+    def append(self, t: np.ndarray, y: np.ndarray) -> None:
+        """t (k,) s, y (k, m) in display units."""
+        need = self.size + t.shape[0]
+        if need > self.t.shape[0]:
+            cap = max(need, 2 * self.t.shape[0])
+            grown_t = np.empty(cap)
+            grown_t[:self.size] = self.t[:self.size]
+            grown_y = np.empty((self.y.shape[0], cap))
+            grown_y[:, :self.size] = self.y[:, :self.size]
+            self.t, self.y = grown_t, grown_y
+        self.t[self.size:need] = t
+        self.y[:, self.size:need] = y.T
+        self.size = need
+
+    def value_at(self, time: float) -> np.ndarray:
+        """Values linearly interpolated at `time` (s), (m,)."""
+        t = self.t[:self.size]
+        return np.array([np.interp(time, t, row[:self.size]) for row in self.y])
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    color: str
+    style: Qt.PenStyle
+    unit: str
+    idle: str  # shown in the value column when there is no read-out
+
+
+class _Legend(pg.GraphicsWidget):
+    """A boxed HTML table: line sample, name, value. Fixed width, top-aligned."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._text = QGraphicsTextItem(self)
+        font = QFont()
+        font.setPointSize(FONT_PT)
+        self._text.setFont(font)
+        self._text.setPos(4, 2)
+        self.entries: list[_Entry] = []
+
+    def set_entries(self, entries: list[_Entry]) -> None:
+        self.entries = entries
+        self.show_values(None)
+
+    def natural_width(self) -> float:
+        """Width (px) that fits the names and a long read-out."""
+        self._text.setTextWidth(-1)
+        widths = []
+        for values in (None, np.full(len(self.entries), -8888.88)):
+            self._text.setHtml(self._html(values))
+            widths.append(self._text.document().idealWidth())
+        self.show_values(None)
+        return max(widths) + 12
+
+    def set_width(self, width: float) -> None:
+        self.setMinimumWidth(width)
+        self.setMaximumWidth(width)
+        self._text.setTextWidth(width - 8)
+        self._fit_height()
+
+    def show_values(self, values: np.ndarray | None) -> None:
+        self._text.setHtml(self._html(values))
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        h = self._text.boundingRect().height() + 4 if self.entries else 0
+        self.setMinimumHeight(h)
+        self.setMaximumHeight(h)
+        self.update()
+
+    def _html(self, values: np.ndarray | None) -> str:
+        rows = []
+        for k, e in enumerate(self.entries):
+            value = e.idle if values is None else f"{values[k]:.4g}{e.unit}"
+            rows.append(f"<tr><td style='color:{e.color}'>{GLYPH[e.style]}</td>"
+                        f"<td>&nbsp;{escape(e.name)}</td>"
+                        f"<td align='right'>&nbsp;&nbsp;{escape(value)}</td></tr>")
+        return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self.entries:
+            p.setPen(pg.mkPen("#999"))
+            p.setBrush(pg.mkBrush("#fff"))
+            p.drawRect(self.boundingRect().adjusted(0, 0, -1, -1))
+
+
+class _Plot:
+    """One PlotItem: curves, legend (inside the PlotItem, for export), right axis, cursors."""
+
+    def __init__(self, spec: PlotSpec, on_scrub, owner: QWidget) -> None:
+        self.spec = spec
+        self.vb = _ScrubViewBox(enableMenu=False)
+        self.vb.sigScrub.connect(on_scrub)
+        self.item = pg.PlotItem(viewBox=self.vb)
+        self.item.setTitle(spec.title, size=TITLE_SIZE, color="#000")
+        self.item.showGrid(x=True, y=True, alpha=0.25)
+        self.item.setMenuEnabled(False)
+        _adopt_menus(self.item, owner)
+        # prismatic joints: a second ViewBox sharing x, below the main one (which takes the mouse)
+        self.vb2 = pg.ViewBox(enableMenu=False)
+        self.vb2.setParentItem(self.item)
+        self.vb2.setZValue(self.vb.zValue() - 1)
+        self.vb2.setXLink(self.vb)
+        self.item.showAxis("right")
+        self.item.getAxis("right").linkToView(self.vb2)
+        self.vb.sigResized.connect(self._sync_vb2)
+        font = QFont()
+        font.setPointSize(FONT_PT)
+        for name in ("left", "bottom", "right"):
+            axis = self.item.getAxis(name)
+            axis.enableAutoSIPrefix(False)
+            axis.setPen(pg.mkPen("#000", width=1))
+            axis.setTextPen("#000")
+            axis.setTickFont(font)
+            if name != "bottom":
+                axis.setWidth(AXIS_WIDTH)
+        self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
+        self.item.setLabel("left", spec.left, **LABEL_STYLE)
+        self.legend = _Legend()
+        self.item.layout.addItem(self.legend, 2, 4)
+        self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
+        self.hover = pg.InfiniteLine(angle=90, movable=False,
+                                     pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
+        for line in (self.cursor, self.hover):
+            line.setVisible(False)
+            self.item.addItem(line, ignoreBounds=True)
+        self.curves: list[pg.PlotDataItem] = []
+        self.series = _Series(0)
+        self.scale = np.ones(0)
+
+    @Slot()
+    def _sync_vb2(self) -> None:
+        self.vb2.setGeometry(self.vb.geometry())
+        self.vb2.linkedViewChanged(self.vb, self.vb2.XAxis)
+
+    def build(self, robot: Robot | None) -> None:
+        """Create the curves once for `robot` (energy: 3 curves, joints: n curves)."""
+        for curve in self.curves:
+            curve.getViewBox().removeItem(curve)
+        self.curves = []
+        entries: list[_Entry] = []
+        if robot is None:
+            self.scale = np.ones(0)
+        elif self.spec.field == "energy":
+            for name, colour, dash in ENERGY_STYLE:
+                width = LINE_WIDTH + 1 if name == "total" else LINE_WIDTH
+                self._add_curve(self.vb, pg.mkPen(colour, width=width, style=dash))
+                entries.append(_Entry(name, colour, dash, " J", "(J)"))
+            self.scale = np.ones(3)
+        else:
+            revolute = robot.is_revolute
+            for i, name in enumerate(robot.link_names):
+                style = Qt.SolidLine if revolute[i] else Qt.DashLine
+                pen = pg.mkPen(joint_color(i), width=LINE_WIDTH, style=style)
+                self._add_curve(self.vb if revolute[i] else self.vb2, pen)
+                unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
+                idle = f"({unit.strip()})" if revolute[i] else f"({unit.strip()}, right axis)"
+                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle))
+            deg = 180.0 / np.pi if self.spec.to_deg else 1.0
+            self.scale = np.where(revolute, deg, 1.0)
+        self.legend.set_entries(entries)
+        prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
+        right = self.item.getAxis("right")
+        right.setStyle(showValues=prismatic)
+        right.setLabel(self.spec.right if prismatic else "", **LABEL_STYLE)
+        right.showLabel(prismatic)
+        self.series = _Series(len(self.curves))
+
+    def _add_curve(self, vb: pg.ViewBox, pen) -> None:
+        curve = pg.PlotDataItem(pen=pen)
+        curve.setDownsampling(auto=True, method="peak")
+        curve.setClipToView(True)
+        vb.addItem(curve)
+        self.curves.append(curve)
+
+    def append(self, part: Trajectory) -> None:
+        if self.curves:
+            self.series.append(part.t, getattr(part, self.spec.field) * self.scale)
+
+    def refresh(self) -> None:
+        s = self.series
+        for k, curve in enumerate(self.curves):
+            curve.setData(s.t[:s.size], s.y[k, :s.size])
+
+    def show_values(self, time: float | None) -> None:
+        """Legend read-out at `time` (s), or the plain legend for None."""
+        if time is None or self.series.size == 0:
+            self.item.setTitle(self.spec.title, size=TITLE_SIZE, color="#000")
+            self.legend.show_values(None)
+        else:
+            self.item.setTitle(f"{self.spec.title} \u2014 t = {time:.3f} s", size=TITLE_SIZE,
+                               color="#000")
+            self.legend.show_values(self.series.value_at(time))
+
+
+class PlotsPanel(QWidget):
+    """Joint angles, rates, torques and energy of a Trajectory against time.
+
+    ``append(chunk)`` buffers streamed samples (curves refresh at ~30 Hz);
+    ``set_trajectory`` shows a whole run; ``set_cursor_time`` moves the red
+    time cursor; ``time_picked(t)`` (s) is emitted when the user clicks or
+    drags in a plot. A row of toggle buttons picks which plots are stacked;
+    when they do not fit, the panel scrolls.
+    """
+
+    time_picked = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._robot: Robot | None = None
+        self._pending: list[Trajectory] = []
+        self._graphics = pg.GraphicsLayoutWidget()
+        self._graphics.setBackground("w")
+        self._graphics.ci.setSpacing(6)
+        self._plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
+        for plot in self._plots[1:]:
+            plot.item.setXLink(self._plots[0].item)
+        self._shown: list[_Plot] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._flush)
+        self._hover_pos: QPointF | None = None
+        self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(REFRESH_MS)
+        self._hover_timer.timeout.connect(self._update_hover)
+        self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._buttons: dict[str, QToolButton] = {}
+        row = QHBoxLayout()
+        row.setContentsMargins(6, 2, 6, 0)
+        row.addWidget(QLabel("Show:"))
+        for plot in self._plots:
+            button = QToolButton()
+            button.setText(plot.spec.button)
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setToolTip(f"Show or hide the plot of {plot.spec.title.lower()}")
+            button.toggled.connect(self._on_toggled)
+            self._buttons[plot.spec.key] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        self._scroll = QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QFrame.NoFrame)
+        self._scroll.setWidget(self._graphics)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        layout.addWidget(self._scroll)
+        self._arrange(self._plots)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(900, 900)
+
+    # ----- which plots -----------------------------------------------------------------
+    def set_visible_plots(self, keys) -> None:
+        """Stack only the plots named in `keys` (PlotSpec.key, e.g. "joint_angles")."""
+        keys = set(keys)
+        unknown = keys - set(self._buttons)
+        if unknown or not keys:
+            raise ValueError(f"expected some of {sorted(self._buttons)}, got {sorted(keys)}")
+        for key, button in self._buttons.items():
+            button.blockSignals(True)
+            button.setChecked(key in keys)
+            button.blockSignals(False)
+        self._arrange([p for p in self._plots if p.spec.key in keys])
+
+    def visible_plots(self) -> list[str]:
+        return [p.spec.key for p in self._shown]
+
+    @Slot()
+    def _on_toggled(self) -> None:
+        keys = [key for key, b in self._buttons.items() if b.isChecked()]
+        if not keys:  # keep at least one plot: re-check the button just unchecked
+            self.sender().setChecked(True)
+            return
+        self.set_visible_plots(keys)
+
+    def _arrange(self, plots: list[_Plot]) -> None:
+        """Stack `plots` in order, each at least MIN_PLOT_HEIGHT tall; hide the others.
+
+        Hidden plots stay in the scene (only out of its layout), so they are
+        deleted with the panel like the shown ones.
+        """
+        ci = self._graphics.ci
+        for plot in self._plots:
+            if plot.item.parentItem() is not ci:
+                plot.item.setParentItem(ci)
+        for plot in self._shown:
+            ci.layout.removeItem(plot.item)
+        for plot in self._plots:
+            plot.item.setVisible(plot in plots)
+        for row, plot in enumerate(plots):
+            ci.layout.addItem(plot.item, row, 0)
+        self._shown = list(plots)
+        self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * len(plots))
+        ci.layout.activate()
+
+    # ----- data -----------------------------------------------------------------------
+    def set_robot(self, robot: Robot | None) -> None:
+        """Build one curve per joint (legend: robot.link_names); clears the data."""
+        self._robot = robot
+        self._pending = []
+        self._timer.stop()
+        for plot in self._plots:
+            plot.build(robot)
+        width = max(plot.legend.natural_width() for plot in self._plots)
+        for plot in self._plots:
+            plot.legend.set_width(width)
+        self.set_cursor_time(None)
+
+    def clear(self) -> None:
+        """Remove all samples (the curves stay)."""
+        self._pending = []
+        self._timer.stop()
+        for plot in self._plots:
+            plot.series = _Series(len(plot.curves))
+            plot.refresh()
+            plot.show_values(None)
+        self.set_cursor_time(None)
+
+    def append(self, chunk: Trajectory) -> None:
+        """Queue a chunk of new samples; the curves refresh at the next timer tick."""
+        if self._robot is None or len(chunk) == 0:
+            return
+        self._pending.append(chunk)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_trajectory(self, traj: Trajectory | None) -> None:
+        """Show a whole Trajectory (replaces what is shown) and fit the view."""
+        self.clear()
+        if traj is None or self._robot is None or len(traj) == 0:
+            return
+        for plot in self._plots:
+            plot.append(traj)
+            plot.refresh()
+            plot.vb.enableAutoRange()
+            plot.vb2.enableAutoRange()
+
+    def sample_count(self) -> int:
+        """Samples drawn after the last refresh."""
+        return self._plots[0].series.size
+
+    @Slot()
+    def _flush(self) -> None:
+        if not self._pending:
+            self._timer.stop()
+            return
+        parts, self._pending = self._pending, []
+        for plot in self._plots:
+            for part in parts:
+                plot.append(part)
+            plot.refresh()
+
+    # ----- cursor, hover and scrubbing ------------------------------------------------
+    def set_cursor_time(self, t: float | None) -> None:
+        """Put the time cursor at `t` s in every plot (None hides it); emits nothing."""
+        for plot in self._plots:
+            if t is None:
+                plot.cursor.setVisible(False)
+            else:
+                plot.cursor.setValue(float(t))
+                plot.cursor.setVisible(True)
+
+    def cursor_time(self) -> float | None:
+        """Time of the cursor (s), None when hidden."""
+        line = self._plots[0].cursor
+        return float(line.value()) if line.isVisible() else None
+
+    @Slot(float)
+    def _on_scrub(self, t: float) -> None:
+        series = self._plots[0].series
+        if series.size:
+            t = float(np.clip(t, series.t[0], series.t[series.size - 1]))
+        self.set_cursor_time(t)
+        self.time_picked.emit(t)
+
+    @Slot(object)
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        self._hover_pos = QPointF(pos)
+        if not self._hover_timer.isActive():
+            self._hover_timer.start()
+
+    @Slot()
+    def _update_hover(self) -> None:
+        pos = self._hover_pos
+        over = None if pos is None else next(
+            (p for p in self._plots if p.vb.sceneBoundingRect().contains(pos)), None)
+        self.show_readout(None if over is None else float(over.vb.mapSceneToView(pos).x()))
+
+    def show_readout(self, t: float | None) -> None:
+        """Dashed hover line and legend values at `t` s in every plot (None: off)."""
+        for plot in self._plots:
+            plot.hover.setVisible(t is not None)
+            if t is not None:
+                plot.hover.setValue(t)
+            plot.show_values(t)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hover_pos = None
+        self._hover_timer.stop()
+        self.show_readout(None)
+        super().leaveEvent(event)
+
+    # ----- export and teardown --------------------------------------------------------
+    def export_images(self, directory: str | Path, width: int = 1600) -> list[Path]:
+        """Write every plot (shown or not) as PNG (`width` px wide) and SVG into `directory`.
+
+        Each plot is laid out EXPORT_PLOT_HEIGHT px tall at the panel's width for
+        the export, whatever the panel's size. Returns the paths written.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._flush()
+        self.show_readout(None)
+        cursor = self.cursor_time()
+        self.set_cursor_time(None)  # a figure shows the whole run, without the scrub line
+        shown = list(self._shown)
+        ci = self._graphics.ci
+        self._arrange(self._plots)
+        panel_width = max(self._graphics.width(), 600)
+        ci.setGeometry(QRectF(0, 0, panel_width, EXPORT_PLOT_HEIGHT * len(self._plots)))
+        ci.layout.activate()
+        written = []
+        try:
+            for plot in self._plots:
+                png = directory / f"{plot.spec.key}.png"
+                exporter = pg_exporters.ImageExporter(plot.item)
+                exporter.parameters()["width"] = int(width)
+                exporter.export(str(png))
+                svg = directory / f"{plot.spec.key}.svg"
+                _write_svg(plot.item, svg, plot.spec.title)
+                written += [png, svg]
+        finally:
+            self.set_cursor_time(cursor)
+            self._arrange(shown)
+            ci.setGeometry(QRectF(0, 0, self._graphics.width(), self._graphics.height()))
+        return written
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._timer.stop()
+        self._hover_timer.stop()
+        super().closeEvent(event)
+
+
+def _adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
+    """Make `owner` the Qt parent of the PlotItem's (disabled) context-menu widgets.
+
+    pyqtgraph creates them without a parent, so they would outlive the panel as
+    hidden top-level windows until Python's garbage collector runs.
+    """
+    menu = item.ctrlMenu
+    menu.setParent(owner, menu.windowFlags())
+    for action in item.findChildren(QWidgetAction):
+        widget = action.defaultWidget()
+        if widget is not None and widget.parent() is None:
+            widget.setParent(owner, widget.windowFlags())
+            widget.hide()
+
+
+def _write_svg(item: pg.GraphicsWidget, path: Path, title: str) -> None:
+    """Render the scene under `item` to an SVG file with Qt's SVG generator.
+
+    (pyqtgraph 0.14's SVGExporter fails on the closed paths Qt 6 writes,
+    pyqtgraph issue #3495.)
+    """
+    source = item.sceneBoundingRect()
+    target = QRectF(0, 0, source.width(), source.height())
+    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)  # keeps the plot's clip paths
+    generator.setFileName(str(path))
+    generator.setSize(target.size().toSize())
+    generator.setViewBox(target)
+    generator.setTitle(title)
+    generator.setResolution(item.scene().views()[0].logicalDpiX())  # fonts as on screen
+    painter = QPainter(generator)
+    try:
+        painter.fillRect(target, QColor("white"))
+        item.scene().render(painter, target, source)
+    finally:
+        painter.end()

@@ -1,0 +1,485 @@
+"""The run panel: choose a computation, run it in a worker thread, stream its results.
+
+Two modes, one tab each:
+  * Inverse dynamics: the torques along a cycloidal rest-to-rest motion from the
+    current pose to a target pose (`core.trajectory.inverse_dynamics_chunks`).
+  * Free fall: the arm released at rest from the current pose with no joint
+    torques, optionally damped (`core.simulation.simulate_chunks`).
+
+The GUI thread only moves widgets: the core generator runs in a `GeneratorWorker`
+and its small Trajectory chunks arrive through queued signals.
+"""
+from __future__ import annotations
+
+import logging
+from html import escape
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton,
+    QTabWidget, QVBoxLayout, QWidget,
+)
+
+from core import Robot, SimulationError
+from core.simulation import simulate_chunks
+from core.trajectory import Trajectory, inverse_dynamics_chunks
+from gui.colors import joint_color
+from gui.worker import GeneratorWorker
+
+log = logging.getLogger(__name__)
+
+#: Default target offsets from the current pose, cycled over the joints: visible,
+#: modest, and different per joint so that the plotted curves do not overlap.
+TARGET_OFFSETS_DEG = (30.0, -20.0, 45.0, -30.0, 60.0, -45.0)
+TARGET_OFFSET_M = 0.1
+#: Spin-box range for joints without limits (deg, m).
+FREE_RANGE_DEG = 1080.0
+FREE_RANGE_M = 10.0
+#: Inverse dynamics: samples per chunk (small enough to cancel fast and plot smoothly).
+ID_CHUNK_SAMPLES = 50
+#: Free fall: a chunk at least every this many simulated / wall seconds.
+SIM_CHUNK_S = 0.05
+SIM_CHUNK_WALL_S = 0.03
+#: How long shutdown() waits for the worker thread, s.
+JOIN_TIMEOUT_S = 5.0
+
+MODE_INVERSE = 0
+MODE_FREE_FALL = 1
+
+
+def _seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
+                 ) -> QDoubleSpinBox:
+    box = QDoubleSpinBox()
+    box.setRange(lo, hi)
+    box.setDecimals(decimals)
+    box.setSingleStep(step)
+    box.setValue(value)
+    box.setSuffix(" s")
+    return box
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #444;")
+    return label
+
+
+class RunPanel(QWidget):
+    """Parameters, Run / Pause / Stop and progress for the two computations.
+
+    Signals (all in the GUI thread):
+      started()         a run began
+      chunk(object)     a Trajectory chunk of new samples (never empty)
+      finished(object)  the whole Trajectory of a completed run
+      failed(str)       the core's error message; followed by stopped(partial)
+      stopped(object)   the run ended early (user stop or failure): the partial
+                        Trajectory (possibly with 0 samples)
+    `set_robot` and `shutdown` cancel a running job silently (no stopped()).
+    """
+
+    started = Signal()
+    chunk = Signal(object)
+    finished = Signal(object)
+    failed = Signal(str)
+    stopped = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._robot: Robot | None = None
+        self._pose = np.zeros(0)
+        self._targets_edited = False
+        self._setting_targets = False
+        self._target_boxes: list[QDoubleSpinBox] = []
+        self._current_labels: list[QLabel] = []
+        self._worker: GeneratorWorker | None = None
+        self._orphans: list[GeneratorWorker] = []  # cancelled but not yet ended (rare)
+        self._chunks: list[Trajectory] = []
+        self._error: BaseException | None = None
+        self._duration = 0.0
+        self._kind = ""
+        self._build()
+        self._update_buttons()
+
+    # ----- construction ---------------------------------------------------------------
+    def _build(self) -> None:
+        self._tabs = QTabWidget()
+        self._tabs.addTab(self._build_inverse_page(), "Inverse dynamics")
+        self._tabs.addTab(self._build_free_fall_page(), "Free fall")
+
+        self._dt = _seconds_box(0.01, 0.001, 0.5, decimals=3, step=0.005)
+        self._dt.setToolTip("Time between output samples (plots, playback, CSV). "
+                            "The integrator chooses its own, finer steps.")
+        common = QFormLayout()
+        common.addRow("Output sample step dt:", self._dt)
+
+        self._run = QPushButton("Run")
+        self._pause = QPushButton("Pause")
+        self._pause.setCheckable(True)
+        self._stop = QPushButton("Stop")
+        self._run.clicked.connect(self.run)
+        self._pause.toggled.connect(self._on_pause_toggled)
+        self._stop.clicked.connect(self.stop)
+        buttons = QHBoxLayout()
+        for b in (self._run, self._pause, self._stop):
+            buttons.addWidget(b)
+
+        self._progress = QProgressBar()
+        self._progress.setRange(0, 1000)
+        self._progress.setFormat("%p %")
+        self._status = QLabel("Load a robot to start.")
+        self._status.setWordWrap(True)
+        self._status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._tabs)
+        layout.addLayout(common)
+        layout.addLayout(buttons)
+        layout.addWidget(self._progress)
+        layout.addWidget(self._status)
+        layout.addStretch(1)
+
+    def _build_inverse_page(self) -> QWidget:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        v.addWidget(_caption("Joint torques / forces needed to move the arm along a cycloidal "
+                             "rest-to-rest motion from the current pose to the target pose "
+                             "(inverse dynamics)."))
+        self._targets = QGridLayout()
+        v.addLayout(self._targets)
+        self._copy = QPushButton("Copy current pose to target")
+        self._copy.clicked.connect(self._copy_current)
+        v.addWidget(self._copy)
+        form = QFormLayout()
+        self._id_seconds = _seconds_box(2.0, 0.05, 600.0)
+        form.addRow("Duration T:", self._id_seconds)
+        v.addLayout(form)
+        return page
+
+    def _build_free_fall_page(self) -> QWidget:
+        page = QWidget()
+        v = QVBoxLayout(page)
+        v.addWidget(_caption("The arm is released at rest from the current pose with zero "
+                             "joint torques and falls under gravity (forward dynamics, "
+                             "integrated in time)."))
+        form = QFormLayout()
+        self._ff_seconds = _seconds_box(3.0, 0.05, 600.0)
+        form.addRow("Duration T:", self._ff_seconds)
+        self._damping = QDoubleSpinBox()
+        self._damping.setRange(0.0, 1e4)
+        self._damping.setDecimals(3)
+        self._damping.setSingleStep(0.1)
+        self._damping.setToolTip("Viscous joint damping c, the same at every joint: torque "
+                                 "-c q\u0307 (N m s/rad at revolute, N s/m at prismatic joints).")
+        form.addRow("Joint damping c:", self._damping)
+        form.addRow("", QLabel("N m s/rad (N s/m for prismatic joints)"))
+        v.addLayout(form)
+        v.addStretch(1)
+        return page
+
+    def _rebuild_targets(self) -> None:
+        while self._targets.count():
+            item = self._targets.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self._target_boxes = []
+        if self._robot is None:
+            return
+        for col, text in enumerate(("Joint", "Current", "Target")):
+            header = QLabel(f"<b>{text}</b>")
+            self._targets.addWidget(header, 0, col)
+        self._current_labels = []
+        for i, (name, revolute) in enumerate(zip(self._robot.link_names, self._robot.is_revolute)):
+            label = QLabel(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
+            current = QLabel()
+            current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            box = QDoubleSpinBox()
+            lo, hi = self._robot.joint_limits[i]
+            if revolute:
+                box.setSuffix(" \u00b0")
+                box.setDecimals(2)
+                box.setSingleStep(5.0)
+                box.setRange(np.degrees(lo) if np.isfinite(lo) else -FREE_RANGE_DEG,
+                             np.degrees(hi) if np.isfinite(hi) else FREE_RANGE_DEG)
+            else:
+                box.setSuffix(" m")
+                box.setDecimals(4)
+                box.setSingleStep(0.01)
+                box.setRange(lo if np.isfinite(lo) else -FREE_RANGE_M,
+                             hi if np.isfinite(hi) else FREE_RANGE_M)
+            box.valueChanged.connect(self._on_target_edited)
+            self._targets.addWidget(label, i + 1, 0)
+            self._targets.addWidget(current, i + 1, 1)
+            self._targets.addWidget(box, i + 1, 2)
+            self._current_labels.append(current)
+            self._target_boxes.append(box)
+
+    # ----- robot and pose -------------------------------------------------------------
+    def set_robot(self, robot: Robot | None) -> None:
+        """Use `robot` (cancels a running job silently); the pose becomes its home pose.
+
+        Targets the user typed are kept when the joints keep their number and types
+        (an edit of the robot's tables), else they are reset to the default offsets.
+        """
+        self._cancel_and_join()
+        old = self._robot
+        kept = self.target_pose() if self._targets_edited else None
+        same_joints = (old is not None and robot is not None and old.n == robot.n
+                       and bool(np.all(old.is_revolute == robot.is_revolute)))
+        self._robot = robot
+        self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
+        self._rebuild_targets()
+        self._show_pose()
+        if kept is not None and same_joints:
+            self._show_targets(kept)
+        else:
+            self._targets_edited = False
+            self._set_default_targets()
+        self._progress.setValue(0)
+        self._status.setText("Ready." if robot is not None else "Load a robot to start.")
+        self._update_buttons()
+
+    def set_pose(self, q) -> None:
+        """The current pose, shape (n,), rad / m: start of both computations."""
+        if self._robot is None:
+            return
+        q = np.asarray(q, dtype=float).reshape(self._robot.n)
+        self._pose = q.copy()
+        self._show_pose()
+        if not self._targets_edited:
+            self._set_default_targets()
+
+    def target_pose(self) -> np.ndarray:
+        """Target pose of the inverse-dynamics motion, shape (n,), rad / m."""
+        if self._robot is None:
+            return np.zeros(0)
+        shown = np.array([b.value() for b in self._target_boxes])
+        return np.where(self._robot.is_revolute, np.radians(shown), shown)
+
+    def set_target_pose(self, q) -> None:
+        """Set the target pose, shape (n,), rad / m (counts as a user edit)."""
+        self._show_targets(np.asarray(q, dtype=float))
+        self._targets_edited = True
+
+    def _display(self, q: np.ndarray) -> np.ndarray:
+        return np.where(self._robot.is_revolute, np.degrees(q), q)
+
+    def _show_pose(self) -> None:
+        if self._robot is None:
+            return
+        for label, value, revolute in zip(self._current_labels, self._display(self._pose),
+                                          self._robot.is_revolute):
+            label.setText(f"{value:.2f} \u00b0" if revolute else f"{value:.4f} m")
+
+    def _show_targets(self, q: np.ndarray) -> None:
+        self._setting_targets = True
+        try:
+            for box, value in zip(self._target_boxes, self._display(q)):
+                box.setValue(float(value))
+        finally:
+            self._setting_targets = False
+
+    def _set_default_targets(self) -> None:
+        """Target = current pose + a visible offset, kept inside the joint limits."""
+        if self._robot is None:
+            return
+        n = self._robot.n
+        degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
+        offset = np.where(self._robot.is_revolute, np.radians(degrees), TARGET_OFFSET_M)
+        lo, hi = self._robot.joint_limits.T
+        ahead = self._pose + offset
+        target = np.where((ahead >= lo) & (ahead <= hi), ahead, self._pose - offset)
+        self._show_targets(np.clip(target, lo, hi))
+
+    @Slot()
+    def _on_target_edited(self) -> None:
+        if not self._setting_targets:
+            self._targets_edited = True
+
+    @Slot()
+    def _copy_current(self) -> None:
+        self.set_target_pose(self._pose)
+
+    # ----- running --------------------------------------------------------------------
+    def start_inverse(self, seconds: float) -> None:
+        """Run inverse dynamics for `seconds` s (current pose -> target pose)."""
+        self._tabs.setCurrentIndex(MODE_INVERSE)
+        self._id_seconds.setValue(seconds)
+        self.run()
+
+    def start_free_fall(self, seconds: float) -> None:
+        """Run a free fall of `seconds` s from the current pose."""
+        self._tabs.setCurrentIndex(MODE_FREE_FALL)
+        self._ff_seconds.setValue(seconds)
+        self.run()
+
+    @Slot()
+    def run(self) -> None:
+        """Start the computation of the selected tab (a running one is cancelled first)."""
+        if self._robot is None:
+            self._status.setText("Load a robot first.")
+            return
+        self._cancel_and_join()
+        dt = self._dt.value()
+        if self._tabs.currentIndex() == MODE_INVERSE:
+            self._duration = self._id_seconds.value()
+            self._kind = "Inverse dynamics"
+            worker = GeneratorWorker(inverse_dynamics_chunks, self._robot, self._pose.copy(),
+                                     self.target_pose(), self._duration, dt_out=dt,
+                                     chunk_samples=ID_CHUNK_SAMPLES)
+        else:
+            self._duration = self._ff_seconds.value()
+            self._kind = "Free fall"
+            worker = GeneratorWorker(simulate_chunks, self._robot, self._duration,
+                                     q0=self._pose.copy(), qd0=np.zeros(self._robot.n),
+                                     damping=self._damping.value(), dt_out=dt,
+                                     chunk_duration=SIM_CHUNK_S,
+                                     max_wall_per_chunk=SIM_CHUNK_WALL_S)
+        worker.yielded.connect(self._on_chunk)
+        worker.finished.connect(self._on_finished)
+        worker.raised.connect(self._on_raised)
+        worker.errored.connect(self._on_errored)
+        worker.aborted.connect(self._on_aborted)
+        worker.done.connect(self._on_done)
+        self._worker = worker
+        self._chunks = []
+        self._error = None
+        self._progress.setValue(0)
+        self._status.setText(f"{self._kind}: computing\u2026")
+        self._pause.setChecked(False)
+        self._update_buttons()
+        worker.start()
+        self.started.emit()
+
+    @Slot()
+    def stop(self) -> None:
+        """Ask the running job to stop; `stopped(partial)` follows within one chunk."""
+        if self._worker is not None:
+            self._worker.cancel()
+            self._status.setText(f"{self._kind}: stopping\u2026")
+
+    def pause(self, paused: bool = True) -> None:
+        """Pause (or resume) the running job at its next chunk."""
+        self._pause.setChecked(paused)
+
+    def is_running(self) -> bool:
+        """True while a job runs or is paused."""
+        return self._worker is not None
+
+    def shutdown(self) -> None:
+        """Cancel a running job and wait for its thread (window close)."""
+        self._cancel_and_join()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self.shutdown()
+        super().closeEvent(event)
+
+    def _cancel_and_join(self) -> None:
+        worker, self._worker = self._worker, None  # late queued signals are now ignored
+        if worker is None:
+            return
+        if worker.quit(JOIN_TIMEOUT_S):
+            worker.deleteLater()
+        else:  # stuck inside one long step: let it end on its own, then delete it
+            log.warning("the computation did not stop within %.0f s; it is left to finish",
+                        JOIN_TIMEOUT_S)
+            self._orphans.append(worker)
+            worker.done.connect(self._on_orphan_done)
+        self._progress.setValue(0)
+        self._update_buttons()
+
+    @Slot()
+    def _on_orphan_done(self) -> None:
+        worker = self.sender()
+        if worker in self._orphans:
+            self._orphans.remove(worker)
+            worker.join()
+            worker.deleteLater()
+
+    @Slot(bool)
+    def _on_pause_toggled(self, paused: bool) -> None:
+        if self._worker is None:
+            return
+        if paused:
+            self._worker.pause()
+            self._status.setText(f"{self._kind}: paused.")
+        else:
+            self._worker.resume()
+            self._status.setText(f"{self._kind}: computing\u2026")
+        self._pause.setText("Resume" if paused else "Pause")
+
+    def _update_buttons(self) -> None:
+        running = self._worker is not None
+        self._run.setEnabled(self._robot is not None and not running)
+        self._pause.setEnabled(running)
+        self._stop.setEnabled(running)
+        self._tabs.setEnabled(not running)
+        self._dt.setEnabled(not running)
+        if not running:
+            self._pause.setChecked(False)
+            self._pause.setText("Pause")
+
+    # ----- worker signals (GUI thread; ignored when not from the current worker) -------
+    def _current(self) -> bool:
+        return self._worker is not None and self.sender() is self._worker
+
+    @Slot(object)
+    def _on_chunk(self, part: Trajectory) -> None:
+        if not self._current() or len(part) == 0:
+            return
+        self._chunks.append(part)
+        t = float(part.t[-1])
+        self._progress.setValue(round(1000 * min(1.0, t / self._duration)))
+        self._status.setText(f"{self._kind}: t = {t:.2f} / {self._duration:.2f} s")
+        self.chunk.emit(part)
+
+    @Slot(object)
+    def _on_finished(self, traj: Trajectory) -> None:
+        if not self._current():
+            return
+        self._progress.setValue(1000)
+        self._status.setText(f"{self._kind}: finished, {len(traj)} samples over "
+                             f"{self._duration:.2f} s.")
+        self.finished.emit(traj)
+
+    @Slot(object)
+    def _on_raised(self, err: BaseException) -> None:
+        if self._current():
+            self._error = err
+
+    @Slot(str)
+    def _on_errored(self, message: str) -> None:
+        if not self._current():
+            return
+        self._status.setText(f"<span style='color:#B00020'><b>Failed:</b> "
+                             f"{escape(message)}</span>")
+        self.failed.emit(message)
+        # a SimulationError carries every sample computed so far, some perhaps not yet yielded
+        partial = self._error.result if isinstance(self._error, SimulationError) else None
+        self.stopped.emit(partial if isinstance(partial, Trajectory) else self._partial())
+
+    @Slot(object)
+    def _on_aborted(self, _values: list) -> None:
+        if not self._current():
+            return
+        partial = self._partial()
+        end = f"t = {partial.t[-1]:.2f} s" if len(partial) else "the start"
+        self._status.setText(f"{self._kind}: stopped at {end} ({len(partial)} samples).")
+        self.stopped.emit(partial)
+
+    @Slot()
+    def _on_done(self) -> None:
+        if not self._current():
+            return
+        worker, self._worker = self._worker, None
+        worker.join(JOIN_TIMEOUT_S)  # done() is its thread's last act: this returns at once
+        worker.deleteLater()
+        self._update_buttons()
+
+    def _partial(self) -> Trajectory:
+        if self._chunks:
+            return Trajectory.concatenate(self._chunks)
+        kind = "inverse-dynamics" if self._kind == "Inverse dynamics" else "free-fall"
+        return Trajectory.empty(self._robot.n, kind)

@@ -1,0 +1,99 @@
+"""InspectPanel: the tables show core's quantities at the pose, debounced."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import (
+    articulated_body_inertias, composite_body_inertias, gravity_torques, mass_matrix,
+    udu_factors,
+)
+from core.robot_file import load_robot
+from gui.inspect_panel import DEBOUNCE_MS, InspectPanel
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+@pytest.fixture(scope="module")
+def stanford():
+    return load_robot(ROBOTS / "stanford_saha2009.toml")
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = InspectPanel()
+    qtbot.addWidget(p)
+    p.show()
+    return p
+
+
+def shown(table) -> np.ndarray:
+    """The numbers a table displays."""
+    return np.array([[float(table.item(i, j).text()) for j in range(table.columnCount())]
+                     for i in range(table.rowCount())])
+
+
+def test_gim_is_symmetric_positive_definite_and_matches_core(qtbot, panel, stanford):
+    q = stanford.q_home + np.array([0.3, -0.4, 0.2, 0.5, -0.6, 0.7])
+    panel.set_state(stanford, q)
+    qtbot.waitUntil(lambda: not panel.is_pending(), timeout=1000)
+    M = shown(panel._gim)
+    assert M.shape == (6, 6)
+    np.testing.assert_allclose(M, M.T)
+    assert np.linalg.eigvalsh(M)[0] > 0
+    expected = mass_matrix(stanford, q)
+    np.testing.assert_allclose(M, expected, rtol=1e-3, atol=1e-12 * np.abs(expected).max())
+    assert f"{np.linalg.cond(expected):.4g}" in panel._cond.text()
+    assert "kg m" in panel._gim.item(0, 2).toolTip()  # revolute-prismatic entry
+
+
+def test_per_joint_table_shows_d_and_gravity(qtbot, panel, stanford):
+    q = stanford.q_home + 0.2
+    panel.set_state(stanford, q)
+    panel.flush()
+    values = shown(panel._per_joint)
+    _, D = udu_factors(stanford, q)
+    np.testing.assert_allclose(values[:, 0], D, rtol=1e-3)
+    np.testing.assert_allclose(values[:, 1], gravity_torques(stanford, q), rtol=1e-3, atol=1e-9)
+    assert panel._per_joint.item(2, 1).toolTip().endswith(" N")  # prismatic boom: a force
+
+
+def test_link_combo_picks_the_6x6_inertias(qtbot, panel, stanford):
+    q = stanford.q_home - 0.3
+    panel.set_state(stanford, q)
+    panel.flush()
+    for i in (0, 3):
+        panel.set_selected_link(i)
+        composite = shown(panel._composite)
+        np.testing.assert_allclose(composite, composite_body_inertias(stanford, q)[i],
+                                   rtol=1e-3, atol=1e-9)
+        mass = sum(link.mass for link in stanford.links[i:])
+        np.testing.assert_allclose(np.diag(composite)[3:], mass, rtol=1e-3)  # m 1 block
+        articulated = shown(panel._articulated)
+        np.testing.assert_allclose(articulated, articulated_body_inertias(stanford, q).M_hat[i],
+                                   rtol=1e-3, atol=1e-9)
+    assert panel.selected_link() == 3
+
+
+def test_rapid_pose_changes_are_debounced(qtbot, panel, stanford):
+    calls = []
+    panel._timer.timeout.connect(lambda: calls.append(1))
+    for k in range(20):
+        panel.set_state(stanford, stanford.q_home + 0.01 * k)
+    assert panel.is_pending()
+    qtbot.wait(3 * DEBOUNCE_MS)
+    assert calls == [1]  # one update for the whole burst, of the last pose
+    expected = mass_matrix(stanford, stanford.q_home + 0.19)
+    np.testing.assert_allclose(shown(panel._gim), expected, rtol=1e-3,
+                               atol=1e-12 * np.abs(expected).max())
+
+
+def test_clearing_the_robot_keeps_the_panel_alive(qtbot, panel, stanford):
+    panel.set_state(stanford, stanford.q_home)
+    panel.flush()
+    panel.set_state(None, None)
+    panel.flush()
+    assert panel._link.count() == 0 and panel._gim.rowCount() == 0
+    assert panel._cond.text() == ""

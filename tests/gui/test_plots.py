@@ -1,0 +1,139 @@
+"""PlotsPanel: streaming into existing curves, units, cursor, scrubbing by click, export."""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPointF, Qt
+
+from core.robot_file import load_robot
+from core.trajectory import Trajectory, inverse_dynamics_chunks
+from gui.plots import PlotsPanel
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+@pytest.fixture(scope="module")
+def stanford():
+    return load_robot(ROBOTS / "stanford_saha2009.toml")
+
+
+@pytest.fixture(scope="module")
+def chunks(stanford) -> list[Trajectory]:
+    """A real 2 s inverse-dynamics run in chunks of 50 samples (201 samples in all)."""
+    gen = inverse_dynamics_chunks(stanford, stanford.q_home, stanford.q_home + 0.4, 2.0,
+                                  dt_out=0.01, chunk_samples=50)
+    return list(gen)
+
+
+@pytest.fixture
+def panel(qtbot, stanford):
+    p = PlotsPanel()
+    qtbot.addWidget(p)
+    p.set_robot(stanford)
+    p.resize(900, 900)
+    p.show()
+    qtbot.waitExposed(p)
+    return p
+
+
+def curve_lengths(panel: PlotsPanel) -> set[int]:
+    return {len(c.getOriginalDataset()[0] if c.getOriginalDataset()[0] is not None else [])
+            for plot in panel._plots for c in plot.curves}
+
+
+def test_streamed_chunks_grow_the_same_curves(qtbot, panel, chunks):
+    curves_before = [list(plot.curves) for plot in panel._plots]
+    sizes = []
+    for part in chunks:
+        panel.append(part)
+        qtbot.waitUntil(lambda: panel.sample_count() == sizes_expected(sizes, part), timeout=2000)
+        sizes.append(panel.sample_count())
+        assert curve_lengths(panel) == {panel.sample_count()}
+    assert sizes == [50, 100, 150, 200, 201]
+    assert [list(plot.curves) for plot in panel._plots] == curves_before  # created once
+    qtbot.waitUntil(lambda: not panel._timer.isActive(), timeout=1000)  # idle timer stops
+
+
+def sizes_expected(sizes: list[int], part: Trajectory) -> int:
+    return (sizes[-1] if sizes else 0) + len(part)
+
+
+def test_values_are_shown_in_display_units(panel, stanford, chunks):
+    traj = Trajectory.concatenate(chunks)
+    panel.set_trajectory(traj)
+    angles, rates, torques, energy = panel._plots
+    rev = stanford.is_revolute
+    for j, curve in enumerate(angles.curves):
+        x, y = curve.getOriginalDataset()
+        np.testing.assert_allclose(x, traj.t)
+        np.testing.assert_allclose(y, np.degrees(traj.q[:, j]) if rev[j] else traj.q[:, j])
+        assert (curve.getViewBox() is angles.vb) == rev[j]  # prismatic: right axis
+    np.testing.assert_allclose(torques.curves[2].getOriginalDataset()[1], traj.tau[:, 2])
+    np.testing.assert_allclose(energy.curves[2].getOriginalDataset()[1], traj.energy[:, 2])
+    assert angles.item.getAxis("right").labelText.startswith("prismatic")
+    panel.clear()
+    assert panel.sample_count() == 0 and curve_lengths(panel) == {0}
+
+
+def test_cursor_moves_in_every_plot_without_signal(qtbot, panel, chunks):
+    panel.set_trajectory(Trajectory.concatenate(chunks))
+    with qtbot.assertNotEmitted(panel.time_picked):
+        panel.set_cursor_time(0.75)
+    assert panel.cursor_time() == 0.75
+    assert all(p.cursor.isVisible() and p.cursor.value() == 0.75 for p in panel._plots)
+    panel.set_cursor_time(None)
+    assert panel.cursor_time() is None
+
+
+def test_click_in_a_plot_picks_that_time(qtbot, panel, chunks):
+    panel.set_trajectory(Trajectory.concatenate(chunks))
+    plot = panel._plots[2]
+    qtbot.waitUntil(lambda: plot.vb.viewRange()[0][1] >= 2.0, timeout=2000)  # auto-range done
+    view = panel._graphics
+    scene_pos = plot.vb.mapViewToScene(QPointF(1.25, 0.0))
+    scene_pos.setY(plot.vb.sceneBoundingRect().center().y())
+    pos = view.mapFromScene(scene_pos)
+    with qtbot.waitSignal(panel.time_picked, timeout=1000) as blocker:
+        qtbot.mousePress(view.viewport(), Qt.LeftButton, pos=pos)
+        qtbot.mouseRelease(view.viewport(), Qt.LeftButton, pos=pos, delay=30)
+    assert blocker.args[0] == pytest.approx(1.25, abs=0.02)
+    assert panel.cursor_time() == pytest.approx(blocker.args[0])
+
+
+def test_hover_readout_shows_values_at_the_mouse_time(panel, chunks, stanford):
+    traj = Trajectory.concatenate(chunks)
+    panel.set_trajectory(traj)
+    panel.show_readout(1.0)
+    angles = panel._plots[0]
+    text = angles.legend._text.toPlainText()
+    waist = np.degrees(np.interp(1.0, traj.t, traj.q[:, 0]))
+    assert f"{waist:.4g}\u00b0" in text and "t = 1.000 s" in angles.item.titleLabel.text
+    panel.show_readout(None)
+    assert "right axis" in angles.legend._text.toPlainText()
+
+
+def test_export_images_writes_png_and_svg(panel, chunks, tmp_path):
+    panel.set_trajectory(Trajectory.concatenate(chunks))
+    files = panel.export_images(tmp_path)
+    assert len(files) == 8 and all(f.exists() and f.stat().st_size > 1000 for f in files)
+    for svg in (f for f in files if f.suffix == ".svg"):
+        assert ET.parse(svg).getroot().tag.endswith("svg")
+    assert (tmp_path / "joint_angles.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_show_buttons_pick_the_stacked_plots(qtbot, panel, chunks, tmp_path):
+    panel.set_trajectory(Trajectory.concatenate(chunks))
+    panel._buttons["joint_rates"].click()
+    panel._buttons["energy"].click()
+    assert panel.visible_plots() == ["joint_angles", "joint_torques"]
+    panel.set_visible_plots(["energy"])
+    assert panel.visible_plots() == ["energy"]
+    panel._buttons["energy"].click()  # the last plot cannot be hidden
+    assert panel.visible_plots() == ["energy"] and panel._buttons["energy"].isChecked()
+    with pytest.raises(ValueError):
+        panel.set_visible_plots(["nonsense"])
+    files = panel.export_images(tmp_path)  # hidden plots are exported too
+    assert len(files) == 8 and panel.visible_plots() == ["energy"]

@@ -1,0 +1,169 @@
+"""RunPanel with the real core generators: streaming, stop, pause, finish, CSV export."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core import inverse_dynamics
+from core.robot_file import load_robot
+from core.trajectory import Trajectory
+from gui.export import CSV_HEADER_LINES, export_trajectory_csv
+from gui.run_panel import RunPanel
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+@pytest.fixture
+def puma():
+    return load_robot(ROBOTS / "puma560_saha.toml")
+
+
+@pytest.fixture
+def stanford():
+    return load_robot(ROBOTS / "stanford_saha2009.toml")
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = RunPanel()
+    qtbot.addWidget(p)
+    yield p
+    p.shutdown()
+    assert not p.is_running()
+
+
+class Recorder:
+    """Collects everything a RunPanel emits, with arrival times."""
+
+    def __init__(self, panel: RunPanel) -> None:
+        self.chunks: list[Trajectory] = []
+        self.finished: list[Trajectory] = []
+        self.stopped: list[tuple[float, Trajectory]] = []
+        self.failed: list[str] = []
+        self.started = 0
+        panel.started.connect(self._on_started)
+        panel.chunk.connect(self.chunks.append)
+        panel.finished.connect(self.finished.append)
+        panel.failed.connect(self.failed.append)
+        panel.stopped.connect(lambda tr: self.stopped.append((time.perf_counter(), tr)))
+
+    def _on_started(self) -> None:
+        self.started += 1
+
+
+def test_free_fall_streams_chunks_and_stops_within_100_ms(qtbot, panel, puma):
+    threads_before = threading.active_count()
+    panel.set_robot(puma)
+    panel.set_pose(puma.q_home + 0.2)
+    rec = Recorder(panel)
+    panel.start_free_fall(60.0)
+    assert panel.is_running() and rec.started == 1
+    qtbot.waitUntil(lambda: len(rec.chunks) >= 5, timeout=20000)
+    assert panel.is_running()  # chunks arrive while the worker still runs
+    t0 = time.perf_counter()
+    panel.stop()
+    qtbot.waitUntil(lambda: bool(rec.stopped), timeout=2000)
+    assert rec.stopped[0][0] - t0 < 0.1
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=1000)
+    partial = rec.stopped[0][1]
+    streamed = Trajectory.concatenate(rec.chunks)
+    assert partial.kind == "free-fall" and 0 < partial.t[-1] < 60.0
+    np.testing.assert_array_equal(partial.t, streamed.t)
+    np.testing.assert_allclose(partial.q[0], puma.q_home + 0.2)
+    assert np.all(np.diff(partial.t) > 0)  # chunks arrived in order, no duplicates
+    assert not rec.finished and not rec.failed
+    assert threading.active_count() == threads_before
+
+
+def test_inverse_dynamics_runs_to_finished(qtbot, panel, stanford):
+    panel.set_robot(stanford)
+    start = stanford.q_home + 0.1
+    panel.set_pose(start)
+    target = panel.target_pose()
+    assert np.all(np.abs(target - start) > 0.05)  # the default target moves every joint
+    rec = Recorder(panel)
+    with qtbot.waitSignal(panel.finished, timeout=20000):
+        panel.start_inverse(1.5)
+    traj = rec.finished[0]
+    assert traj.kind == "inverse-dynamics"
+    assert traj.t[0] == 0.0 and traj.t[-1] == pytest.approx(1.5)
+    np.testing.assert_allclose(traj.q[0], start, atol=1e-12)
+    np.testing.assert_allclose(traj.q[-1], target, atol=1e-12)
+    np.testing.assert_allclose(traj.tau, inverse_dynamics(stanford, traj.q, traj.qd, traj.qdd))
+    streamed = Trajectory.concatenate(rec.chunks)
+    assert len(rec.chunks) > 1
+    np.testing.assert_array_equal(streamed.t, traj.t)
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=1000)
+    assert not rec.stopped and not rec.failed
+
+
+def test_pause_holds_the_stream_and_resume_continues(qtbot, panel, puma):
+    panel.set_robot(puma)
+    rec = Recorder(panel)
+    panel.start_free_fall(60.0)
+    qtbot.waitUntil(lambda: len(rec.chunks) >= 2, timeout=20000)
+    panel.pause(True)
+    qtbot.wait(60)
+    held = len(rec.chunks)
+    qtbot.wait(200)
+    assert len(rec.chunks) == held and panel.is_running()
+    panel.pause(False)
+    qtbot.waitUntil(lambda: len(rec.chunks) >= held + 3, timeout=5000)
+    with qtbot.waitSignal(panel.stopped, timeout=2000):
+        panel.stop()
+
+
+def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
+    panel.set_robot(puma)
+    before = panel.target_pose()
+    panel.set_pose(puma.q_home + 0.3)
+    np.testing.assert_allclose(panel.target_pose() - before, 0.3, atol=1e-4)
+    panel.set_target_pose(np.zeros(6))
+    panel.set_pose(puma.q_home + 0.5)
+    np.testing.assert_allclose(panel.target_pose(), 0.0, atol=1e-4)
+    panel._copy.click()
+    np.testing.assert_allclose(panel.target_pose(), puma.q_home + 0.5, atol=1e-4)
+
+
+def test_shutdown_cancels_and_joins(qtbot, panel, puma):
+    panel.set_robot(puma)
+    rec = Recorder(panel)
+    panel.start_free_fall(60.0)
+    qtbot.waitUntil(lambda: len(rec.chunks) >= 1, timeout=20000)
+    t0 = time.perf_counter()
+    panel.shutdown()
+    assert time.perf_counter() - t0 < 0.5
+    assert not panel.is_running()
+    qtbot.wait(50)
+    assert not rec.stopped  # silent: the window is closing
+
+
+def test_csv_export_round_trips(qtbot, panel, stanford, tmp_path):
+    panel.set_robot(stanford)
+    with qtbot.waitSignal(panel.finished, timeout=20000) as blocker:
+        panel.start_inverse(0.5)
+    traj = blocker.args[0]
+    path = export_trajectory_csv(traj, stanford, tmp_path / "run.csv")
+    data = np.loadtxt(path, delimiter=",", skiprows=CSV_HEADER_LINES)
+    n = stanford.n
+    assert data.shape == (len(traj), 1 + 4 * n + 3)
+    np.testing.assert_allclose(data[:, 0], traj.t, rtol=1e-9)
+    np.testing.assert_allclose(data[:, 1:1 + n], traj.q, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(data[:, 1 + 3 * n:1 + 4 * n], traj.tau, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(data[:, -3:], traj.energy, rtol=1e-9, atol=1e-9)
+    header = path.read_text().splitlines()[CSV_HEADER_LINES - 1]
+    assert "q3 boom [m]" in header and "tau2 shoulder [N m]" in header
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left
+
+
+def test_edited_targets_survive_a_table_edit_of_the_robot(qtbot, panel, puma):
+    panel.set_robot(puma)
+    panel.set_target_pose(np.full(6, 0.25))
+    heavier = puma.with_links([replace(puma.links[0], mass=20.0), *puma.links[1:]])
+    panel.set_robot(heavier)
+    np.testing.assert_allclose(panel.target_pose(), 0.25, atol=1e-4)
