@@ -1,4 +1,7 @@
 """ArmDyn core: robot model, kinematics and the recursive (DeNOC) dynamics. No Qt here."""
+from ._numba_cache import configure_numba_cache
+
+configure_numba_cache()  # before numba is imported  # noqa: E402
 from .dynamics import (
     ArticulatedBodyInertias,
     articulated_body_inertias,

@@ -347,8 +347,10 @@ def articulated_inertias(revolute, e, M, A, M_hat, psi_hat, m_hat, tmp66):
                 s += M_hat[k, r, base + u] * e[k, u]
             psi_hat[k, r] = s
         m_hat[k] = p_dot_w(revolute[k], e[k], psi_hat[k])
+        # singular if the pivot vanishes relative to the block it is taken from
+        # (rotational for a revolute joint, translational for a prismatic one)
         scale = 0.0
-        for r in range(6):
+        for r in range(base, base + 3):
             scale = max(scale, abs(M_hat[k, r, r]))
         if not m_hat[k] > 1e-13 * scale:
             return k

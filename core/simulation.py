@@ -54,8 +54,21 @@ def _joint_vector(x, n: int, name: str, default: np.ndarray) -> np.ndarray:
     return v
 
 
+class _StageFailure(Exception):
+    """Raised inside SciPy's stepper: (status, info) as in `core.integrator`."""
+
+    def __init__(self, status: int, info: int) -> None:
+        super().__init__(status, info)
+        self.status, self.info = status, info
+
+
 class _ScipyStepper:
-    """SciPy's DOP853 with a Python torque function, behind the compiled stepper's interface."""
+    """SciPy's DOP853 with a Python torque function, behind the compiled stepper's interface.
+
+    A stage evaluated at a non-finite or huge state returns NaN, so SciPy rejects the
+    trial step and shrinks it (as the compiled stepper does); only an accepted state
+    that is non-finite or huge counts as a blow-up.
+    """
 
     def __init__(self, robot: Robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
                  tau_of: Callable, damping: np.ndarray, f_ext: np.ndarray) -> None:
@@ -63,27 +76,43 @@ class _ScipyStepper:
         k = _packed(robot)
         ws = _workspace(n)
         self.n = n
-        self.singular_joint = -1
+        self.y0 = y0
+        self.init_failure: _StageFailure | None = None
+        self.last_bad_stage = -1  # index into y of the last stage state that was huge
 
         def rhs(t: float, y: np.ndarray) -> np.ndarray:
+            bad = ~np.isfinite(y) | (np.abs(y) > HUGE)
+            if bad.any():
+                self.last_bad_stage = int(np.flatnonzero(bad)[0])
+                return np.full(2 * n, np.nan)
             tau = np.asarray(tau_of(t, y[:n].copy(), y[n:].copy()), dtype=float)
             if tau.shape != (n,):
                 raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {tau.shape}")
             ydot = np.empty(2 * n)
-            bad = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau, damping, f_ext, ydot)
-            if bad >= 0:
-                self.singular_joint = int(bad)
-                raise SingularMassMatrixError(int(bad) + 1)
+            joint = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau, damping, f_ext, ydot)
+            if joint >= 0:
+                raise _StageFailure(STATUS_SINGULAR, int(joint))
             return ydot
 
-        self.solver = DOP853(rhs, 0.0, y0, t_bound, rtol=rtol, atol=atol)
+        try:
+            self.solver = DOP853(rhs, 0.0, y0, t_bound, rtol=rtol, atol=atol)
+        except _StageFailure as failure:  # the initial-step probe failed
+            self.solver = None
+            self.init_failure = failure
 
     @property
     def t(self) -> float:
-        return float(self.solver.t)
+        return 0.0 if self.solver is None else float(self.solver.t)
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.y0 if self.solver is None else self.solver.y
 
     def advance(self, t_out, Y_out, next_out: int, t_stop: float, max_steps: int,
                 huge: float = HUGE) -> tuple[int, int, int]:
+        if self.solver is None:
+            Y_out[next_out] = self.y0
+            return self.init_failure.status, next_out + 1, self.init_failure.info
         s = self.solver
         while next_out < t_out.size and t_out[next_out] <= s.t:  # samples at the start
             Y_out[next_out] = s.y
@@ -93,9 +122,11 @@ class _ScipyStepper:
                 return STATUS_FINISHED, next_out, -1
             try:
                 s.step()
-            except SingularMassMatrixError:
-                return STATUS_SINGULAR, next_out, self.singular_joint
+            except _StageFailure as failure:
+                return failure.status, next_out, failure.info
             if s.status == "failed":
+                if self.last_bad_stage >= 0:  # every trial step ran away: a blow-up
+                    return STATUS_BLOWUP, next_out, self.last_bad_stage
                 return STATUS_STEP_TOO_SMALL, next_out, -1
             bad = ~np.isfinite(s.y) | (np.abs(s.y) > huge)
             if bad.any():
@@ -192,8 +223,11 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
         if status == STATUS_SINGULAR:
             raise failure(str(SingularMassMatrixError(info + 1)), info + 1)
         if status == STATUS_BLOWUP:
+            # name the joint that ran away: the largest |q| or |qd| of the last good state
+            # (when a step fails, all its components are usually non-finite together)
+            y = np.abs(np.nan_to_num(stepper.y, nan=0.0, posinf=np.inf))
             raise failure("the state became non-finite or huge (> 1e10): the motion blew up",
-                          info % n + 1)
+                          int(np.argmax(y)) % n + 1)
         if status == STATUS_STEP_TOO_SMALL:
             raise failure("the integrator's step size collapsed (the motion is too stiff or "
                           "singular at this point)", None)
