@@ -61,7 +61,7 @@ def test_free_fall_streams_chunks_and_stops_within_100_ms(qtbot, panel, puma):
     panel.set_robot(puma)
     panel.set_pose(puma.q_home + 0.2)
     rec = Recorder(panel)
-    panel.start_free_fall(60.0)
+    panel.start_free_fall(600.0)
     assert panel.is_running() and rec.started == 1
     qtbot.waitUntil(lambda: len(rec.chunks) >= 5, timeout=20000)
     assert panel.is_running()  # chunks arrive while the worker still runs
@@ -72,7 +72,7 @@ def test_free_fall_streams_chunks_and_stops_within_100_ms(qtbot, panel, puma):
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=1000)
     partial = rec.stopped[0][1]
     streamed = Trajectory.concatenate(rec.chunks)
-    assert partial.kind == "free-fall" and 0 < partial.t[-1] < 60.0
+    assert partial.kind == "free-fall" and 0 < partial.t[-1] < 600.0
     np.testing.assert_array_equal(partial.t, streamed.t)
     np.testing.assert_allclose(partial.q[0], puma.q_home + 0.2)
     assert np.all(np.diff(partial.t) > 0)  # chunks arrived in order, no duplicates
@@ -105,7 +105,7 @@ def test_inverse_dynamics_runs_to_finished(qtbot, panel, stanford):
 def test_pause_holds_the_stream_and_resume_continues(qtbot, panel, puma):
     panel.set_robot(puma)
     rec = Recorder(panel)
-    panel.start_free_fall(60.0)
+    panel.start_free_fall(600.0)
     qtbot.waitUntil(lambda: len(rec.chunks) >= 2, timeout=20000)
     panel.pause(True)
     qtbot.wait(60)
@@ -133,7 +133,7 @@ def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
 def test_shutdown_cancels_and_joins(qtbot, panel, puma):
     panel.set_robot(puma)
     rec = Recorder(panel)
-    panel.start_free_fall(60.0)
+    panel.start_free_fall(600.0)
     qtbot.waitUntil(lambda: len(rec.chunks) >= 1, timeout=20000)
     t0 = time.perf_counter()
     panel.shutdown()

@@ -1,0 +1,423 @@
+"""What the robot tables hold while someone edits them. Qt-free.
+
+A `RobotDraft` is the text a person typed, cell by cell, next to the last
+valid `core.Robot`. Editing never raises: a value that core refuses (a
+negative mass, "abc", an inertia that breaks the triangle inequality) stays
+in its cell, the cell gets the reason (core's `RobotError` message, which
+names the link and the field) in `errors`, and `robot` stays the last robot
+that passed core's validation. Nothing downstream ever sees an invalid robot.
+
+Cells hold values in SI units and radians (`float`), a link name (`str`), a
+`JointType`, `None` (an empty limit) or `Unparsed(text)` (text that is not a
+number). The table columns are described once, in `COLUMNS`.
+
+Undo is built on top of this (gui/document.py): every edit is a list of
+``(row, key, value)`` cell changes or a row insert/remove/move, each exactly
+reversible.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field, replace
+from typing import Union
+
+from core import JointType, Link, Robot, RobotError
+from core.robot import validate_link
+
+from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
+
+__all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
+           "COLUMNS", "new_link", "new_robot"]
+
+
+@dataclass(frozen=True)
+class Unparsed:
+    """Cell text that is not a value of its column (e.g. "abc" for a mass)."""
+
+    text: str
+
+
+Value = Union[float, str, JointType, None, Unparsed]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One table column.
+
+    key   : cell key ("a", "com_x", "ixx", ...)
+    title : header text
+    unit  : unit shown in the header ("m", "deg", "kg", ...; "" for none)
+    kind  : how cells are read and shown: "name", "joint", "length", "angle",
+            "limit" (deg for a revolute row, m for a prismatic one), "number"
+    field : the `core.Link` field the cell belongs to; core's errors name it
+    tip   : header tooltip
+    """
+
+    key: str
+    title: str
+    unit: str
+    kind: str
+    field: str
+    tip: str
+
+
+DH_COLUMNS: tuple[Column, ...] = (
+    Column("name", "name", "", "name", "name", "Link name (optional)"),
+    Column("joint", "joint", "", "joint", "joint", "Revolute (joint variable theta) or "
+           "prismatic (joint variable b)"),
+    Column("a", "a", "m", "length", "a", "Link length: along x_i, from the axis of this "
+           "joint's frame to the next frame"),
+    Column("b", "b", "m", "length", "b", "Joint offset along z_(i-1); the joint variable "
+           "of a prismatic joint (the value here is its home position)"),
+    Column("alpha", "\u03b1", "deg", "angle", "alpha", "Twist angle alpha: about x_i, "
+           "from z_(i-1) to z_i"),
+    Column("theta", "\u03b8", "deg", "angle", "theta", "Joint angle theta about z_(i-1); "
+           "the joint variable of a revolute joint (the value here is its home position)"),
+    Column("lower", "lower", "deg | m", "limit", "limits", "Lower joint limit (deg for a "
+           "revolute joint, m for a prismatic one); leave both limits empty for none"),
+    Column("upper", "upper", "deg | m", "limit", "limits", "Upper joint limit (deg for a "
+           "revolute joint, m for a prismatic one); leave both limits empty for none"),
+)
+
+_FRAME = "in the link's own DH frame"
+_KG_M2 = "kg m\u00b2"
+_MOMENT = f"Moment of inertia about the mass centre, {_FRAME}"
+INERTIA_COLUMNS: tuple[Column, ...] = (
+    Column("mass", "mass", "kg", "number", "mass", "Link mass, > 0"),
+    Column("com_x", "COM x", "m", "number", "com", f"Mass centre x, {_FRAME}"),
+    Column("com_y", "COM y", "m", "number", "com", f"Mass centre y, {_FRAME}"),
+    Column("com_z", "COM z", "m", "number", "com", f"Mass centre z, {_FRAME}"),
+    Column("ixx", "Ixx", _KG_M2, "number", "inertia", _MOMENT),
+    Column("iyy", "Iyy", _KG_M2, "number", "inertia", _MOMENT),
+    Column("izz", "Izz", _KG_M2, "number", "inertia", _MOMENT),
+    Column("ixy", "Ixy", _KG_M2, "number", "inertia", "Product of inertia (tensor "
+           "element, not its negative)"),
+    Column("ixz", "Ixz", _KG_M2, "number", "inertia", "Product of inertia (tensor "
+           "element, not its negative)"),
+    Column("iyz", "Iyz", _KG_M2, "number", "inertia", "Product of inertia (tensor "
+           "element, not its negative)"),
+)
+
+#: Every column by key.
+COLUMNS: dict[str, Column] = {c.key: c for c in DH_COLUMNS + INERTIA_COLUMNS}
+
+_COM_KEYS = ("com_x", "com_y", "com_z")
+_INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
+#: The cells of each core field (core's errors name fields, the table marks cells).
+FIELD_CELLS: dict[str, tuple[str, ...]] = {
+    "com": _COM_KEYS, "inertia": _INERTIA_KEYS, "limits": ("lower", "upper"),
+    **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass")},
+}
+
+_JOINT_WORDS = {"revolute": JointType.REVOLUTE, "r": JointType.REVOLUTE,
+                "rev": JointType.REVOLUTE, "prismatic": JointType.PRISMATIC,
+                "p": JointType.PRISMATIC, "pri": JointType.PRISMATIC,
+                "slider": JointType.PRISMATIC}
+
+
+# ----------------------------------------------------------------------------------
+# Links <-> cells
+# ----------------------------------------------------------------------------------
+
+def link_cells(link: Link) -> dict[str, Value]:
+    """The cells of one table row showing `link` (SI units, radians)."""
+    lower, upper = link.limits if link.limits is not None else (None, None)
+    cells: dict[str, Value] = {
+        "name": link.name, "joint": link.joint, "a": link.a, "b": link.b,
+        "alpha": link.alpha, "theta": link.theta, "lower": lower, "upper": upper,
+        "mass": link.mass,
+    }
+    cells.update(zip(_COM_KEYS, link.com, strict=True))
+    cells.update(zip(_INERTIA_KEYS, link.inertia, strict=True))
+    return cells
+
+
+def _cells_link(cells: dict[str, Value], fallback: Link) -> Link:
+    """The link the cells describe; an `Unparsed` cell takes `fallback`'s value."""
+    def pick(key: str, default):
+        v = cells[key]
+        return default if isinstance(v, Unparsed) else v
+
+    old = link_cells(fallback)
+    lower, upper = pick("lower", old["lower"]), pick("upper", old["upper"])
+    return Link(
+        joint=pick("joint", fallback.joint),
+        a=pick("a", fallback.a), b=pick("b", fallback.b),
+        alpha=pick("alpha", fallback.alpha), theta=pick("theta", fallback.theta),
+        mass=pick("mass", fallback.mass),
+        com=tuple(pick(k, old[k]) for k in _COM_KEYS),
+        inertia=tuple(pick(k, old[k]) for k in _INERTIA_KEYS),
+        limits=None if lower is None and upper is None else (lower, upper),
+        name=str(cells["name"]),
+    )
+
+
+def _probe(link: Link, key: str, raw: object) -> Link:
+    """`link` with the field of cell `key` holding `raw` (to get core's message for it)."""
+    col = COLUMNS[key]
+    if col.field == "com":
+        com = list(link.com)
+        com[_COM_KEYS.index(key)] = raw
+        return replace(link, com=tuple(com))
+    if col.field == "inertia":
+        inertia = list(link.inertia)
+        inertia[_INERTIA_KEYS.index(key)] = raw
+        return replace(link, inertia=tuple(inertia))
+    if col.field == "limits":
+        lo, hi = link.limits if link.limits is not None else (-1.0, 1.0)
+        return replace(link, limits=(raw, hi) if key == "lower" else (lo, raw))
+    return replace(link, **{col.field: raw})
+
+
+def new_link(existing: tuple[Link, ...] | list[Link] = ()) -> Link:
+    """A plausible link to add to a robot: the typical link length of `existing`.
+
+    A revolute joint, a rod of length `a` along x with its mass centre at mid
+    length (com = [-a/2, 0, 0]), 1 kg, inertia of a slender rod.
+    """
+    lengths = [abs(v) for link in existing for v in (link.a, link.b) if abs(v) > 1e-9]
+    a = round(statistics.median(lengths), 3) if lengths else 0.3
+    rod = 1.0 * a * a / 12.0
+    return Link(a=a, mass=1.0, com=(-a / 2.0, 0.0, 0.0),
+                inertia=(1e-3, rod + 1e-3, rod + 1e-3, 0.0, 0.0, 0.0))
+
+
+def new_robot() -> Robot:
+    """The robot of File > New: a two-link planar arm with z_0 up."""
+    first = new_link()
+    return Robot(name="Untitled robot", links=(first, first),
+                 description="A new robot made in ArmDyn.")
+
+
+# ----------------------------------------------------------------------------------
+# The draft
+# ----------------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    """One link as the tables hold it.
+
+    cells      : the cell values (see module docstring)
+    valid_link : the last link this row held that core accepted; an `Unparsed`
+                 cell shows its text but the row otherwise keeps this value
+    """
+
+    cells: dict[str, Value]
+    valid_link: Link
+
+    @classmethod
+    def from_link(cls, link: Link) -> "Row":
+        return cls(link_cells(link), link)
+
+    def copy(self) -> "Row":
+        return Row(dict(self.cells), self.valid_link)
+
+
+@dataclass
+class RobotDraft:
+    """The edit state of the robot tables: cells, errors and the last valid robot.
+
+    robot  : the last valid robot (what the 3D view, the pose and runs use)
+    rows   : one `Row` per link, in table order
+    errors : {(row, key): reason} for every cell that core refuses; reason is
+             core's message naming the link and the field
+    """
+
+    robot: Robot
+    rows: list[Row] = field(default_factory=list)
+    errors: dict[tuple[int, str], str] = field(default_factory=dict)
+
+    @classmethod
+    def from_robot(cls, robot: Robot) -> "RobotDraft":
+        return cls(robot, [Row.from_link(link) for link in robot.links])
+
+    # ----- reading ----------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of rows (links) in the tables (may differ from robot.n while invalid)."""
+        return len(self.rows)
+
+    @property
+    def is_valid(self) -> bool:
+        """True if the tables describe `robot` exactly (no refused cell)."""
+        return not self.errors
+
+    def value(self, row: int, key: str) -> Value:
+        return self.rows[row].cells[key]
+
+    def joint(self, row: int) -> JointType:
+        j = self.rows[row].cells["joint"]
+        return j if isinstance(j, JointType) else self.rows[row].valid_link.joint
+
+    def link_name(self, row: int) -> str:
+        """The row's name, or "link N" when it has none (as `Robot.link_names`)."""
+        name = self.rows[row].cells["name"]
+        return name if isinstance(name, str) and name else f"link {row + 1}"
+
+    def unit(self, row: int, key: str, joint: JointType | None = None) -> str:
+        """The unit of one cell ("deg", "m", ...); a limit's unit follows the joint type
+        (the row's, or `joint` if given)."""
+        col = COLUMNS[key]
+        if col.kind == "limit":
+            joint = joint or self.joint(row)
+            return "deg" if joint == JointType.REVOLUTE else "m"
+        return col.unit
+
+    def _in_degrees(self, row: int, key: str, joint: JointType | None = None) -> bool:
+        return self.unit(row, key, joint) == "deg"
+
+    def edit_text(self, row: int, key: str) -> str:
+        """The cell as text to edit or copy: exact (reads back as the same value)."""
+        v = self.value(row, key)
+        if isinstance(v, Unparsed):
+            return v.text
+        if v is None:
+            return ""
+        if isinstance(v, JointType):
+            return v.value
+        if isinstance(v, str):
+            return v
+        return rad_to_deg_text(v) if self._in_degrees(row, key) else float_text(v)
+
+    def display_text(self, row: int, key: str) -> str:
+        """The cell as shown: rounded to 6 significant digits; limits with their unit."""
+        v = self.value(row, key)
+        if isinstance(v, float) and not isinstance(v, bool):
+            x = math.degrees(v) if self._in_degrees(row, key) else v
+            text = display_text(x)
+            if COLUMNS[key].kind == "limit":
+                text += "\u00b0" if self._in_degrees(row, key) else " m"
+            return text
+        return self.edit_text(row, key)
+
+    # ----- parsing ----------------------------------------------------------------
+    def parse(self, row: int, key: str, value: object, joint: JointType | None = None) -> Value:
+        """What typing `value` (text, a number or a JointType) into a cell stores.
+
+        Never raises: text that is not a value of the column becomes `Unparsed`.
+        Numbers typed in degree columns are converted to radians. `joint`
+        overrides the row's joint type (to read limits pasted with a new type).
+        """
+        col = COLUMNS[key]
+        if col.kind == "name":
+            return str(value).strip()
+        if col.kind == "joint":
+            if isinstance(value, JointType):
+                return value
+            return _JOINT_WORDS.get(str(value).strip().lower(), Unparsed(str(value)))
+        if isinstance(value, bool):
+            return Unparsed(str(value))
+        degrees = self._in_degrees(row, key, joint)
+        if isinstance(value, (int, float)):
+            return math.radians(value) if degrees else float(value)
+        text = str(value)
+        if col.kind == "limit" and not text.strip():
+            return None
+        try:
+            return deg_text_to_rad(text) if degrees else parse_number(text)
+        except ValueError:
+            return Unparsed(text)
+
+    def changes_for(self, row: int, key: str, value: Value) -> list[tuple[int, str, Value]]:
+        """The cell changes that setting one cell implies.
+
+        Changing the joint type clears the limits (degrees do not become metres).
+        """
+        changes = [(row, key, value)]
+        if key == "joint" and isinstance(value, JointType) and value != self.joint(row):
+            changes += [(row, "lower", None), (row, "upper", None)]
+        return changes
+
+    # ----- editing (each returns True if the valid robot changed) -----------------
+    def set_cells(self, changes: list[tuple[int, str, Value]]) -> bool:
+        """Store values (already parsed) in cells, then revalidate."""
+        for row, key, value in changes:
+            self.rows[row].cells[key] = value
+        return self.revalidate()
+
+    def insert_rows(self, index: int, rows: list[Row]) -> bool:
+        self.rows[index:index] = [r.copy() for r in rows]
+        return self.revalidate()
+
+    def remove_rows(self, index: int, count: int) -> tuple[list[Row], bool]:
+        """Remove `count` rows at `index`; return them (for undo) and whether robot changed."""
+        removed = self.rows[index:index + count]
+        del self.rows[index:index + count]
+        return removed, self.revalidate()
+
+    def move_row(self, src: int, dst: int) -> bool:
+        """Move row `src` so that it ends up at index `dst`."""
+        self.rows.insert(dst, self.rows.pop(src))
+        return self.revalidate()
+
+    # ----- validation -------------------------------------------------------------
+    def revalidate(self) -> bool:
+        """Recompute `errors`; adopt the rows as `robot` if all are valid.
+
+        Returns True if `robot` changed.
+        """
+        errors: dict[tuple[int, str], str] = {}
+        links: list[Link] = []
+        for i, row in enumerate(self.rows):
+            link, row_errors = self._check_row(i, row)
+            if row_errors:
+                errors.update(row_errors)
+            else:
+                row.valid_link = link
+                links.append(link)
+        if not self.rows:
+            errors[(-1, "link")] = str(RobotError("a robot needs at least one link",
+                                                  field="link"))
+        self.errors = errors
+        if errors:
+            return False
+        candidate = replace(self.robot, links=tuple(links))  # cannot fail: links are valid
+        if candidate == self.robot:
+            return False
+        self.robot = candidate
+        return True
+
+    def _check_row(self, i: int, row: Row) -> tuple[Link, dict[tuple[int, str], str]]:
+        """The row's link and the reasons of its refused cells (empty if valid)."""
+        index = i + 1
+        name = str(row.cells["name"])
+        errors: dict[tuple[int, str], str] = {}
+        base = replace(row.valid_link, name=name)
+        for key, v in row.cells.items():
+            if isinstance(v, Unparsed):
+                errors[(i, key)] = _reason(_probe(base, key, v.text), index, key, v.text)
+        link = _cells_link(row.cells, row.valid_link)
+        lower, upper = row.cells["lower"], row.cells["upper"]
+        if (lower is None) != (upper is None):
+            missing = "lower" if lower is None else "upper"
+            errors[(i, missing)] = str(RobotError(
+                "give both a lower and an upper limit, or leave both empty for none",
+                link=index, link_name=name, field="limits"))
+            return link, errors
+        try:
+            validate_link(link, index)
+        except RobotError as e:
+            cells = [k for k in FIELD_CELLS.get(e.field.split(".")[0], ())
+                     if (i, k) not in errors]
+            old = link_cells(row.valid_link)
+            changed = [k for k in cells if not _same(row.cells[k], old[k])]
+            for k in changed or cells:
+                errors[(i, k)] = str(e)
+        return link, errors
+
+
+def _reason(probe: Link, index: int, key: str, text: str) -> str:
+    """Core's message for the one bad field of `probe` (which holds `text`)."""
+    try:
+        validate_link(probe, index)
+    except RobotError as e:
+        return str(e)
+    # Not reached (core refuses every non-number), but never report a bad cell as fine.
+    return str(RobotError(f"cannot read {text!r}", link=index, link_name=probe.name,
+                          field=COLUMNS[key].field))
+
+
+def _same(a: Value, b: Value) -> bool:
+    """Cell values equal (two NaNs are not: a NaN is always a change)."""
+    return type(a) is type(b) and a == b

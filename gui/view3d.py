@@ -1,0 +1,277 @@
+"""The 3D view: the arm drawn from its DH frames in a pyvistaqt `QtInteractor`.
+
+Meshes come from `gui.arm_scene` and are added once per robot structure. A
+pose change only sets each actor's ``user_matrix`` from
+`core.forward_kinematics` and asks for one render; several requests in the
+same event-loop turn give one render. When the robot's geometry changes
+(a, b, alpha, mass centre...) the meshes are rebuilt in place; when its
+topology changes (links added, removed, joint type changed) the actors are
+rebuilt.
+
+Needs a real OpenGL surface: run under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
+"""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pyvista as pv
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+from pyvistaqt import QtInteractor
+
+from core import Robot, forward_kinematics
+
+from .arm_scene import (LAYERS, Part, build_parts, geometry_key, part_matrix, topology_key,
+                        up_vector)
+
+__all__ = ["ArmView", "VIEWS"]
+
+log = logging.getLogger(__name__)
+
+#: Standard views: name -> (camera direction from the target, in (right, forward, up)).
+VIEWS: dict[str, tuple[float, float, float]] = {
+    "front": (0.0, -1.0, 0.0),
+    "side": (1.0, 0.0, 0.0),
+    "top": (0.0, 0.0, 1.0),
+    "iso": (1.0, -1.2, 0.8),
+}
+
+BACKGROUND_BOTTOM = "#FFFFFF"
+BACKGROUND_TOP = "#DCE3EC"
+
+
+class ArmView(QWidget):
+    """The 3D view of one robot at one pose.
+
+    Methods: `set_robot`, `set_pose`, `set_layer_visible`, camera (`fit`,
+    `reset_camera`, `view`, `set_orthographic`), `export_png`, `shutdown`.
+    `parts` and `actors` (by part name) are public for inspection and tests.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
+        self.plotter.set_background(BACKGROUND_BOTTOM, top=BACKGROUND_TOP)
+        self.plotter.enable_anti_aliasing("fxaa")
+        # Terrain style: dragging orbits around the vertical without rolling the arm over;
+        # the wheel zooms, Shift+drag pans.
+        self.plotter.enable_terrain_style(mouse_wheel_zooms=True, shift_pans=True)
+        # No VTK / pyvista key bindings ("q" closes the view, "w" wireframe, "3" stereo...):
+        # the window's shortcuts (F, R, 1, 3, 5, 7) drive the camera.
+        self.plotter.iren.clear_key_event_callbacks()
+        self.plotter.iren.interactor.RemoveObservers("CharEvent")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plotter)
+
+        self.robot: Robot | None = None
+        self.q: np.ndarray = np.zeros(0)
+        self.parts: list[Part] = []
+        self.actors: dict[str, pv.Actor] = {}
+        self._topology: tuple | None = None
+        self._geometry: tuple | None = None
+        self._visible = {layer: layer in ("arm", "effector", "ground") for layer in LAYERS}
+        self._fit_mode: str | None = None  # refit on resize until the user moves the camera
+        self._closed = False
+        self.plotter.installEventFilter(self)
+
+        self._render_timer = QTimer(self)
+        self._render_timer.setSingleShot(True)
+        self._render_timer.setInterval(0)
+        self._render_timer.timeout.connect(self.render_now)
+
+    # ----- content ----------------------------------------------------------------
+    def set_robot(self, robot: Robot, q: np.ndarray | None = None) -> None:
+        """Show `robot` at pose `q` (home if None). Rebuilds only what changed."""
+        q = robot.q_home if q is None else np.asarray(q, dtype=float)
+        topology, geometry = topology_key(robot), geometry_key(robot)
+        first = self.robot is None
+        self.robot = robot
+        if topology != self._topology:
+            self._rebuild_actors(robot)
+        elif geometry != self._geometry:
+            self._rebuild_meshes(robot)
+        self._topology, self._geometry = topology, geometry
+        self.set_pose(q)
+        if first:
+            self.reset_camera()
+
+    def set_pose(self, q: np.ndarray) -> None:
+        """Move the arm to joint values q, shape (n,), rad / m; one render follows."""
+        if self.robot is None or self._closed:
+            return
+        q = np.asarray(q, dtype=float)
+        frames = forward_kinematics(self.robot, q).frames
+        for part in self.parts:
+            self.actors[part.name].user_matrix = part_matrix(part, frames, q)
+        self.q = q.copy()
+        self.request_render()
+
+    def _rebuild_actors(self, robot: Robot) -> None:
+        for actor in self.actors.values():
+            self.plotter.remove_actor(actor, render=False)
+        self.parts = build_parts(robot)
+        self.actors = {}
+        for part in self.parts:
+            actor = self._add(part)
+            actor.SetVisibility(self._visible[part.layer])
+            self.actors[part.name] = actor
+        self._apply_up()
+
+    def _add(self, part: Part) -> pv.Actor:
+        common = dict(name=part.name, render=False, reset_camera=False, pickable=False)
+        if part.name == "grid":
+            return self.plotter.add_mesh(part.mesh, color=part.color, line_width=1,
+                                         lighting=False, **common)
+        if part.name == "floor":
+            return self.plotter.add_mesh(part.mesh, color=part.color, ambient=0.6,
+                                         diffuse=0.4, specular=0.0, **common)
+        # The arm's meshes carry their own normals (gui.arm_scene): smooth shading with
+        # flat caps, and no normals filter between the mesh and its mapper.
+        if part.color is None:
+            return self.plotter.add_mesh(part.mesh, scalars="rgb", rgb=True, **common)
+        return self.plotter.add_mesh(part.mesh, color=part.color, specular=0.35,
+                                     specular_power=20, ambient=0.15, **common)
+
+    def _rebuild_meshes(self, robot: Robot) -> None:
+        """Same parts, new shapes: copy the new meshes into the ones the actors draw."""
+        for old, new in zip(self.parts, build_parts(robot), strict=True):
+            assert old.name == new.name, "the same topology gives the same parts"
+            old.mesh.copy_from(new.mesh)
+            old.mesh.Modified()
+
+    # ----- layers -----------------------------------------------------------------
+    def set_layer_visible(self, layer: str, visible: bool) -> None:
+        """Show or hide a layer: "com", "frames", "ground", "effector" or "arm"."""
+        self._visible[layer] = bool(visible)
+        for part in self.parts:
+            if part.layer == layer:
+                self.actors[part.name].SetVisibility(bool(visible))
+        self.request_render()
+
+    def layer_visible(self, layer: str) -> bool:
+        return self._visible[layer]
+
+    # ----- camera -----------------------------------------------------------------
+    def _basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(right, forward, up) of the standard views: up against gravity, right along x_0."""
+        up = up_vector(self.robot) if self.robot is not None else np.array([0.0, 0.0, 1.0])
+        right = np.array([1.0, 0.0, 0.0]) if abs(up[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+        right = right - (right @ up) * up
+        right /= np.linalg.norm(right)
+        return right, np.cross(up, right), up
+
+    def _apply_up(self) -> None:
+        self.plotter.camera.up = tuple(self._basis()[2])
+
+    def arm_bounds(self) -> tuple[float, float, float, float, float, float]:
+        """Bounds of the visible arm parts and the base plate (not the floor), m."""
+        boxes = [np.array(self.actors[p.name].GetBounds()) for p in self.parts
+                 if (p.layer in ("arm", "effector", "com", "frames") or p.name == "base")
+                 and self.actors[p.name].GetVisibility()]
+        if not boxes:
+            return (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)
+        b = np.array(boxes)
+        return (b[:, 0].min(), b[:, 1].max(), b[:, 2].min(), b[:, 3].max(),
+                b[:, 4].min(), b[:, 5].max())
+
+    def fit(self) -> None:
+        """Zoom so that the arm fills the view, keeping the direction."""
+        self._fit_mode = "arm"
+        self._fit_bounds(np.array(self.arm_bounds()))
+
+    def _fit_bounds(self, bounds: np.ndarray, padding: float = 1.08) -> None:
+        """Aim at the centre of `bounds` and move the camera (keeping its direction) until
+        all 8 corners of the box are in the picture."""
+        cam = self.plotter.camera
+        back = np.array(cam.position) - np.array(cam.focal_point)
+        back /= max(float(np.linalg.norm(back)), 1e-12)
+        up = np.array(cam.up, dtype=float)
+        up = up - (up @ back) * back
+        if np.linalg.norm(up) < 1e-9:  # looking along the up vector
+            up = self._basis()[1]
+        up /= np.linalg.norm(up)
+        right = np.cross(up, back)
+        centre = (bounds[0::2] + bounds[1::2]) / 2
+        corners = np.array([[x, y, z] for x in bounds[0:2] for y in bounds[2:4]
+                            for z in bounds[4:6]]) - centre
+        x, y, z = (padding * np.abs(corners @ right), padding * np.abs(corners @ up),
+                   corners @ back)
+        w, h = max(self.plotter.width(), 1), max(self.plotter.height(), 1)
+        if cam.parallel_projection:
+            cam.parallel_scale = max(float(y.max()), float(x.max()) * h / w, 1e-3)
+            distance = 2.0 * float(np.max(np.abs(z))) + 1.0
+        else:
+            tan_v = np.tan(np.radians(cam.view_angle) / 2)
+            tan_h = tan_v * w / h
+            distance = float(np.max(np.maximum(z + x / tan_h, z + y / tan_v)))
+            distance = max(distance, 1e-3)
+        cam.up = tuple(up)
+        cam.focal_point = tuple(centre)
+        cam.position = tuple(centre + back * distance)
+        self.plotter.renderer.ResetCameraClippingRange()
+        self.request_render()
+
+    def view(self, name: str) -> None:
+        """Look from a standard direction ("front", "side", "top", "iso") and fit the arm."""
+        right, forward, up = self._basis()
+        d = np.array(VIEWS[name]) @ np.array([right, forward, up])
+        d /= np.linalg.norm(d)
+        cam = self.plotter.camera
+        focus = np.array(cam.focal_point)
+        cam.position = tuple(focus + d * max(cam.distance, 1e-3))
+        cam.up = tuple(forward if name == "top" else up)
+        self.fit()
+
+    def reset_camera(self) -> None:
+        """The default view: iso, perspective, the arm fitted."""
+        self.set_orthographic(False)
+        self.view("iso")
+
+    def set_orthographic(self, on: bool) -> None:
+        if on:
+            self.plotter.enable_parallel_projection()
+        else:
+            self.plotter.disable_parallel_projection()
+        self.request_render()
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        """The user took the camera: stop refitting on resize."""
+        if watched is self.plotter and event.type() in (QEvent.Type.MouseButtonPress,
+                                                        QEvent.Type.Wheel):
+            self._fit_mode = None
+        return super().eventFilter(watched, event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._fit_mode == "arm":
+            self.fit()
+
+    # ----- rendering and export ---------------------------------------------------
+    def request_render(self) -> None:
+        """Render once, at the next event-loop turn (requests are merged)."""
+        if not self._closed and not self._render_timer.isActive():
+            self._render_timer.start()
+
+    def render_now(self) -> None:
+        """Render immediately (for screenshots and tests)."""
+        self._render_timer.stop()
+        if not self._closed:
+            self.plotter.render()
+
+    def export_png(self, path: str | Path) -> Path:
+        """Save the 3D view as a PNG at its on-screen size."""
+        path = Path(path)
+        self.render_now()
+        self.plotter.screenshot(str(path))
+        return path
+
+    def shutdown(self) -> None:
+        """Stop rendering and release the OpenGL resources (call before closing)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._render_timer.stop()
+        self.plotter.close()

@@ -1,0 +1,110 @@
+"""Fixtures of the GUI tests (pytest-qt, real widgets under Xvfb via pytest-xvfb).
+
+Every test in tests/gui is checked for leaks after it ran (napari style): it
+fails if it leaves a QThread running, a window open, or any other new widget
+alive (with an active QTimer or not) outside the windows that were already
+open when it started (a module's shared window keeps its own new widgets).
+Windows made with `make_window` are closed and deleted at teardown, so a test
+only has to clean up what it makes by hand.
+
+Mark GUI tests with ``pytestmark = pytest.mark.gui`` (select: ``-m gui``).
+"""
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import shiboken6
+from PySide6.QtCore import QSettings, QThread, QTimer
+from PySide6.QtWidgets import QApplication, QWidget
+
+import gui  # noqa: F401
+from gui_helpers import PUMA, flush_events
+
+#: Windows Qt keeps for itself (tooltips) are not leaks.
+_IGNORED = {"QTipLabel"}
+
+
+def _key(w: QWidget) -> int:
+    return shiboken6.getCppPointer(w)[0]
+
+
+def _alive(w: QWidget) -> bool:
+    return shiboken6.isValid(w)
+
+
+def _running_threads() -> list[QThread]:
+    return [o for o in gc.get_objects()
+            if isinstance(o, QThread) and shiboken6.isValid(o) and o.isRunning()
+            and o is not QThread.currentThread()]
+
+
+@pytest.fixture(autouse=True)
+def no_leaks(qapp: QApplication) -> Iterator[None]:
+    """Fail the test if it leaves threads, widgets or timers behind."""
+    widgets_before = {_key(w) for w in QApplication.allWidgets()}
+    top_before = {_key(w) for w in QApplication.topLevelWidgets()}
+    threads_before = {id(t) for t in _running_threads()}
+    yield
+    flush_events()
+    problems = []
+    threads = [t for t in _running_threads() if id(t) not in threads_before]
+    if threads:
+        problems.append(f"{len(threads)} QThread(s) still running: {threads}")
+    top = [w for w in QApplication.topLevelWidgets()
+           if _alive(w) and _key(w) not in top_before and type(w).__name__ not in _IGNORED]
+    if top:
+        problems.append("top-level widgets left open: "
+                        + ", ".join(f"{type(w).__name__}({w.objectName()!r})" for w in top))
+    # New widgets inside a window that was already open (a module's shared window)
+    # belong to it; any other new widget that is still alive was left behind.
+    new = [w for w in QApplication.allWidgets()
+           if _alive(w) and _key(w) not in widgets_before and type(w).__name__ not in _IGNORED
+           and _key(w.window()) not in top_before]
+    timers = [(type(w).__name__, t.objectName()) for w in new for t in w.findChildren(QTimer)
+              if t.isActive()]
+    if timers:
+        problems.append(f"active QTimers on leftover widgets: {timers}")
+    if new and not top:
+        problems.append(f"{len(new)} widgets not deleted, e.g. "
+                        + ", ".join(type(w).__name__ for w in new[:5]))
+    for w in top:  # clean up, so that one leak does not fail the next tests too
+        w.close()
+        w.deleteLater()
+    flush_events()
+    if problems:
+        pytest.fail("; ".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> QSettings:
+    """Settings in a temporary INI file (recent files, window layout)."""
+    return QSettings(str(tmp_path / "armdyn.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings) -> Iterator[Callable[..., "MainWindow"]]:  # noqa: F821
+    """make_window(path=PUMA, size=(1100, 720)) -> a shown MainWindow; closed at teardown."""
+    from core.robot_file import load_robot
+    from gui.main_window import MainWindow
+
+    windows: list[MainWindow] = []
+
+    def make(path: Path | None = PUMA, size: tuple[int, int] = (1100, 720)) -> MainWindow:
+        robot = load_robot(path) if path is not None else None
+        window = MainWindow(robot, path, settings=settings, restore_layout=False)
+        window.resize(*size)
+        window.show()
+        qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if shiboken6.isValid(window):
+            window.document.undo_stack.setClean()  # nothing to ask
+            window.close()
+            window.deleteLater()
+    flush_events()

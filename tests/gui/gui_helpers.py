@@ -1,0 +1,37 @@
+"""Paths and small helpers shared by the GUI tests (import as `gui_helpers`)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent
+
+ROOT = Path(__file__).resolve().parents[2]
+ROBOTS = ROOT / "robots"
+PUMA = ROBOTS / "puma560_saha.toml"
+SCARA = ROBOTS / "scara.toml"
+PLANAR = ROBOTS / "two_link_planar.toml"
+
+
+def flush_events() -> None:
+    """Run posted events, including deleteLater()."""
+    app = QCoreApplication.instance()
+    for _ in range(3):
+        app.processEvents()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def type_into(qtbot, view, index, text: str) -> None:
+    """Select a table cell and type `text` + Return, as a user does."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+    view.setFocus()
+    view.setCurrentIndex(index)
+    qtbot.keyClick(view, text[0])  # any key starts editing; the editor then has the focus
+    line = view.focusWidget()
+    assert isinstance(line, QLineEdit), f"no cell editor opened, focus on {line!r}"
+    qtbot.keyClicks(line, text[1:])
+    assert line.text() == text
+    qtbot.keyClick(line, Qt.Key.Key_Return)  # the delegate commits in a queued call
+    qtbot.waitUntil(lambda: view.state() != QAbstractItemView.State.EditingState,
+                    timeout=2000)

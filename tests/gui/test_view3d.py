@@ -1,0 +1,187 @@
+"""The 3D view: meshes built once and moved by user_matrix, rebuilt only when needed."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PySide6.QtTest import QTest
+
+from core import JointType, forward_kinematics
+from core.robot_file import load_robot
+from gui.arm_scene import LAYERS, Sizes, build_parts, up_vector
+from gui.view3d import ArmView
+
+from gui_helpers import PLANAR, PUMA, ROBOTS, SCARA, flush_events
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(scope="module")
+def shared_view(qapp):
+    """One 3D view for this module. Creating OpenGL widgets over and over under Xvfb's
+    software GL now and then crashes in VTK's context set-up (the program makes one)."""
+    widget = ArmView()
+    widget.resize(480, 360)
+    widget.show()
+    QTest.qWaitForWindowExposed(widget)
+    yield widget
+    widget.shutdown()
+    widget.close()
+    widget.deleteLater()
+    flush_events()
+
+
+@pytest.fixture
+def view(shared_view):
+    """The shared view with its default layers and projection."""
+    for layer in LAYERS:
+        shared_view.set_layer_visible(layer, layer in ("arm", "effector", "ground"))
+    shared_view.set_orthographic(False)
+    return shared_view
+
+
+def centre(actor) -> np.ndarray:
+    b = np.array(actor.GetBounds())
+    return (b[0::2] + b[1::2]) / 2
+
+
+@pytest.mark.parametrize("path", sorted(ROBOTS.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_bundled_robot_has_its_parts(path):
+    robot = load_robot(path)
+    names = {p.name for p in build_parts(robot)}
+    for i in range(1, robot.n + 1):
+        assert {f"joint {i}", f"com {i}", f"frame {i}"} <= names
+    assert {"frame 0", "effector", "base", "floor", "grid"} <= names
+
+
+def test_the_floor_is_below_everything_the_arm_can_reach():
+    for path in ROBOTS.glob("*.toml"):
+        robot = load_robot(path)
+        up = up_vector(robot)
+        floor = next(p for p in build_parts(robot) if p.name == "floor").mesh
+        height = float(floor.points.mean(axis=0) @ up)
+        rng = np.random.default_rng(0)
+        for _ in range(50):
+            q = robot.q_home + rng.uniform(-np.pi, np.pi, robot.n) * robot.is_revolute
+            assert np.all(forward_kinematics(robot, q).origins @ up > height), path.name
+
+
+def test_sizes_scale_with_the_robot():
+    scara, puma = Sizes.of(load_robot(SCARA)), Sizes.of(load_robot(PUMA))
+    ratio = scara.joint_radius / puma.joint_radius
+    assert ratio == pytest.approx(scara.reach / puma.reach)
+
+
+def test_a_pose_moves_actors_by_their_frames(view):
+    robot = load_robot(PUMA)
+    view.set_robot(robot)
+    actors_before = dict(view.actors)
+    q = np.radians([10, -20, 30, 40, -50, 60])
+    view.set_pose(q)
+    frames = forward_kinematics(robot, q).frames
+    np.testing.assert_allclose(view.actors["joint 3"].user_matrix, frames[2])
+    np.testing.assert_allclose(view.actors["length 2"].user_matrix, frames[2])
+    np.testing.assert_allclose(view.actors["effector"].user_matrix, frames[6])
+    np.testing.assert_allclose(view.actors["base"].user_matrix, np.eye(4))
+    assert view.actors == actors_before  # same actors: nothing was rebuilt
+    # the wrist's joint body sits at the origin of frame 3 in the scene
+    np.testing.assert_allclose(centre(view.actors["joint 4"]), frames[3][:3, 3], atol=1e-9)
+
+
+def test_prismatic_rod_is_stretched_by_the_joint_value(view):
+    robot = load_robot(SCARA)
+    view.set_robot(robot)
+    rod = view.actors["offset 3"]
+    for b in (0.05, 0.2):
+        q = robot.q_home.copy()
+        q[2] = b
+        view.set_pose(q)
+        lo, hi = np.array(rod.GetBounds())[4:6]
+        assert hi - lo == pytest.approx(b, rel=1e-6)
+
+
+def test_geometry_edit_reshapes_meshes_in_place(view):
+    robot = load_robot(PUMA)
+    view.set_robot(robot)
+    actor = view.actors["length 2"]
+    length = np.ptp(np.array(actor.mapper.dataset.points)[:, 0])
+    links = list(robot.links)
+    links[1] = replace(links[1], a=0.8)
+    view.set_robot(robot.with_links(links))
+    assert view.actors["length 2"] is actor  # the same actor, a new mesh
+    view.render_now()
+    new_length = np.ptp(np.array(actor.mapper.dataset.points)[:, 0])
+    assert new_length == pytest.approx(length + 0.8 - 0.432, abs=1e-9)
+
+
+def test_theta_edit_only_moves(view):
+    robot = load_robot(PUMA)
+    view.set_robot(robot)
+    meshes = {name: actor.mapper.dataset for name, actor in view.actors.items()}
+    links = list(robot.links)
+    links[1] = replace(links[1], theta=0.5)
+    new = robot.with_links(links)
+    view.set_robot(new, new.q_home)
+    assert {n: a.mapper.dataset for n, a in view.actors.items()} == meshes
+    np.testing.assert_allclose(view.actors["joint 3"].user_matrix,
+                               forward_kinematics(new, new.q_home).frames[2])
+
+
+def test_topology_edit_rebuilds_actors(view):
+    robot = load_robot(PLANAR)
+    view.set_robot(robot)
+    count = len(view.actors)
+    bigger = robot.with_links(robot.links + (robot.links[-1],))
+    view.set_robot(bigger)
+    assert "joint 3" in view.actors and len(view.actors) > count
+    links = list(bigger.links)
+    links[0] = replace(links[0], joint=JointType.PRISMATIC)
+    view.set_robot(bigger.with_links(links))
+    assert view.parts[[p.name for p in view.parts].index("offset 1")].stretch == 0
+    assert len(view.plotter.renderer.actors) == len(view.actors)
+
+
+def test_layers_toggle(view):
+    view.set_robot(load_robot(PUMA))
+    assert not view.actors["com 1"].GetVisibility()
+    view.set_layer_visible("com", True)
+    view.set_layer_visible("frames", True)
+    assert view.actors["com 1"].GetVisibility() and view.actors["frame 0"].GetVisibility()
+    view.set_layer_visible("ground", False)
+    assert not view.actors["floor"].GetVisibility()
+
+
+@pytest.mark.parametrize("name", ["front", "side", "top", "iso"])
+def test_standard_views_keep_the_arm_in_the_picture(view, name):
+    view.set_robot(load_robot(PUMA))
+    view.view(name)
+    renderer = view.plotter.renderer
+    b = view.arm_bounds()
+    corners = [(x, y, z) for x in b[:2] for y in b[2:4] for z in b[4:]]
+    for c in corners:
+        renderer.SetWorldPoint(*c, 1.0)
+        renderer.WorldToDisplay()
+        x, y, _ = renderer.GetDisplayPoint()
+        w, h = renderer.GetSize()
+        assert -1 <= x <= w + 1 and -1 <= y <= h + 1
+
+
+def test_export_png_has_the_arm_in_it(view, tmp_path):
+    view.set_robot(load_robot(PUMA))
+    path = view.export_png(tmp_path / "view.png")
+    from PySide6.QtGui import QImage
+    image = QImage(str(path))
+    assert image.width() > 100
+    colours = {image.pixelColor(x, y).name() for x in range(0, image.width(), 7)
+               for y in range(0, image.height(), 7)}
+    assert len(colours) > 20  # shaded parts, not a blank background
+
+
+def test_vtk_key_bindings_are_off(view, qtbot):
+    view.set_robot(load_robot(PUMA))
+    view.plotter.setFocus()
+    for key in "wqe3":
+        qtbot.keyClick(view.plotter, key)
+    assert view.actors["joint 1"].prop.style == "Surface"
+    assert not view._closed and view.plotter.ren_win is not None
