@@ -43,3 +43,5 @@ from .trajectory import (
 
 __all__ += ["Trajectory", "cycloidal_trajectory", "inverse_dynamics_chunks", "output_grid",
             "run_inverse_dynamics", "simulate", "simulate_chunks"]
+from .warmup import warm_up
+__all__ += ["warm_up"]

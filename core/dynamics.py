@@ -197,8 +197,8 @@ def _vec(x, n: int, name: str) -> np.ndarray:
     return a
 
 
-_NO_WRENCH = np.zeros(6)
-_NO_WRENCH.setflags(write=False)
+_NO_WRENCH = np.zeros(6)  # never written; writable so numba compiles one array type
+
 
 
 def _rows(x, n: int, name: str) -> tuple[np.ndarray, bool]:
