@@ -179,17 +179,21 @@ def _packed(robot: Robot) -> _Packed:
 
 def _workspace(n: int) -> np.ndarray:
     """This thread's workspace buffer for an n-link robot."""
-    pool = getattr(_local, "pool", None)
-    if pool is None:
-        pool = _local.pool = {}
-    ws = pool.get(n)
-    if ws is None:
+    try:
+        return _local.pool[n]
+    except (AttributeError, KeyError):
+        pool = _local.__dict__.setdefault("pool", {})
         ws = pool[n] = np.zeros(denoc.workspace_size(n))
-    return ws
+        return ws
+
+
+def _is_state(x, n: int) -> bool:
+    """x is already a float64 vector of n joint values (cheap test)."""
+    return type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,)
 
 
 def _vec(x, n: int, name: str) -> np.ndarray:
-    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,) and x.flags.c_contiguous:
+    if _is_state(x, n) and x.flags.c_contiguous:
         return x  # the common case, checked cheaply
     a = np.ascontiguousarray(x, dtype=float)
     if a.shape != (n,):
@@ -264,9 +268,17 @@ def forward_dynamics(robot: Robot, q, qd, tau, method: str = "denoc", f_ext=None
     singular (naming the joint whose articulated-inertia pivot vanished).
     """
     k = _packed(robot)
+    ws = _workspace(k.n)
+    if method == "denoc" and f_ext is None and _is_state(q, k.n) and _is_state(qd, k.n) \
+            and _is_state(tau, k.n):
+        # the common call (one state, float arrays): straight to the kernel
+        qdd = np.empty(k.n)
+        bad = _forward_dynamics_denoc(k.P, k.revolute, k.gravity, ws, q, qd, tau, _NO_WRENCH, qdd)
+        if bad >= 0:
+            raise SingularMassMatrixError(int(bad) + 1, ws_pivot(robot, q, bad))
+        return qdd
     if method not in ("denoc", "composite"):
         raise ValueError(f"method must be 'denoc' or 'composite', got {method!r}")
-    ws = _workspace(k.n)
     if np.ndim(q) == 2:
         if method != "denoc":
             raise ValueError("batches (T, n) are computed with method='denoc'")
