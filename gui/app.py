@@ -105,6 +105,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
 
     from .error_report import install_excepthook, setup_logging
     from .main_window import MainWindow
+    from .startup import warm_up_kernels
     from .style import apply_style
 
     QCoreApplication.setOrganizationName("ArmDyn")
@@ -115,6 +116,12 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     scripted = args.screenshot is not None
     previous_hook = install_excepthook(log_path, interactive=not scripted)
     try:
+        # numba compiles the dynamics core on first use: do it now, off the GUI thread
+        # (a splash says so when it takes long), so that no later action waits for it.
+        error = warm_up_kernels(splash=not scripted, report_errors=not scripted)
+        if error is not None and scripted:
+            print(f"armdyn: warning: the dynamics kernels could not be prepared: {error}",
+                  file=sys.stderr)
         window = MainWindow(robot, args.robot, restore_layout=not scripted and not args.size)
         if args.size:
             window.resize(*args.size)

@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
-from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox, QStyle,
-                               QToolBar, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QMenu, QMessageBox,
+                               QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
 from core import Robot
 
@@ -40,6 +40,23 @@ from .view3d import ArmView
 __all__ = ["MainWindow"]
 
 log = logging.getLogger(__name__)
+
+#: Default height of the Results dock (playback bar and plots), share of the window's.
+RESULTS_SHARE = 0.45
+RESULTS_MIN_HEIGHT = 400  # px
+
+
+def _scrolling(widget: QWidget) -> QScrollArea:
+    """`widget` in a frameless scroll area that resizes it (for a dock that may be low)."""
+    scroll = QScrollArea()
+    scroll.setObjectName(f"{widget.objectName() or type(widget).__name__}Scroll")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    scroll.setWidget(widget)
+    scroll.setMinimumWidth(widget.minimumSizeHint().width()
+                           + scroll.verticalScrollBar().sizeHint().width())
+    return scroll
 
 
 def _optional(module: str, name: str):
@@ -136,7 +153,9 @@ class MainWindow(QMainWindow):
         self.pose_dock = self._dock("Pose", "poseDock", self.pose_panel, left)
         self.splitDockWidget(self.robot_dock, self.pose_dock, Qt.Orientation.Vertical)
         right = Qt.DockWidgetArea.RightDockWidgetArea
-        self.run_dock = (self._dock("Run", "runDock", self.run_panel, right)
+        # The run panel scrolls when it is lower than its content, so that the window's
+        # default layout can give the results (below it) a good share of the height.
+        self.run_dock = (self._dock("Run", "runDock", _scrolling(self.run_panel), right)
                          if self.run_panel else None)
         self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, right)
                              if self.inspect else None)
@@ -554,7 +573,7 @@ class MainWindow(QMainWindow):
         self._size_docks()
 
     def _size_docks(self) -> None:
-        """Default proportions: tables ~1/3 of the width, plots ~30 % of the height."""
+        """Default proportions: tables ~1/3 of the width, results ~45 % of the height."""
         w, h = self.width(), self.height()
         left = int(min(max(0.345 * w, 420), 620))
         self.resizeDocks([self.robot_dock], [left], Qt.Orientation.Horizontal)
@@ -564,7 +583,9 @@ class MainWindow(QMainWindow):
             self.resizeDocks([self.run_dock], [int(min(max(0.2 * w, 300), 420))],
                              Qt.Orientation.Horizontal)
         if self.plots_dock:
-            self.resizeDocks([self.plots_dock], [int(0.42 * h)], Qt.Orientation.Vertical)
+            # ~45 %; at least RESULTS_MIN_HEIGHT on a small screen (then up to ~half).
+            results = min(max(RESULTS_SHARE * h, RESULTS_MIN_HEIGHT), 0.52 * h)
+            self.resizeDocks([self.plots_dock], [int(results)], Qt.Orientation.Vertical)
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")

@@ -1,10 +1,13 @@
 """Result plots: joint values, rates, torques and energy against time (pyqtgraph).
 
-Four stacked plots with linked time axes. Curves are built once per robot
-and refreshed with ``setData`` from a ~30 Hz timer while chunks stream in.
-Revolute joints use the left axis (deg, deg/s, N m); prismatic joints, drawn
-dashed, use a right axis (m, m/s, N). Each plot's legend sits at its right
-and doubles as the read-out of the values at the mouse time. A left click
+Four plots with linked time axes, in a 2 x 2 grid when the panel is wide
+(GRID_MIN_WIDTH) and three or four are shown, else in one column. Curves are
+built once per robot and refreshed with ``setData`` from a ~30 Hz timer while
+chunks stream in. Revolute joints use the left axis (deg, deg/s, N m);
+prismatic joints, drawn dashed, use a right axis (m, m/s, N). Each plot's
+legend is a semi-transparent box in the plot's top-right corner that doubles as
+the read-out of the values at the mouse time; it takes more columns and then
+only the joint numbers when the plot is small, so the curves keep the room. A left click
 or drag in a plot scrubs (``time_picked``); the wheel zooms, right-drag
 scales, middle-drag pans.
 """
@@ -33,10 +36,17 @@ from gui.colors import joint_color
 REFRESH_MS = 33
 LINE_WIDTH = 2
 FONT_PT = 11
-LABEL_STYLE = {"font-size": "12pt", "color": "#000"}
-TITLE_SIZE = "13pt"
-AXIS_WIDTH = 72  # px, left and right: keeps the four time axes aligned
-MIN_PLOT_HEIGHT = 210  # px; below this the panel scrolls instead of squeezing
+LEGEND_PT = 10
+LABEL_STYLE = {"font-size": "11pt", "color": "#000"}
+TITLE_SIZE = "12pt"
+TITLE_HEIGHT = 22  # px (pyqtgraph reserves 30)
+AXIS_WIDTH = 66  # px, left and right (prismatic joints): keeps the time axes aligned
+NO_RIGHT_AXIS_WIDTH = 10  # px, right margin when the robot has no prismatic joint
+MIN_PLOT_HEIGHT = 130  # px; below this the panel scrolls instead of squeezing
+GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 columns
+#: The legend may take at most this share of its plot's width and height; beyond it,
+#: it takes more columns, then shows only the joint numbers.
+LEGEND_MAX_SHARE = (0.5, 0.42)
 EXPORT_PLOT_HEIGHT = 380  # px, height of each plot laid out for export (then scaled)
 CURSOR_COLOR = "#B00020"
 GLYPH = {Qt.SolidLine: "\u2501\u2501\u2501", Qt.DashLine: "\u254d\u254d\u254d",
@@ -65,11 +75,11 @@ class PlotSpec:
 
 SPECS = (
     PlotSpec("joint_angles", "Joint angles", "Angles", "q", "angle (\u00b0)",
-             "prismatic: displacement (m)", "\u00b0", " m", True),
+             "prismatic (m)", "\u00b0", " m", True),
     PlotSpec("joint_rates", "Joint rates", "Rates", "qd", "rate (\u00b0/s)",
-             "prismatic: rate (m/s)", " \u00b0/s", " m/s", True),
+             "prismatic (m/s)", " \u00b0/s", " m/s", True),
     PlotSpec("joint_torques", "Joint torques / forces", "Torques / forces", "tau", "torque (N m)",
-             "prismatic: force (N)", " N m", " N", False),
+             "prismatic (N)", " N m", " N", False),
     PlotSpec("energy", "Energy", "Energy", "energy", "energy (J)", "", " J", " J", False),
 )
 
@@ -129,63 +139,93 @@ class _Entry:
     style: Qt.PenStyle
     unit: str
     idle: str  # shown in the value column when there is no read-out
+    short: str  # the name when the plot is small (the joint number)
 
 
-class _Legend(pg.GraphicsWidget):
-    """A boxed HTML table: line sample, name, value. Fixed width, top-aligned."""
+class _Legend(pg.GraphicsWidgetAnchor, pg.GraphicsWidget):
+    """A semi-transparent boxed HTML table inside the plot: line sample, name, value.
+
+    Anchored to the top-right corner of its ViewBox. `fit(width, height)` (the
+    ViewBox size) picks the first layout that takes at most LEGEND_MAX_SHARE
+    of it: one column of full names, more columns, then joint numbers only.
+    """
 
     def __init__(self) -> None:
-        super().__init__()
+        pg.GraphicsWidget.__init__(self)
+        pg.GraphicsWidgetAnchor.__init__(self)
+        self.setZValue(100)  # above the curves and the cursor lines
         self._text = QGraphicsTextItem(self)
         font = QFont()
-        font.setPointSize(FONT_PT)
+        font.setPointSize(LEGEND_PT)
         self._text.setFont(font)
-        self._text.setPos(4, 2)
+        self._text.setPos(3, 1)
         self.entries: list[_Entry] = []
+        self._room = (1e6, 1e6)
+        self._layout = (1, False)  # columns, short names
+        self._widths = (0.0, 0.0)  # idle, with read-out values (constant while hovering)
 
     def set_entries(self, entries: list[_Entry]) -> None:
         self.entries = entries
+        self._relayout()
+
+    def fit(self, width: float, height: float) -> None:
+        """The ViewBox is `width` x `height` px: pick the legend's layout for it."""
+        if (width, height) != self._room:
+            self._room = (width, height)
+            self._relayout()
+
+    def _relayout(self) -> None:
+        n = len(self.entries)
+        candidates = [(c, False) for c in (1, 2, 3) if c <= n]
+        candidates += [(c, True) for c in (2, 3, n) if 1 < c <= n] or [(1, True)]
+        max_w, max_h = (share * room for share, room in zip(LEGEND_MAX_SHARE, self._room))
+        for layout in candidates:
+            self._layout = layout
+            w, h = self._natural_size(None)
+            if w <= max_w and h <= max_h:
+                break
+        long_values = np.full(n, -8888.88)
+        self._widths = (self._natural_size(None)[0],
+                        max(self._natural_size(None)[0], self._natural_size(long_values)[0]))
         self.show_values(None)
 
-    def natural_width(self) -> float:
-        """Width (px) that fits the names and a long read-out."""
+    def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
         self._text.setTextWidth(-1)
-        widths = []
-        for values in (None, np.full(len(self.entries), -8888.88)):
-            self._text.setHtml(self._html(values))
-            widths.append(self._text.document().idealWidth())
-        self.show_values(None)
-        return max(widths) + 12
-
-    def set_width(self, width: float) -> None:
-        self.setMinimumWidth(width)
-        self.setMaximumWidth(width)
-        self._text.setTextWidth(width - 8)
-        self._fit_height()
+        self._text.setHtml(self._html(values))
+        return (self._text.document().idealWidth() + 8,
+                self._text.boundingRect().height() + 2)
 
     def show_values(self, values: np.ndarray | None) -> None:
+        self._text.setTextWidth(-1)
         self._text.setHtml(self._html(values))
-        self._fit_height()
-
-    def _fit_height(self) -> None:
-        h = self._text.boundingRect().height() + 4 if self.entries else 0
-        self.setMinimumHeight(h)
-        self.setMaximumHeight(h)
+        if self.entries:
+            width = self._widths[values is not None]
+            height = self._text.boundingRect().height() + 2
+        else:
+            width = height = 0.0
+        self.setMinimumSize(width, height)
+        self.setMaximumSize(width, height)
+        self.resize(width, height)
         self.update()
 
     def _html(self, values: np.ndarray | None) -> str:
-        rows = []
+        columns, short = self._layout
+        cells = []
         for k, e in enumerate(self.entries):
-            value = e.idle if values is None else f"{values[k]:.4g}{e.unit}"
-            rows.append(f"<tr><td style='color:{e.color}'>{GLYPH[e.style]}</td>"
-                        f"<td>&nbsp;{escape(e.name)}</td>"
-                        f"<td align='right'>&nbsp;&nbsp;{escape(value)}</td></tr>")
-        return f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"
+            idle = "" if short else e.idle  # short: the dash tells prismatic joints
+            value = idle if values is None else f"{values[k]:.4g}{e.unit}"
+            gap = "&nbsp;&nbsp;&nbsp;" if k % columns else ""
+            cells.append(f"<td style='color:{e.color}'>{gap}{GLYPH[e.style]}</td>"
+                         f"<td>&nbsp;{escape(e.short if short else e.name)}</td>"
+                         f"<td align='right'>{'&nbsp;' if value else ''}{escape(value)}</td>")
+        rows = ["".join(cells[i:i + columns]) for i in range(0, len(cells), columns)]
+        return ("<table cellspacing='0' cellpadding='0'>"
+                + "".join(f"<tr>{row}</tr>" for row in rows) + "</table>")
 
     def paint(self, p: QPainter, *args) -> None:
         if self.entries:
-            p.setPen(pg.mkPen("#999"))
-            p.setBrush(pg.mkBrush("#fff"))
+            p.setPen(pg.mkPen("#aaa"))
+            p.setBrush(pg.mkBrush(255, 255, 255, 170))  # curves show through
             p.drawRect(self.boundingRect().adjusted(0, 0, -1, -1))
 
 
@@ -197,7 +237,7 @@ class _Plot:
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
         self.item = pg.PlotItem(viewBox=self.vb)
-        self.item.setTitle(spec.title, size=TITLE_SIZE, color="#000")
+        self.set_title(spec.title)
         self.item.showGrid(x=True, y=True, alpha=0.25)
         self.item.setMenuEnabled(False)
         _adopt_menus(self.item, owner)
@@ -209,6 +249,7 @@ class _Plot:
         self.item.showAxis("right")
         self.item.getAxis("right").linkToView(self.vb2)
         self.vb.sigResized.connect(self._sync_vb2)
+        self.vb.sigResized.connect(self._fit_legend)
         font = QFont()
         font.setPointSize(FONT_PT)
         for name in ("left", "bottom", "right"):
@@ -222,8 +263,8 @@ class _Plot:
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
         self.item.setLabel("left", spec.left, **LABEL_STYLE)
         self.legend = _Legend()
-        self.item.layout.addItem(self.legend, 2, 4)
-        self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
+        self.legend.setParentItem(self.vb)
+        self.legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 4))
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
         self.hover = pg.InfiniteLine(angle=90, movable=False,
                                      pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
@@ -233,6 +274,22 @@ class _Plot:
         self.curves: list[pg.PlotDataItem] = []
         self.series = _Series(0)
         self.scale = np.ones(0)
+
+    @Slot()
+    def _fit_legend(self) -> None:
+        rect = self.vb.rect()
+        self.legend.fit(rect.width(), rect.height())
+
+    def set_time_axis_label(self, shown: bool) -> None:
+        """Time axis values and label only under the plots of the bottom row (linked axes)."""
+        axis = self.item.getAxis("bottom")
+        axis.setStyle(showValues=shown)
+        axis.showLabel(shown)
+
+    def set_title(self, text: str) -> None:
+        self.item.setTitle(text, size=TITLE_SIZE, color="#000")
+        self.item.layout.setRowFixedHeight(0, TITLE_HEIGHT)
+        self.item.titleLabel.setMaximumHeight(TITLE_HEIGHT)
 
     @Slot()
     def _sync_vb2(self) -> None:
@@ -251,7 +308,7 @@ class _Plot:
             for name, colour, dash in ENERGY_STYLE:
                 width = LINE_WIDTH + 1 if name == "total" else LINE_WIDTH
                 self._add_curve(self.vb, pg.mkPen(colour, width=width, style=dash))
-                entries.append(_Entry(name, colour, dash, " J", "(J)"))
+                entries.append(_Entry(name, colour, dash, " J", "", name[:3]))
             self.scale = np.ones(3)
         else:
             revolute = robot.is_revolute
@@ -260,8 +317,9 @@ class _Plot:
                 pen = pg.mkPen(joint_color(i), width=LINE_WIDTH, style=style)
                 self._add_curve(self.vb if revolute[i] else self.vb2, pen)
                 unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
-                idle = f"({unit.strip()})" if revolute[i] else f"({unit.strip()}, right axis)"
-                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle))
+                idle = "" if revolute[i] else "(right axis)"
+                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
+                                      str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
             self.scale = np.where(revolute, deg, 1.0)
         self.legend.set_entries(entries)
@@ -291,11 +349,10 @@ class _Plot:
     def show_values(self, time: float | None) -> None:
         """Legend read-out at `time` (s), or the plain legend for None."""
         if time is None or self.series.size == 0:
-            self.item.setTitle(self.spec.title, size=TITLE_SIZE, color="#000")
+            self.set_title(self.spec.title)
             self.legend.show_values(None)
         else:
-            self.item.setTitle(f"{self.spec.title} \u2014 t = {time:.3f} s", size=TITLE_SIZE,
-                               color="#000")
+            self.set_title(f"{self.spec.title} \u2014 t = {time:.3f} s")
             self.legend.show_values(self.series.value_at(time))
 
 
@@ -305,8 +362,8 @@ class PlotsPanel(QWidget):
     ``append(chunk)`` buffers streamed samples (curves refresh at ~30 Hz);
     ``set_trajectory`` shows a whole run; ``set_cursor_time`` moves the red
     time cursor; ``time_picked(t)`` (s) is emitted when the user clicks or
-    drags in a plot. A row of toggle buttons picks which plots are stacked;
-    when they do not fit, the panel scrolls.
+    drags in a plot. A row of toggle buttons picks which plots are shown (in
+    a 2 x 2 grid when the panel is wide); when they do not fit, the panel scrolls.
     """
 
     time_picked = Signal(float)
@@ -318,10 +375,12 @@ class PlotsPanel(QWidget):
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
         self._graphics.ci.setSpacing(6)
+        self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
         self._plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
         for plot in self._plots[1:]:
             plot.item.setXLink(self._plots[0].item)
         self._shown: list[_Plot] = []
+        self._columns = 1
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._flush)
@@ -383,8 +442,21 @@ class PlotsPanel(QWidget):
             return
         self.set_visible_plots(keys)
 
-    def _arrange(self, plots: list[_Plot]) -> None:
-        """Stack `plots` in order, each at least MIN_PLOT_HEIGHT tall; hide the others.
+    def _columns_for(self, count: int) -> int:
+        """2 columns for 3-4 plots in a wide panel (and 2 plots in a wide, low one), else 1."""
+        width, height = self.width(), self.height()
+        if width < GRID_MIN_WIDTH:
+            return 1
+        return 2 if count >= 3 or (count == 2 and width > 2.5 * height) else 1
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._columns_for(len(self._shown)) != self._columns:
+            self._arrange(self._shown)
+
+    def _arrange(self, plots: list[_Plot], columns: int | None = None) -> None:
+        """Lay out `plots` in order (row by row, `columns` or as the panel's width
+        allows), each at least MIN_PLOT_HEIGHT tall; hide the others.
 
         Hidden plots stay in the scene (only out of its layout), so they are
         deleted with the panel like the shown ones.
@@ -397,10 +469,18 @@ class PlotsPanel(QWidget):
             ci.layout.removeItem(plot.item)
         for plot in self._plots:
             plot.item.setVisible(plot in plots)
-        for row, plot in enumerate(plots):
-            ci.layout.addItem(plot.item, row, 0)
+        columns = self._columns_for(len(plots)) if columns is None else columns
+        rows = -(-len(plots) // columns)
+        for k, plot in enumerate(plots):
+            ci.layout.addItem(plot.item, k // columns, k % columns)
+            plot.set_time_axis_label(k + columns >= len(plots))
+        for i in range(2):
+            ci.layout.setColumnStretchFactor(i, 1 if i < columns else 0)
+        for i in range(len(self._plots)):
+            ci.layout.setRowStretchFactor(i, 1 if i < rows else 0)
         self._shown = list(plots)
-        self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * len(plots))
+        self._columns = columns
+        self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
 
     # ----- data -----------------------------------------------------------------------
@@ -409,11 +489,10 @@ class PlotsPanel(QWidget):
         self._robot = robot
         self._pending = []
         self._timer.stop()
+        prismatic = robot is not None and not all(robot.is_revolute)
         for plot in self._plots:
             plot.build(robot)
-        width = max(plot.legend.natural_width() for plot in self._plots)
-        for plot in self._plots:
-            plot.legend.set_width(width)
+            plot.item.getAxis("right").setWidth(AXIS_WIDTH if prismatic else NO_RIGHT_AXIS_WIDTH)
         self.set_cursor_time(None)
 
     def clear(self) -> None:
@@ -525,7 +604,7 @@ class PlotsPanel(QWidget):
         self.set_cursor_time(None)  # a figure shows the whole run, without the scrub line
         shown = list(self._shown)
         ci = self._graphics.ci
-        self._arrange(self._plots)
+        self._arrange(self._plots, columns=1)
         panel_width = max(self._graphics.width(), 600)
         ci.setGeometry(QRectF(0, 0, panel_width, EXPORT_PLOT_HEIGHT * len(self._plots)))
         ci.layout.activate()

@@ -39,8 +39,10 @@ FREE_RANGE_DEG = 1080.0
 FREE_RANGE_M = 10.0
 #: Inverse dynamics: samples per chunk (small enough to cancel fast and plot smoothly).
 ID_CHUNK_SAMPLES = 50
-#: Free fall: a chunk at least every this many simulated / wall seconds.
-SIM_CHUNK_S = 0.05
+#: Free fall: a chunk at least every SIM_CHUNK_WALL_S of computing (prompt cancel, live
+#: plots) and at most every SIM_CHUNK_S simulated seconds, so a fast simulation sends a
+#: few large chunks instead of flooding the GUI thread's queue with thousands of small ones.
+SIM_CHUNK_S = 1.0
 SIM_CHUNK_WALL_S = 0.03
 #: How long shutdown() waits for the worker thread, s.
 JOIN_TIMEOUT_S = 5.0
@@ -95,6 +97,7 @@ class RunPanel(QWidget):
         self._target_boxes: list[QDoubleSpinBox] = []
         self._current_labels: list[QLabel] = []
         self._worker: GeneratorWorker | None = None
+        self._stop_emitted = False
         self._orphans: list[GeneratorWorker] = []  # cancelled but not yet ended (rare)
         self._chunks: list[Trajectory] = []
         self._error: BaseException | None = None
@@ -344,6 +347,7 @@ class RunPanel(QWidget):
         worker.aborted.connect(self._on_aborted)
         worker.done.connect(self._on_done)
         self._worker = worker
+        self._stop_emitted = False
         self._chunks = []
         self._error = None
         self._progress.setValue(0)
@@ -355,10 +359,12 @@ class RunPanel(QWidget):
 
     @Slot()
     def stop(self) -> None:
-        """Ask the running job to stop; `stopped(partial)` follows within one chunk."""
-        if self._worker is not None:
+        """Stop the running job: `stopped(partial)` is emitted at once with the chunks shown
+        so far; chunks still queued from the worker are dropped, and its thread ends at
+        its next chunk boundary (is_running() turns False then)."""
+        if self._worker is not None and not self._stop_emitted:
             self._worker.cancel()
-            self._status.setText(f"{self._kind}: stopping\u2026")
+            self._emit_stopped()
 
     def pause(self, paused: bool = True) -> None:
         """Pause (or resume) the running job at its next chunk."""
@@ -427,7 +433,7 @@ class RunPanel(QWidget):
 
     @Slot(object)
     def _on_chunk(self, part: Trajectory) -> None:
-        if not self._current() or len(part) == 0:
+        if not self._current() or len(part) == 0 or self._stop_emitted:
             return
         self._chunks.append(part)
         t = float(part.t[-1])
@@ -462,8 +468,12 @@ class RunPanel(QWidget):
 
     @Slot(object)
     def _on_aborted(self, _values: list) -> None:
-        if not self._current():
+        if not self._current() or self._stop_emitted:
             return
+        self._emit_stopped()
+
+    def _emit_stopped(self) -> None:
+        self._stop_emitted = True
         partial = self._partial()
         end = f"t = {partial.t[-1]:.2f} s" if len(partial) else "the start"
         self._status.setText(f"{self._kind}: stopped at {end} ({len(partial)} samples).")

@@ -90,3 +90,53 @@ def test_unexpected_errors_go_to_a_dialog_and_the_log(qapp, monkeypatch, caplog,
     assert "Traceback" in shown[0][1]  # behind the dialog's details button
     assert "boom" in caplog.text
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
+    import threading
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    import core
+    from gui import startup
+
+    calls = []
+    monkeypatch.setattr(core, "warm_up", lambda: (calls.append(threading.current_thread()),
+                                                  time.sleep(0.5)))
+    ticks = []
+    splash_seen = []
+
+    def tick():
+        ticks.append(1)
+        splash_seen.extend(w for w in QApplication.topLevelWidgets()
+                           if w.objectName() == "warmUpSplash" and w.isVisible())
+
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(tick)
+    timer.start()
+    try:
+        assert startup.warm_up_kernels() is None
+    finally:
+        timer.stop()
+    assert len(calls) == 1 and calls[0] is not threading.main_thread()
+    assert len(ticks) >= 10  # the event loop ran during the 0.5 s warm-up
+    assert splash_seen  # longer than SPLASH_DELAY_S: the splash says what is going on
+
+
+def test_a_quick_warm_up_shows_no_splash_and_errors_are_reported(qapp, monkeypatch):
+    import core
+    from gui import startup
+
+    shown = []
+    monkeypatch.setattr(startup, "_splash_window", lambda: shown.append("splash"))
+    monkeypatch.setattr(startup, "_show_error", shown.append)
+
+    def broken():
+        raise core.ArmDynError("numba cache is unwritable")
+
+    monkeypatch.setattr(core, "warm_up", broken)
+    assert startup.warm_up_kernels() == "numba cache is unwritable"
+    assert shown == ["numba cache is unwritable"]  # a dialog, no splash; the app goes on

@@ -112,6 +112,10 @@ def test_hover_readout_shows_values_at_the_mouse_time(panel, chunks, stanford):
     waist = np.degrees(np.interp(1.0, traj.t, traj.q[:, 0]))
     assert f"{waist:.4g}\u00b0" in text and "t = 1.000 s" in angles.item.titleLabel.text
     panel.show_readout(None)
+    idle = angles.legend._text.toPlainText()
+    assert f"{waist:.4g}" not in idle and "\u254d" in idle  # prismatic joint: dashed
+    angles.legend.fit(2000, 2000)  # room for full names: the unit axis is named too
+    assert "3 boom" in angles.legend._text.toPlainText()
     assert "right axis" in angles.legend._text.toPlainText()
 
 

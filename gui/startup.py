@@ -1,0 +1,111 @@
+"""Start-up work before the main window opens: the dynamics kernels are warmed up.
+
+numba compiles the dynamics core on its first use: about a minute on a fresh
+machine, a second or two once numba's disk cache holds the kernels. So that no
+user action ever waits for the compiler, `warm_up_kernels` runs
+``core.warm_up()`` in a worker thread before the window is built, while the
+GUI thread keeps processing events. If the warm-up takes longer than
+SPLASH_DELAY_S, a small window says what is going on.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from PySide6.QtCore import QEventLoop, Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QProgressBar, QVBoxLayout, QWidget
+
+__all__ = ["warm_up_kernels", "SPLASH_MESSAGE"]
+
+log = logging.getLogger(__name__)
+
+SPLASH_MESSAGE = ("Preparing the dynamics kernels "
+                  "(first start on this machine can take a minute)\u2026")
+#: No splash when the warm-up is done within this time, s.
+SPLASH_DELAY_S = 0.3
+#: How often the GUI thread looks whether the worker is done, ms.
+POLL_MS = 20
+
+
+def warm_up_kernels(*, splash: bool = True, report_errors: bool = True) -> str | None:
+    """Run ``core.warm_up()`` off the GUI thread; the event loop runs meanwhile.
+
+    A QApplication must exist. Shows a splash window (if `splash`) once the
+    warm-up has taken SPLASH_DELAY_S. A failed warm-up is logged and, if
+    `report_errors`, its message is shown in a dialog; the application goes
+    on either way (kernels then compile on their first use). Returns the
+    error message, or None.
+    """
+    import core  # looked up now, so that tests can replace core.warm_up
+
+    outcome: dict[str, str] = {}
+
+    def work() -> None:
+        try:
+            core.warm_up()
+        except Exception as e:  # noqa: BLE001 - reported below, the GUI goes on
+            log.exception("warm-up of the dynamics kernels failed")
+            outcome["error"] = str(e) or type(e).__name__
+
+    thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
+    started = time.monotonic()
+    thread.start()
+    window: QWidget | None = None
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(POLL_MS)
+
+    def poll() -> None:
+        nonlocal window
+        if not thread.is_alive():
+            loop.quit()
+        elif splash and window is None and time.monotonic() - started >= SPLASH_DELAY_S:
+            window = _splash_window()
+            window.show()
+
+    timer.timeout.connect(poll)
+    timer.start()
+    try:
+        loop.exec()
+    finally:
+        timer.stop()
+        thread.join()
+        if window is not None:
+            window.close()
+            window.deleteLater()
+    error = outcome.get("error")
+    if error is not None and report_errors:
+        _show_error(error)
+    return error
+
+
+def _splash_window() -> QWidget:
+    """A small frameless window: the message and a busy bar."""
+    window = QFrame(None, Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
+    window.setObjectName("warmUpSplash")
+    window.setFrameShape(QFrame.Shape.Box)
+    window.setWindowTitle("ArmDyn")
+    layout = QVBoxLayout(window)
+    layout.setContentsMargins(24, 20, 24, 20)
+    layout.setSpacing(12)
+    title = QLabel("<b>ArmDyn</b>")
+    message = QLabel(SPLASH_MESSAGE)
+    message.setWordWrap(True)
+    bar = QProgressBar()
+    bar.setRange(0, 0)  # busy: the compiler does not tell how far it is
+    bar.setTextVisible(False)
+    for widget in (title, message, bar):
+        layout.addWidget(widget)
+    window.setFixedWidth(440)
+    window.adjustSize()
+    screen = window.screen().availableGeometry() if window.screen() else None
+    if screen is not None:
+        window.move(screen.center() - window.rect().center())
+    return window
+
+
+def _show_error(message: str) -> None:
+    QMessageBox.warning(None, "ArmDyn",
+                        "The dynamics kernels could not be prepared:\n\n"
+                        f"{message}\n\nArmDyn goes on; the first run may take longer.")
