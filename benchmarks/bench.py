@@ -175,7 +175,12 @@ def main() -> int:
           f"the straight line {resid.max():.0%} -> {'linear' if linear else 'NOT linear'}")
     print(f"   composite grows as n^{growth_c:.1f} between n = {int(ns[-2])} and {int(ns[-1])}")
     small = bench_scaling(range(2, 21, 2), reps)
-    cross = next((n for n, t_d, t_c in small if t_d < t_c), None)
+    # the crossover: from this n on, denoc is faster at every size measured
+    cross = None
+    for n, t_d, t_c in reversed(small):
+        if t_d >= t_c:
+            break
+        cross = n
     print("   crossover (denoc faster than composite) from n = "
           f"{cross if cross is not None else '> 20'}; seed 001 Table 2 predicts n = 10-12 by "
           "operation counts")
