@@ -157,11 +157,6 @@ class MainWindow(QMainWindow):
         # default layout can give the results (below it) a good share of the height.
         self.run_dock = (self._dock("Run", "runDock", _scrolling(self.run_panel), right)
                          if self.run_panel else None)
-        self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, right)
-                             if self.inspect else None)
-        if self.run_dock and self.inspect_dock:
-            self.tabifyDockWidget(self.run_dock, self.inspect_dock)
-            self.run_dock.raise_()
         self.plots_dock = None
         if self.plots is not None:
             # The playback bar sits on top of the plots: one time line for both the
@@ -175,6 +170,17 @@ class MainWindow(QMainWindow):
             column.addWidget(self.plots, 1)
             self.plots_dock = self._dock("Results", "plotsDock", results,
                                          Qt.DockWidgetArea.BottomDockWidgetArea)
+        # The inspect tables (n x n mass matrix, 6x6 inertias) need width: they share
+        # the wide bottom area with the results, behind a tab.
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, bottom)
+                             if self.inspect else None)
+        self._tabify_inspect()
+
+    def _tabify_inspect(self) -> None:
+        if self.plots_dock and self.inspect_dock:
+            self.tabifyDockWidget(self.plots_dock, self.inspect_dock)
+            self.plots_dock.raise_()
 
     def _dock(self, title: str, name: str, widget: QWidget,
               area: Qt.DockWidgetArea) -> QDockWidget:
@@ -565,11 +571,11 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.robot_dock, self.pose_dock, Qt.Orientation.Vertical)
         if self.run_dock:
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.run_dock)
-        if self.run_dock and self.inspect_dock:
-            self.tabifyDockWidget(self.run_dock, self.inspect_dock)
-            self.run_dock.raise_()
         if self.plots_dock:
             self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
+        if self.inspect_dock:
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.inspect_dock)
+        self._tabify_inspect()
         self._size_docks()
 
     def _size_docks(self) -> None:
