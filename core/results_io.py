@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
-from pathlib import Path
 
 import numpy as np
 
+from .atomic import write_atomically
 from .robot import Robot
 from .trajectory import Trajectory
 
@@ -35,24 +34,7 @@ def trajectory_csv_text(traj: Trajectory, robot: Robot) -> str:
     return out.getvalue()
 
 
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write `text` to `path` atomically: a temp file in the same folder, then os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def write_trajectory_csv(traj: Trajectory, robot: Robot, path: str | os.PathLike) -> None:
     """Save a trajectory as CSV (atomic). Read back with numpy.loadtxt(path, delimiter=',', skiprows=3)."""
-    write_text_atomic(path, trajectory_csv_text(traj, robot))
+    data = trajectory_csv_text(traj, robot).encode("utf-8")
+    write_atomically(os.path.realpath(os.fspath(path)), data)

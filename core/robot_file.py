@@ -55,13 +55,13 @@ import difflib
 import math
 import os
 import re
-import secrets
 import stat
 import tomllib
 from datetime import date, datetime, time
 from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero,
                      InvalidOperation, Overflow)
 
+from .atomic import write_atomically
 from .errors import RobotError, RobotFileError
 from .robot import DEFAULT_GRAVITY, JointType, Link, Robot
 
@@ -139,7 +139,7 @@ def save_robot(robot: Robot, path) -> None:
     except RobotError as e:
         raise _file_error(shown, e) from None
     try:
-        _write_atomically(os.path.realpath(os.fspath(path)), data)
+        write_atomically(os.path.realpath(os.fspath(path)), data)
     except OSError as e:
         raise RobotFileError(shown, f"cannot write the file: {e.strerror or e}") from e
 
@@ -713,43 +713,3 @@ def _toml_str(s: str, multiline: bool = False) -> str:
     return f'"""\n{body}"""' if use_ml else f'"{body}"'
 
 
-def _write_atomically(target: str, data: bytes) -> None:
-    """Write `data` to `target` via a temporary file and os.replace; OSError on failure."""
-    directory = os.path.dirname(target) or "."
-    base = os.path.basename(target)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise OSError(f"cannot create a temporary file in {directory}")
-    try:
-        with open(fd, "wb", closefd=True) as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:  # keep the permission bits of the file being replaced
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename durable; not possible everywhere (e.g. Windows)
-        dir_fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
