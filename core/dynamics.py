@@ -215,6 +215,16 @@ def _rows(x, n: int, name: str) -> tuple[np.ndarray, bool]:
     raise ValueError(f"{name} must have shape ({n},) or (T, {n}), got {a.shape}")
 
 
+def _same_rows(n: int, **arrays) -> tuple[list[np.ndarray], bool]:
+    """The named joint arrays as (T, n) rows of one shape, and whether they were single states."""
+    rows = [_rows(value, n, name) for name, value in arrays.items()]
+    shapes = [r.shape for r, _ in rows]
+    if len(set(shapes)) != 1:
+        raise ValueError(f"{', '.join(arrays)} must have the same shape, got "
+                         f"{', '.join(map(str, shapes))}")
+    return [r for r, _ in rows], rows[0][1]
+
+
 def _wrench(f_ext, T: int) -> np.ndarray:
     if f_ext is None:
         return np.zeros((T, 6))
@@ -242,11 +252,7 @@ def inverse_dynamics(robot: Robot, q, qd, qdd, f_ext=None) -> np.ndarray:
     Gravity enters as the base acceleration -g (seed 001 eq. 17).
     """
     k = _packed(robot)
-    Q, single = _rows(q, k.n, "q")
-    Qd, _ = _rows(qd, k.n, "qd")
-    Qdd, _ = _rows(qdd, k.n, "qdd")
-    if not (Q.shape == Qd.shape == Qdd.shape):
-        raise ValueError(f"q, qd, qdd must have the same shape, got {Q.shape}, {Qd.shape}, {Qdd.shape}")
+    (Q, Qd, Qdd), single = _same_rows(k.n, q=q, qd=qd, qdd=qdd)
     tau = np.empty_like(Q)
     _inverse_dynamics_batch(k.P, k.revolute, k.gravity, _workspace(k.n), Q, Qd, Qdd,
                             _wrench(f_ext, Q.shape[0]), tau)
@@ -275,24 +281,20 @@ def forward_dynamics(robot: Robot, q, qd, tau, method: str = "denoc", f_ext=None
         qdd = np.empty(k.n)
         bad = _forward_dynamics_denoc(k.P, k.revolute, k.gravity, ws, q, qd, tau, _NO_WRENCH, qdd)
         if bad >= 0:
-            raise SingularMassMatrixError(int(bad) + 1, ws_pivot(robot, q, bad))
+            raise SingularMassMatrixError(int(bad) + 1, _pivot(robot, q, bad))
         return qdd
     if method not in ("denoc", "composite"):
         raise ValueError(f"method must be 'denoc' or 'composite', got {method!r}")
     if np.ndim(q) == 2:
         if method != "denoc":
             raise ValueError("batches (T, n) are computed with method='denoc'")
-        Q, _ = _rows(q, k.n, "q")
-        Qd, _ = _rows(qd, k.n, "qd")
-        Tau, _ = _rows(tau, k.n, "tau")
-        if not (Q.shape == Qd.shape == Tau.shape):
-            raise ValueError(f"q, qd, tau must have the same shape, got {Q.shape}, {Qd.shape}, {Tau.shape}")
+        (Q, Qd, Tau), _ = _same_rows(k.n, q=q, qd=qd, tau=tau)
         out = np.empty_like(Q)
         bad = _forward_dynamics_denoc_batch(k.P, k.revolute, k.gravity, ws, Q, Qd, Tau,
                                             _wrench(f_ext, Q.shape[0]), out)
         if bad >= 0:
             s, j = divmod(int(bad), k.n)
-            raise SingularMassMatrixError(j + 1, ws_pivot(robot, Q[s], j))
+            raise SingularMassMatrixError(j + 1, _pivot(robot, Q[s], j))
         return out
     q = _vec(q, k.n, "q")
     qd = _vec(qd, k.n, "qd")
@@ -305,11 +307,11 @@ def forward_dynamics(robot: Robot, q, qd, tau, method: str = "denoc", f_ext=None
         bad = _forward_dynamics_composite(k.P, k.revolute, k.gravity, ws, q, qd, tau, w,
                                           np.empty((k.n, k.n)), qdd)
     if bad >= 0:
-        raise SingularMassMatrixError(int(bad) + 1, ws_pivot(robot, q, bad))
+        raise SingularMassMatrixError(int(bad) + 1, _pivot(robot, q, bad))
     return qdd
 
 
-def ws_pivot(robot: Robot, q, k: int) -> float:
+def _pivot(robot: Robot, q, k: int) -> float:
     """The pivot m_hat_k (0-based k) at configuration q, for error messages."""
     return float(articulated_body_inertias(robot, q, check=False).m_hat[k])
 
@@ -431,10 +433,7 @@ def energy(robot: Robot, q, qd) -> np.ndarray:
     Potential energy is -sum m_i g . c_i, zero at the base origin.
     """
     k = _packed(robot)
-    Q, single = _rows(q, k.n, "q")
-    Qd, _ = _rows(qd, k.n, "qd")
-    if Q.shape != Qd.shape:
-        raise ValueError(f"q and qd must have the same shape, got {Q.shape}, {Qd.shape}")
+    (Q, Qd), single = _same_rows(k.n, q=q, qd=qd)
     out = np.empty((Q.shape[0], 2))
     _energy_batch(k.P, k.revolute, k.gravity, _workspace(k.n), Q, Qd, out)
     res = np.column_stack([out, out.sum(axis=1)])
