@@ -46,6 +46,64 @@ class RobotError(ArmDynError, ValueError):
         return f"{where}: {self.reason}" if where else self.reason
 
 
+class MechanismError(ArmDynError, ValueError):
+    """Invalid mechanism data: names the chain, the link (1-based in its chain), the loop
+    and the field, whichever apply.
+
+    ``str(err)`` reads ``"chain 'left leg', link 2 ('thigh'), field 'mass': must be > 0"``
+    or ``"loop 'C', field 'links': 'rockr' is not a link of this mechanism"``.
+    """
+
+    def __init__(self, reason: str, *, chain: str | None = None, loop: str | None = None,
+                 link: int | None = None, link_name: str = "", field: str = "") -> None:
+        self.chain = chain
+        self.loop = loop
+        self.link = link
+        self.link_name = link_name
+        self.field = field
+        self.reason = reason
+        super().__init__(self._compose())
+
+    def where(self) -> str:
+        parts = []
+        if self.chain is not None:
+            parts.append(f"chain {self.chain!r}")
+        if self.loop is not None:
+            parts.append(f"loop {self.loop!r}")
+        if self.link is not None:
+            parts.append(f"link {self.link}" + (f" ({self.link_name!r})" if self.link_name else ""))
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        return ", ".join(parts)
+
+    def _compose(self) -> str:
+        where = self.where()
+        return f"{where}: {self.reason}" if where else self.reason
+
+
+class LoopClosureError(MechanismError):
+    """The loops cannot be closed (assembly failed) or the independent joints do not fix
+    the pose. ``residual`` is the largest closure error left (m or rad), when known."""
+
+    def __init__(self, reason: str, *, loop: str | None = None, residual: float | None = None,
+                 field: str = "") -> None:
+        self.residual = residual
+        super().__init__(reason, loop=loop, field=field)
+
+
+class SingularConfigurationError(ArmDynError, ArithmeticError):
+    """A closed chain reached a pose where the independent joints no longer fix the
+    motion (a type-II / parallel singularity) or the loop constraints lose rank.
+    ``q`` is the pose (n,), ``time`` the simulated time if any."""
+
+    def __init__(self, reason: str, *, q=None, time: float | None = None) -> None:
+        self.reason = reason
+        self.q = q
+        self.time = time
+        where = f" at t = {time:.6g} s" if time is not None else ""
+        super().__init__(f"singular configuration{where}: {reason}")
+
+
 class RobotFileError(ArmDynError):
     """A robot file could not be read or written; the only error `load_robot` raises.
 
@@ -70,12 +128,14 @@ class SingularMassMatrixError(ArmDynError, ArithmeticError):
     (the D of UDU^T) vanished.
     """
 
-    def __init__(self, joint: int, pivot: float | None = None) -> None:
+    def __init__(self, joint: int, pivot: float | None = None, name: str = "") -> None:
         self.joint = joint
         self.pivot = pivot
+        self.name = name
         value = "" if pivot is None or pivot != pivot else f" (pivot m_hat = {pivot:.3g})"
+        label = f"joint {joint}" + (f" ({name!r})" if name else "")
         super().__init__(
-            f"mass matrix is singular at joint {joint}{value}: the links from this joint "
+            f"mass matrix is singular at {label}{value}: the links from this joint "
             "outward have no inertia about its axis")
 
 
@@ -103,3 +163,24 @@ class SimulationCancelled(ArmDynError):
         self.time = time
         self.result = result
         super().__init__(f"simulation cancelled at t = {time:.6g} s")
+
+
+class MechanismFileError(RobotFileError):
+    """A mechanism (or robot) file could not be read or written; the only error
+    `load_mechanism` raises. Names the file, then the chain, loop, link and field
+    that apply: ``"<path>: loop 'C', field 'links': 'rockr' is not a link"``.
+    """
+
+    def __init__(self, path: str, reason: str, *, chain: str | None = None,
+                 loop: str | None = None, link: int | None = None, link_name: str = "",
+                 field: str = "") -> None:
+        self.chain = chain
+        self.loop = loop
+        inner = MechanismError(reason, chain=chain, loop=loop, link=link, link_name=link_name,
+                               field=field)
+        ArmDynError.__init__(self, f"{path}: {inner}")
+        self.path = str(path)
+        self.link = link
+        self.link_name = link_name
+        self.field = field
+        self.reason = reason

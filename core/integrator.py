@@ -6,18 +6,19 @@ at import time), the same step-size control (SAFETY 0.9, factors in [0.2, 10], n
 right after a rejection, error exponent -1/8), the same blended 5th/3rd order error norm,
 the same initial step selection (`select_initial_step`, order 7, RMS norm) and the same
 7th-degree dense output (3 extra stages, evaluated only on steps that hold an output sample
-strictly inside the step). The right-hand side is `core.dynamics._state_derivative`, called
+strictly inside the step). The right-hand side is `core.dynamics.state_derivative`, called
 inside numba, so a whole chunk runs without returning to Python. Integration runs forward
 in time only (t_bound > t0).
 
 Compiled kernels
 ----------------
-``initial_step(P, revolute, gravity, ws, tau, damping, f_ext, t0, y0, f0, t_bound, rtol, atol,
+``initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound, rtol, atol,
 max_step, y1, f1) -> (h_abs, info)``
-    SciPy's select_initial_step. y1, f1: (2n,) scratch. info = -1, or the 0-based joint whose
+    SciPy's select_initial_step (MF, MI: the model's kernel buffers, core.kernel_model;
+    ws: a workspace, core.workspace). y1, f1: (2n,) scratch. info = -1, or the 0-based joint whose
     pivot vanished at the probe state (then h_abs = nan).
 
-``dop853_advance(P, revolute, gravity, ws, tau, damping, f_ext, state, y, f, K, scratch,
+``dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
 stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, info)``
     state   float64 (5,) or (6,): [t, h_abs, t_bound, rtol, atol(, max_step)]; t and h_abs
             are updated in place. max_step defaults to inf when state has 5 entries.
@@ -38,7 +39,7 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
     status  0  still running (t >= t_stop or max_steps accepted steps taken)
             1  finished (t == t_bound, all samples <= t_bound written)
            -1  step size too small (SciPy's rule: h < 10 * |nextafter(t, inf) - t|)
-           -2  singular mass matrix; info = 0-based joint from _state_derivative. A trial
+           -2  singular mass matrix; info = 0-based joint from state_derivative. A trial
                step whose stage hits a singular pivot is rejected (h *= 0.2) like a failed
                error test; -2 is returned only when that persists down to the minimum step
                (y, f, t stay at the last accepted step). Exception: a singular pivot in the
@@ -63,7 +64,8 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from .dynamics import _packed, _state_derivative, _workspace
+from .dynamics import kernel_of, link_wrenches, state_derivative
+from .workspace import thread_workspace
 
 # ---------------------------------------------------------------------------------------
 # Tableau (from SciPy, not retyped). Numba freezes these module globals as constants.
@@ -130,7 +132,7 @@ def _rms(x, scale):
 
 
 @njit(cache=True)
-def initial_step(P, revolute, gravity, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
+def initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
                  rtol, atol, max_step, y1, f1):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
@@ -150,7 +152,7 @@ def initial_step(P, revolute, gravity, ws, tau, damping, f_ext, t0, y0, f0, t_bo
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _state_derivative(P, revolute, gravity, ws, y1, tau, damping, f_ext, f1)
+    bad = state_derivative(MF, MI, ws, y1, tau, damping, f_ext, f1)
     if bad >= 0:
         return np.nan, bad
     for i in range(m):
@@ -183,13 +185,13 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @njit(cache=True)
-def _dense_build(P, revolute, gravity, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
+def _dense_build(MF, MI, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
                  ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1 or singular joint."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = _state_derivative(P, revolute, gravity, ws, ystage, tau, damping, f_ext, K[s])
+        bad = state_derivative(MF, MI, ws, ystage, tau, damping, f_ext, K[s])
         if bad >= 0:
             return bad
     for i in range(m):
@@ -223,7 +225,7 @@ def _dense_eval(F, y_old, x, out):
 
 
 @njit(cache=True)
-def dop853_advance(P, revolute, gravity, ws, tau, damping, f_ext, state, y, f, K, scratch,
+def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
@@ -297,7 +299,7 @@ def dop853_advance(P, revolute, gravity, ws, tau, damping, f_ext, state, y, f, K
                 nonfinite = _first_nonfinite(ystage)
                 if nonfinite >= 0:
                     break
-                singular = _state_derivative(P, revolute, gravity, ws, ystage, tau, damping,
+                singular = state_derivative(MF, MI, ws, ystage, tau, damping,
                                              f_ext, K[s])
                 stats[0] += 1
                 if singular >= 0:
@@ -310,7 +312,7 @@ def dop853_advance(P, revolute, gravity, ws, tau, damping, f_ext, state, y, f, K
                     y_new[i] = y[i] + h * acc
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
-                    singular = _state_derivative(P, revolute, gravity, ws, y_new, tau, damping,
+                    singular = state_derivative(MF, MI, ws, y_new, tau, damping,
                                                  f_ext, K[N_STAGES])
                     stats[0] += 1
             if nonfinite >= 0 or singular >= 0:
@@ -388,7 +390,7 @@ def dop853_advance(P, revolute, gravity, ws, tau, damping, f_ext, state, y, f, K
                     Y_out[next_out, i] = y[i]
             else:
                 if not built:
-                    bad = _dense_build(P, revolute, gravity, ws, tau, damping, f_ext, K, y_old,
+                    bad = _dense_build(MF, MI, ws, tau, damping, f_ext, K, y_old,
                                        y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
@@ -418,16 +420,16 @@ class Dop853State:
     def __init__(self, robot, y0, t0: float, t_bound: float, rtol: float, atol: float,
                  tau=None, damping=None, f_ext=None, max_step: float = np.inf,
                  first_step: float | None = None) -> None:
-        n = robot.n
-        k = _packed(robot)
-        self.P, self.revolute, self.gravity = k.P, k.revolute, k.gravity
-        self.ws = _workspace(n)
+        k = kernel_of(robot)
+        n = k.n
+        self.MF, self.MI = k.F, k.I  # the model's kernel buffers
+        self.ws = thread_workspace(n, k.m)
         self.n = n
         m = 2 * n
         self.tau = np.zeros(n) if tau is None else np.ascontiguousarray(tau, dtype=np.float64)
         self.damping = (np.zeros(n) if damping is None
                         else np.ascontiguousarray(damping, dtype=np.float64))
-        self.f_ext = np.zeros(6) if f_ext is None else np.ascontiguousarray(f_ext, dtype=np.float64)
+        self.f_ext = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
         if not t_bound > t0:
             raise ValueError("integration must run forward: t_bound > t0")
         self.y = np.array(y0, dtype=np.float64).reshape(m)
@@ -437,14 +439,14 @@ class Dop853State:
         self.stats = np.zeros(4, dtype=np.int64)
         self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step], dtype=np.float64)
         self.init_status, self.init_info = 0, -1
-        bad = _state_derivative(self.P, self.revolute, self.gravity, self.ws, self.y, self.tau,
+        bad = state_derivative(self.MF, self.MI, self.ws, self.y, self.tau,
                                 self.damping, self.f_ext, self.f)
         self.stats[0] += 1
         if bad >= 0:
             self.init_status, self.init_info = STATUS_SINGULAR, int(bad)
             return
         if first_step is None:
-            h, bad = initial_step(self.P, self.revolute, self.gravity, self.ws, self.tau,
+            h, bad = initial_step(self.MF, self.MI, self.ws, self.tau,
                                   self.damping, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
                                   self.scratch[0], self.scratch[1])
@@ -469,7 +471,7 @@ class Dop853State:
         """One call of `dop853_advance`; returns (status, next_out, info)."""
         if self.init_status != 0:
             return self.init_status, next_out, self.init_info
-        st, nxt, info = dop853_advance(self.P, self.revolute, self.gravity, self.ws, self.tau,
+        st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.tau,
                                        self.damping, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
                                        Y_out, float(t_stop), int(max_steps), float(huge))
@@ -485,7 +487,7 @@ def integrate(robot, y0, t_out, rtol: float = 1e-9, atol: float = 1e-9, tau=None
     """
     t_out = np.ascontiguousarray(t_out, dtype=np.float64)
     s = Dop853State(robot, y0, t_out[0], t_out[-1], rtol, atol, tau, damping, f_ext, max_step)
-    Y = np.full((t_out.shape[0], 2 * robot.n), np.nan)
+    Y = np.full((t_out.shape[0], 2 * s.n), np.nan)
     nxt = 0
     while True:
         t_stop = t_out[-1] if chunk is None else s.t + chunk

@@ -4,32 +4,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .denoc import dh_frames
-from .robot import Robot
+from .dynamics import joint_vector, kernel_of
+from .kernel_model import model_views
 
 
 @dataclass(frozen=True)
 class Kinematics:
-    """Frames and mass centres at one configuration.
+    """Frames and mass centres at one configuration (n joints), base frame, m.
 
-    frames : (n+1, 4, 4) homogeneous transforms of the base (index 0) and every
-             link's own DH frame (index i = link i) in the base frame, m.
-    com    : (n, 3) mass-centre positions in the base frame, m.
+    frames       : (n+1, 4, 4) the base (index 0) and every link's own frame
+                   (index i = link i, 1-based as in the DH table).
+    joint_frames : (n, 4, 4) each joint's frame: the DH frame its row starts from
+                   (joint i turns about / slides along its z). In a serial chain
+                   joint_frames[i] == frames[i].
+    com          : (n, 3) mass-centre positions.
     """
 
     frames: np.ndarray
+    joint_frames: np.ndarray
     com: np.ndarray
 
     @property
     def origins(self) -> np.ndarray:
-        """(n+1, 3) frame origins; origins[i-1] lies on the axis of joint i."""
+        """(n+1, 3) origins of the base and the link frames."""
         return self.frames[:, :3, 3]
 
     @property
+    def joint_origins(self) -> np.ndarray:
+        """(n, 3) the points O_i on the joint axes."""
+        return self.joint_frames[:, :3, 3]
+
+    @property
     def joint_axes(self) -> np.ndarray:
-        """(n, 3) unit vectors of the joint axes (z of frames 0..n-1)."""
-        return self.frames[:-1, :3, 2]
+        """(n, 3) unit vectors of the joint axes."""
+        return self.joint_frames[:, :3, 2]
 
     @property
     def end_effector(self) -> np.ndarray:
@@ -37,19 +48,27 @@ class Kinematics:
         return self.frames[-1]
 
 
-def forward_kinematics(robot: Robot, q) -> Kinematics:
-    """DH frames and mass centres at joint values q, shape (n,) (rad / m)."""
-    p = robot.params
-    n = robot.n
-    q = np.ascontiguousarray(q, dtype=float)
-    if q.shape != (n,):
-        raise ValueError(f"q must have shape ({n},), got {q.shape}")
-    R = np.empty((n + 1, 3, 3))
-    o = np.empty((n + 1, 3))
-    dh_frames(p.dh, p.revolute, q, R, o)
+@njit(cache=True)
+def _frames(F, I, q, Rj, oj, Rl, ol):
+    dh_frames(model_views(F, I), q, Rj, oj, Rl, ol)
+
+
+def forward_kinematics(model, q) -> Kinematics:
+    """DH frames and mass centres of a Robot or Mechanism at joint values q, (n,) (rad / m)."""
+    k = kernel_of(model)
+    n = k.n
+    q = joint_vector(q, n, "q")
+    Rj, Rl = np.empty((n, 3, 3)), np.empty((n, 3, 3))
+    oj, ol = np.empty((n, 3)), np.empty((n, 3))
+    _frames(k.F, k.I, q, Rj, oj, Rl, ol)
     frames = np.zeros((n + 1, 4, 4))
-    frames[:, :3, :3] = R
-    frames[:, :3, 3] = o
-    frames[:, 3, 3] = 1.0
-    com = o[1:] + np.einsum("kij,kj->ki", R[1:], p.com)
-    return Kinematics(frames=frames, com=com)
+    frames[0] = np.eye(4)
+    frames[1:, :3, :3] = Rl
+    frames[1:, :3, 3] = ol
+    frames[1:, 3, 3] = 1.0
+    joint_frames = np.zeros((n, 4, 4))
+    joint_frames[:, :3, :3] = Rj
+    joint_frames[:, :3, 3] = oj
+    joint_frames[:, 3, 3] = 1.0
+    com = ol + np.einsum("kij,kj->ki", Rl, k.views.com)
+    return Kinematics(frames=frames, joint_frames=joint_frames, com=com)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from functools import cached_property
 
 import numpy as np
 
 from .errors import RobotError
+from .kernel_model import KernelModel, pack_model
 
 #: Gravity used when none is given, m/s^2 in the base frame.
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
@@ -44,6 +44,8 @@ class Link:
     inertia : (xx, yy, zz, xy, xz, yz), kg m^2, about the mass centre, same frame
     limits  : (lower, upper) joint range in rad or m, or None
     name    : display name
+    actuated: whether a motor drives the joint (mechanism files; a serial arm's
+              joints are all actuated whatever this says)
     The joint variable's value in the row (theta or b) is the home configuration.
     """
 
@@ -57,6 +59,7 @@ class Link:
     inertia: tuple[float, float, float, float, float, float] = (0.01, 0.01, 0.01, 0.0, 0.0, 0.0)
     limits: tuple[float, float] | None = None
     name: str = ""
+    actuated: bool = False
 
     def __post_init__(self) -> None:
         # normalise containers so equal tables compare equal (lists -> tuples)
@@ -106,11 +109,14 @@ class Robot:
     description: str = ""
     angle_unit: str = "deg"
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    kernel: KernelModel = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "links", tuple(self.links))
         object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
         object.__setattr__(self, "warnings", tuple(validate_robot(self)))
+        # the kernels' layout, owned by the model from construction on (never rewritten)
+        object.__setattr__(self, "kernel", pack_links(self.links, self.parent, self.gravity))
 
     # ----- sizes and configurations -------------------------------------------------
     @property
@@ -148,49 +154,39 @@ class Robot:
         """A new robot with other links (validated)."""
         return replace(self, links=tuple(links))
 
-    # ----- packed parameters for the compiled kernels -------------------------------
-    @cached_property
-    def params(self) -> "RobotParams":
-        """Arrays read by the dynamics kernels (computed once per robot)."""
-        return RobotParams.from_robot(self)
+    # ----- the mechanism view: one chain on the base, no loops -----------------------
+    @property
+    def joint_names(self) -> list[str]:
+        """Link names in joint order (as `Mechanism.joint_names`)."""
+        return self.link_names
+
+    @property
+    def dof(self) -> int:
+        return self.n
+
+    @property
+    def actuated(self) -> tuple[int, ...]:
+        """Every joint of a serial arm is actuated."""
+        return tuple(range(self.n))
+
+    @property
+    def parent(self) -> tuple[int, ...]:
+        """Parent joint of each joint (-1: the base)."""
+        return tuple(range(-1, self.n - 1))
 
     def __hash__(self) -> int:  # tuples of floats: cheap and stable
         return hash((self.name, self.links, self.gravity))
 
 
-@dataclass(frozen=True, eq=False)
-class RobotParams:
-    """The robot as flat arrays, the layout the numba kernels read.
-
-    dh      : (n, 4)  a, b, alpha, theta   (m, m, rad, rad); joint variable = home value
-    revolute: (n,)    1 for a revolute joint, 0 for prismatic
-    mass    : (n,)    kg
-    com     : (n, 3)  mass centre in the link's own frame, m
-    inertia : (n, 3, 3) about the mass centre in the link's own frame, kg m^2
-    gravity : (3,)    m/s^2 in the base frame
-    """
-
-    dh: np.ndarray
-    revolute: np.ndarray
-    mass: np.ndarray
-    com: np.ndarray
-    inertia: np.ndarray
-    gravity: np.ndarray
-
-    @classmethod
-    def from_robot(cls, robot: Robot) -> "RobotParams":
-        links = robot.links
-        arrays = cls(
-            dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
-            revolute=np.array([1 if l.is_revolute else 0 for l in links], dtype=np.int64),
-            mass=np.array([l.mass for l in links], dtype=float),
-            com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),
-            inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
-            gravity=np.array(robot.gravity, dtype=float),
-        )
-        for a in (arrays.dh, arrays.revolute, arrays.mass, arrays.com, arrays.inertia, arrays.gravity):
-            a.setflags(write=False)
-        return arrays
+def pack_links(links, parent, gravity, place_R=None, place_p=None, **loops) -> KernelModel:
+    """The kernel layout (core.kernel_model) of links joined by a parent array."""
+    return pack_model(
+        dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
+        revolute=np.array([1 if l.is_revolute else 0 for l in links], dtype=np.int64),
+        mass=np.array([l.mass for l in links], dtype=float),
+        com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),
+        inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
+        parent=parent, place_R=place_R, place_p=place_p, gravity=gravity, **loops)
 
 
 # ----------------------------------------------------------------------------------

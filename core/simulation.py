@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from scipy.integrate import DOP853
 
-from .dynamics import _packed, _state_derivative, _workspace, energy, forward_dynamics
+from .dynamics import energy, forward_dynamics, kernel_of, link_wrenches, state_derivative
+from .workspace import thread_workspace
 from .errors import SimulationCancelled, SimulationError, SingularMassMatrixError
 from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
                          Dop853State)
@@ -72,9 +73,9 @@ class _ScipyStepper:
 
     def __init__(self, robot: Robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
                  tau_of: Callable, damping: np.ndarray, f_ext: np.ndarray) -> None:
-        n = robot.n
-        k = _packed(robot)
-        ws = _workspace(n)
+        k = kernel_of(robot)
+        n = k.n
+        ws = thread_workspace(n, k.m)
         self.n = n
         self.y0 = y0
         self.init_failure: _StageFailure | None = None
@@ -89,7 +90,7 @@ class _ScipyStepper:
             if tau.shape != (n,):
                 raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {tau.shape}")
             ydot = np.empty(2 * n)
-            joint = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau, damping, f_ext, ydot)
+            joint = state_derivative(k.F, k.I, ws, y, tau, damping, f_ext, ydot)
             if joint >= 0:
                 raise _StageFailure(STATUS_SINGULAR, int(joint))
             return ydot
@@ -170,7 +171,7 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
         raise ValueError("damping must be >= 0")
     if not (rtol > 0 and atol > 0):
         raise ValueError("rtol and atol must be positive")
-    w = np.zeros(6) if f_ext is None else _joint_vector(f_ext, 6, "f_ext", np.zeros(6))
+    w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
     grid = output_grid(duration, dt_out)
     y0 = np.concatenate([q0, qd0])
     kind = "free-fall" if tau is None else "simulation"
@@ -198,7 +199,7 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
         if hi == lo:
             return Trajectory.empty(n, kind)
         applied = applied_forces(t, q, qd)
-        qdd = forward_dynamics(robot, q, qd, applied, f_ext=np.broadcast_to(w, (hi - lo, 6)))
+        qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
         part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd), kind)
         parts.append(part)
         return part

@@ -2,7 +2,7 @@
 
 Reference values come from `scipy.integrate.solve_ivp(method="DOP853")` and from SciPy's
 `DOP853` solver object (accepted-step count, select_initial_step), with the right-hand side
-`core.dynamics._state_derivative` called from Python.
+`core.dynamics.state_derivative` called from Python.
 """
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from scipy.integrate import DOP853, solve_ivp
 from scipy.integrate._ivp.common import select_initial_step
 
 from core import JointType, Robot, energy
-from core.dynamics import _packed, _state_derivative, _workspace
+from core.dynamics import kernel_of, state_derivative
+from core.workspace import thread_workspace
 from core.integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
                              STATUS_STEP_TOO_SMALL, Dop853State, initial_step, integrate)
 from core.robot import validate_robot
@@ -23,15 +24,15 @@ TOL = 1e-9
 
 
 def scipy_rhs(robot, tau, damping):
-    k = _packed(robot)
-    ws = _workspace(robot.n)
-    f_ext = np.zeros(6)
+    k = kernel_of(robot)
+    ws = thread_workspace(robot.n)
+    f_ext = np.zeros((robot.n, 6))
     calls = [0]
 
     def rhs(t, y):
         calls[0] += 1
         ydot = np.empty_like(y)
-        bad = _state_derivative(k.P, k.revolute, k.gravity, ws, y, tau, damping, f_ext, ydot)
+        bad = state_derivative(k.F, k.I, ws, y, tau, damping, f_ext, ydot)
         assert bad < 0
         return ydot
     return rhs
@@ -98,14 +99,14 @@ def test_matches_scipy_dop853(robot, y0, tau, damping):
 
 def test_initial_step_matches_scipy():
     robot, y0, tau, damping = random_arm()
-    k = _packed(robot)
-    ws = _workspace(robot.n)
+    k = kernel_of(robot)
+    ws = thread_workspace(robot.n)
     rhs = scipy_rhs(robot, tau, damping)
     f0 = rhs(0.0, y0)
     for tol, T, max_step in [(1e-9, 2.0, np.inf), (1e-4, 3.0, np.inf), (1e-6, 1e-4, np.inf),
                              (1e-6, 2.0, 1e-3)]:
         ref = select_initial_step(rhs, 0.0, y0, T, max_step, f0, 1, 7, tol, tol)
-        h, bad = initial_step(k.P, k.revolute, k.gravity, ws, tau, damping, np.zeros(6), 0.0,
+        h, bad = initial_step(k.F, k.I, ws, tau, damping, np.zeros((robot.n, 6)), 0.0,
                               y0, f0, T, tol, tol, max_step, np.empty_like(y0),
                               np.empty_like(y0))
         assert bad == -1
@@ -198,9 +199,9 @@ def test_blow_up_stops_at_last_good_state(robot, force, huge):
     assert 0.0 < s.t < T
     # y, f, t are a consistent accepted state: f = f(y), samples up to t written, none after
     ydot = np.empty(2 * n)
-    k = _packed(robot)
-    _state_derivative(k.P, k.revolute, k.gravity, _workspace(n), s.y, tau, np.zeros(n),
-                      np.zeros(6), ydot)
+    k = kernel_of(robot)
+    state_derivative(k.F, k.I, thread_workspace(n), s.y, tau, np.zeros(n),
+                     np.zeros((n, 6)), ydot)
     assert np.array_equal(ydot, s.f)
     assert nxt == np.searchsorted(grid, s.t, side="right")
     assert np.isfinite(Y[:nxt]).all() and np.isnan(Y[nxt:]).all()

@@ -335,11 +335,13 @@ def test_a_runaway_prismatic_joint_is_a_blow_up_not_a_singular_mass_matrix():
 # ----------------------------------------------------------------------------------
 
 def _unvalidated_robot(name, links, gravity) -> Robot:
+    from core.robot import pack_links
     """A Robot that skips validation (which would refuse it): test-only."""
     robot = object.__new__(Robot)
     for field, value in (("name", name), ("links", tuple(links)), ("gravity", tuple(gravity)),
                          ("description", ""), ("angle_unit", "rad"), ("warnings", ())):
         object.__setattr__(robot, field, value)
+    object.__setattr__(robot, "kernel", pack_links(robot.links, robot.parent, robot.gravity))
     return robot
 
 
