@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from . import denoc
+from .constrained_dynamics import constrained_forward_dynamics_kernel, project_onto_loops
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
 from .workspace import data_views, new_workspace, thread_workspace
@@ -264,7 +265,12 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
     k = kernel_of(model)
     if k.nl:
         from .closed_chains import closed_chain_inverse_dynamics
-        return closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=f_ext).tau
+        (Q, Qd, Qdd), single = joint_rows(k.n, q=q, qd=qd, qdd=qdd)
+        W = link_wrenches(f_ext, k.n, Q.shape[0])
+        tau = np.array([closed_chain_inverse_dynamics(
+            model, Q[s], Qd[s], Qdd[s], f_ext=W[s if W.shape[0] > 1 else 0]).tau
+            for s in range(Q.shape[0])])
+        return tau[0] if single else tau
     return tree_inverse_dynamics(model, q, qd, qdd, f_ext)
 
 
@@ -452,7 +458,8 @@ def energy(model, q, qd) -> np.ndarray:
 def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
     """ydot = [qd; qdd] for the state y = [q; qd] under tau - damping * qd (eq. 16a).
 
-    f_ext (n, 6): wrenches on the links. Returns -1, or the 0-based joint whose pivot
+    f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
+    (`core.constrained_dynamics`). Returns -1, or the 0-based joint whose pivot
     vanished. The right-hand side the integrators call, compiled."""
     mv = model_views(F, I)
     n = mv.n
@@ -462,4 +469,15 @@ def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
         applied[k] = tau[k] - damping[k] * y[n + k]
         ydot[k] = y[n + k]
     D.f_ext[:, :] = f_ext
+    if mv.m > 0:  # loops: the accelerations that keep them closed
+        return constrained_forward_dynamics_kernel(mv, y[:n], y[n:], applied, D, ydot[n:])
     return denoc.forward_dynamics_tree(mv, y[:n], y[n:], applied, mv.gravity, D, ydot[n:])
+
+
+@njit(cache=True)
+def project_state(F, I, ws, y, tol):
+    """Keep a simulated state y = [q; qd] on the loops (no-op for trees); True if moved."""
+    mv = model_views(F, I)
+    if mv.m == 0:
+        return False
+    return project_onto_loops(mv, data_views(ws, mv.n, mv.m), y, tol)

@@ -20,8 +20,11 @@ max_step, y1, f1) -> (h_abs, info)``
 
 ``dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
 stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, info)``
-    state   float64 (5,) or (6,): [t, h_abs, t_bound, rtol, atol(, max_step)]; t and h_abs
-            are updated in place. max_step defaults to inf when state has 5 entries.
+    state   float64 (5,), (6,) or (7,): [t, h_abs, t_bound, rtol, atol(, max_step(,
+            project_tol))]; t and h_abs are updated in place. max_step defaults to inf,
+            project_tol to 0. With project_tol > 0 (a mechanism with loops) every accepted
+            state is projected back onto the loops when it drifted by more than that
+            (`core.constrained_dynamics.project_onto_loops`) and f is evaluated again.
     y, f    float64 (2n,): current state and its derivative, updated in place.
     K       float64 (16, 2n): stages (0..11), f_new (12), extra dense-output stages (13..15).
     scratch float64 (SCRATCH_ROWS=12, 2n): rows y_old, f_old, y_new, y_stage, (spare), and
@@ -64,7 +67,7 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from .dynamics import kernel_of, link_wrenches, state_derivative
+from .dynamics import kernel_of, link_wrenches, project_state, state_derivative
 from .workspace import thread_workspace
 
 # ---------------------------------------------------------------------------------------
@@ -234,6 +237,7 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
     rtol = state[3]
     atol = state[4]
     max_step = state[5] if state.shape[0] > 5 else np.inf
+    project_tol = state[6] if state.shape[0] > 6 else 0.0
     m = y.shape[0]
     S = t_out.shape[0]
 
@@ -380,6 +384,14 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
         t = t_new
         taken += 1
         stats[1] += 1
+        # ---- loops: project the accepted state back onto them (a no-op for trees) ----
+        if project_tol > 0.0 and project_state(MF, MI, ws, y, project_tol):
+            bad = state_derivative(MF, MI, ws, y, tau, damping, f_ext, f)
+            stats[0] += 1
+            if bad >= 0:
+                state[0] = t
+                state[1] = h_abs
+                return STATUS_SINGULAR, next_out, bad
 
         # ---- output samples in (t_old, t] ----
         built = False
@@ -437,7 +449,10 @@ class Dop853State:
         self.K = np.zeros((N_STAGES_EXTENDED, m))
         self.scratch = new_scratch(m)
         self.stats = np.zeros(4, dtype=np.int64)
-        self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step], dtype=np.float64)
+        # the last entry: tolerance of the projection onto the loops (0 = none, trees)
+        project_tol = max(1e-14, 1e-3 * atol) if k.m else 0.0
+        self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step, project_tol],
+                              dtype=np.float64)
         self.init_status, self.init_info = 0, -1
         bad = state_derivative(self.MF, self.MI, self.ws, self.y, self.tau,
                                 self.damping, self.f_ext, self.f)

@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from scipy.integrate import DOP853
 
-from .dynamics import energy, forward_dynamics, kernel_of, link_wrenches, state_derivative
+from .dynamics import (energy, forward_dynamics, kernel_of, link_wrenches, project_state,
+                       state_derivative)
 from .workspace import thread_workspace
 from .errors import SimulationCancelled, SimulationError, SingularMassMatrixError
 from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
                          Dop853State)
-from .robot import Robot
 from .trajectory import Trajectory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
@@ -71,7 +71,7 @@ class _ScipyStepper:
     that is non-finite or huge counts as a blow-up.
     """
 
-    def __init__(self, robot: Robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
+    def __init__(self, robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
                  tau_of: Callable, damping: np.ndarray, f_ext: np.ndarray) -> None:
         k = kernel_of(robot)
         n = k.n
@@ -142,30 +142,44 @@ class _ScipyStepper:
         return (STATUS_FINISHED if s.status == "finished" else 0), next_out, -1
 
 
-def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
+def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
                     damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                     dt_out: float = 0.01, chunk_duration: float = 0.05,
                     max_wall_per_chunk: float = 0.05, f_ext=None) -> Iterator[Trajectory]:
-    """Integrate the arm's motion from (q0, qd0) for `duration` seconds, chunk by chunk.
+    """Integrate the motion of an arm or mechanism from (q0, qd0) for `duration` seconds,
+    chunk by chunk.
 
-    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest)
+    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest). With
+               loops, q0 is closed by `assemble` (its independent joints held) and the
+               rates of the dependent joints follow from the independent ones in qd0.
     tau      : None (free fall), a constant (n,) vector, or a function
                tau(t, q, qd) -> (n,), N m / N
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
     rtol, atol : integrator tolerances on y = [q; qd]
     dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
-    f_ext    : constant external wrench on the last link (see `inverse_dynamics`)
+    f_ext    : constant external wrenches (see `core.dynamics`): (6,) on the last link,
+               (n, 6) per link
     Yields Trajectory chunks of new samples (the first holds t = 0) every
     `chunk_duration` simulated seconds, or sooner when a chunk has taken
     `max_wall_per_chunk` wall seconds (a chunk may then be empty); returns the
     whole Trajectory. Its `tau` column is the applied joint force tau - damping * qd.
+    With loops the accelerations keep them closed (Lagrange multipliers with the UDU^T
+    factors) and every accepted step is projected back onto them; the samples carry
+    the cut-joint forces and the loop residual.
     Raises SimulationError (with `.result`, the samples so far, `.time` and
     `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
     is singular or the step size collapses.
     """
-    n = robot.n
+    k = kernel_of(robot)
+    n, m = k.n, k.m
     q0 = _joint_vector(q0, n, "q0", robot.q_home)
     qd0 = _joint_vector(qd0, n, "qd0", np.zeros(n))
+    if k.nl:
+        from .closed_chains import velocity_transformation
+        from .loop_kinematics import assemble
+        q0 = assemble(robot, q0)
+        vt = velocity_transformation(robot, q0)
+        qd0 = vt.R @ qd0[list(vt.independent)]
     c = _joint_vector(damping, n, "damping", np.zeros(n))
     if np.any(c < 0):
         raise ValueError("damping must be >= 0")
@@ -197,15 +211,29 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
         """Samples lo..hi-1 with their derived columns (qdd, tau, energy)."""
         t, q, qd = grid[lo:hi], Y[lo:hi, :n], Y[lo:hi, n:]
         if hi == lo:
-            return Trajectory.empty(n, kind)
+            return Trajectory.empty(n, kind, m)
+        if k.nl:  # dense-output samples onto the loops, as the accepted steps are
+            for i in range(hi - lo):
+                project_state(k.F, k.I, thread_workspace(n, m), Y[lo + i], 1e-14)
+            q, qd = Y[lo:hi, :n], Y[lo:hi, n:]
         applied = applied_forces(t, q, qd)
-        qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
-        part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd), kind)
+        if k.nl:
+            from .closed_chains import cut_joint_forces
+            from .loop_kinematics import loop_residual
+            qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
+            lam = cut_joint_forces(robot, q, qd, applied, f_ext=w[None])
+            resid = np.array([np.max(np.abs(loop_residual(robot, qi)), initial=0.0) for qi in q])
+            part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd),
+                              kind, lam, resid)
+        else:
+            qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
+            part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied,
+                              energy(robot, q, qd), kind)
         parts.append(part)
         return part
 
     def failure(reason: str, joint: int | None) -> SimulationError:
-        partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind)
+        partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind, m)
         return SimulationError(reason, time=stepper.t, joint=joint, result=partial)
 
     sent = 0
@@ -234,10 +262,10 @@ def simulate_chunks(robot: Robot, duration: float, q0=None, qd0=None, tau: Torqu
                           "singular at this point)", None)
         yield chunk
         if status == STATUS_FINISHED:
-            return Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind)
+            return Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind, m)
 
 
-def simulate(robot: Robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
+def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
              damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
              dt_out: float = 0.01, progress: Callable[[float], None] | None = None,
              cancel: Callable[[], bool] | None = None, f_ext=None) -> Trajectory:

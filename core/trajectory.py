@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dynamics import energy, inverse_dynamics
-from .robot import Robot
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,7 +25,12 @@ class Trajectory:
     qdd    : (S, n) joint accelerations, rad/s^2 / m/s^2
     tau    : (S, n) joint torques / forces, N m / N
     energy : (S, 3) kinetic, potential, total energy, J
-    kind   : "inverse-dynamics" or "free-fall"
+    kind   : "inverse-dynamics", "free-fall" or "simulation"
+    cut_forces    : (S, m) a mechanism's cut-joint forces (Lagrange multipliers) along
+                    its m closure rows, N / N m (`constraint_row_labels`); (S, 0) for
+                    a tree or arm
+    loop_residual : (S,) the largest closure error |Phi| of the sample, m or rad
+                    (zeros without loops)
     """
 
     t: np.ndarray
@@ -36,6 +40,15 @@ class Trajectory:
     tau: np.ndarray
     energy: np.ndarray
     kind: str = "inverse-dynamics"
+    cut_forces: np.ndarray | None = None
+    loop_residual: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        S = self.t.shape[0]
+        if self.cut_forces is None:
+            object.__setattr__(self, "cut_forces", np.zeros((S, 0)))
+        if self.loop_residual is None:
+            object.__setattr__(self, "loop_residual", np.zeros(S))
 
     @property
     def n(self) -> int:
@@ -45,9 +58,10 @@ class Trajectory:
         return self.t.shape[0]
 
     @classmethod
-    def empty(cls, n: int, kind: str) -> "Trajectory":
+    def empty(cls, n: int, kind: str, m: int = 0) -> "Trajectory":
         z = np.zeros((0, n))
-        return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind)
+        return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind, np.zeros((0, m)),
+                   np.zeros(0))
 
     @classmethod
     def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
@@ -56,8 +70,9 @@ class Trajectory:
         if not parts:
             raise ValueError("nothing to concatenate")
         kind = parts[0].kind
-        return cls(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("t", "q", "qd", "qdd", "tau", "energy")), kind=kind)
+        fields = ("t", "q", "qd", "qdd", "tau", "energy", "cut_forces", "loop_residual")
+        joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in fields}
+        return cls(kind=kind, **joined)
 
     def at(self, time: float) -> np.ndarray:
         """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,)."""
@@ -105,31 +120,55 @@ def cycloidal_trajectory(q_start, q_end, duration: float, times
     return q, qd, qdd
 
 
-def inverse_dynamics_chunks(robot: Robot, q_start, q_end, duration: float, dt_out: float = 0.01,
+def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: float = 0.01,
                             chunk_samples: int = 200, f_ext=None
                             ) -> Iterator[Trajectory]:
     """Joint torques along the cycloidal motion q_start -> q_end over `duration` s.
 
-    A generator: yields Trajectory chunks of at most `chunk_samples` new
-    samples (so a GUI can stream and cancel between them) and returns the
-    whole Trajectory (StopIteration.value). Sample grid: `output_grid`.
+    A serial arm or tree moves every joint along the cycloid. A mechanism with loops
+    drives its actuated joints along it (from q_start's to q_end's values, both (n,)
+    poses) and solves the other joints by position, velocity and acceleration analysis
+    (`core.closed_chains.closed_chain_motion`); its samples carry the cut-joint forces
+    and the loop residual, and tau is zero at passive joints.
+    A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
+    GUI can stream and cancel between them) and returns the whole Trajectory
+    (StopIteration.value). Sample grid: `output_grid`.
     """
+    from .dynamics import kernel_of
     times = output_grid(duration, dt_out)
+    loops = kernel_of(model).nl > 0
+    if loops:
+        from .closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
+        from .loop_kinematics import loop_residual
+        driven = list(model.actuated)
+        guess = np.asarray(q_start, dtype=float).copy()
     parts = []
     for s in range(0, times.size, max(1, int(chunk_samples))):
         t = times[s:s + chunk_samples]
         q, qd, qdd = cycloidal_trajectory(q_start, q_end, duration, t)
-        tau = inverse_dynamics(robot, q, qd, qdd, f_ext=f_ext)
-        part = Trajectory(t, q, qd, qdd, tau, energy(robot, q, qd), kind="inverse-dynamics")
+        if not loops:
+            tau = inverse_dynamics(model, q, qd, qdd, f_ext=f_ext)
+            part = Trajectory(t, q, qd, qdd, tau, energy(model, q, qd), kind="inverse-dynamics")
+        else:
+            q, qd, qdd = closed_chain_motion(model, guess, q[:, driven], qd[:, driven],
+                                             qdd[:, driven], driven)
+            guess = q[-1]
+            results = [closed_chain_inverse_dynamics(model, q[i], qd[i], qdd[i], f_ext=f_ext)
+                       for i in range(t.size)]
+            part = Trajectory(t, q, qd, qdd, np.array([r.tau for r in results]),
+                              energy(model, q, qd), kind="inverse-dynamics",
+                              cut_forces=np.array([r.lam for r in results]),
+                              loop_residual=np.array([np.max(np.abs(loop_residual(model, qi)),
+                                                             initial=0.0) for qi in q]))
         parts.append(part)
         yield part
     return Trajectory.concatenate(parts)
 
 
-def run_inverse_dynamics(robot: Robot, q_start, q_end, duration: float, dt_out: float = 0.01,
+def run_inverse_dynamics(model, q_start, q_end, duration: float, dt_out: float = 0.01,
                          f_ext=None) -> Trajectory:
     """The whole inverse-dynamics run of `inverse_dynamics_chunks` at once."""
-    gen = inverse_dynamics_chunks(robot, q_start, q_end, duration, dt_out,
+    gen = inverse_dynamics_chunks(model, q_start, q_end, duration, dt_out,
                                   chunk_samples=1_000_000, f_ext=f_ext)
     while True:
         try:

@@ -1,0 +1,188 @@
+"""Forward dynamics with loops: the constrained system solved with the O(n) UDU^T factors.
+
+The equations of motion of the spanning tree with the loops' Lagrange multipliers
+lambda (Jalon & Bayo eq. 8.114; Saha seed 001 eqs. 40-42 with N^T):
+
+    M qdd + h = tau + J^T lambda,     J qdd + gamma = 0
+
+are solved without forming or inverting M (closed-chains notes Sec 2.4):
+
+    qdd_free = FD_tree(q, qd, tau)               RFDSIM, eqs. 18-21 (UDU^T)
+    Y_r      = M^-1 J_r^T                        one UDU^T solve per constraint row
+    (J Y^T) lambda = -gamma - J qdd_free         the m x m Delassus system
+    qdd      = qdd_free + Y^T lambda
+
+The Delassus matrix J M^-1 J^T is positive semi-definite; rows that depend on others
+(the Bricard's sixth closure row, or any loop at a pose where its rows lose rank) give
+vanishing pivots and are dropped by a diagonally pivoted Cholesky factorisation: their
+multipliers are zero and, the system being consistent, their rows hold anyway.
+
+lambda_r is the cut joint's force (N) or moment (N m) along row r's direction, exerted
+on the loop's second link by its first (`core.loop_kinematics.constraint_row_labels`).
+
+`project_onto_loops` is the post-step projection that keeps the loops closed while a
+simulation integrates: Gauss-Newton steps on Phi(q) = 0 and a velocity projection on
+J qd = 0, each the least-norm correction.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import denoc
+from .loop_kinematics import closure_acceleration_term, closure_jacobian, closure_residual
+
+#: Relative pivot below which a Delassus row is taken as redundant.
+REDUNDANT_PIVOT = 1e-10
+
+
+@njit(cache=True)
+def pivoted_cholesky_solve(A, b, x, keep, tol):
+    """Solve the symmetric positive semi-definite A x = b by Cholesky with diagonal
+    pivoting, in place on A. Rows whose pivot falls below tol * (largest diagonal) are
+    dropped (x = 0 there, keep = 0). Returns the rank."""
+    m = A.shape[0]
+    perm = np.arange(m)
+    dmax = 0.0
+    for i in range(m):
+        dmax = max(dmax, A[i, i])
+        keep[i] = 0.0
+        x[i] = 0.0
+    rank = 0
+    for k in range(m):
+        # choose the largest remaining diagonal (after the updates)
+        best = -1.0
+        p = k
+        for i in range(k, m):
+            ii = perm[i]
+            s = A[ii, ii]
+            for j in range(k):
+                s -= A[ii, perm[j]] ** 2
+            if s > best:
+                best = s
+                p = i
+        if not best > tol * dmax or dmax == 0.0:
+            break
+        perm[k], perm[p] = perm[p], perm[k]
+        kk = perm[k]
+        # L[kk, kk] and the column below (stored in A[row, perm[k]] for the rows)
+        d = np.sqrt(best)
+        A[kk, kk] = d
+        for i in range(k + 1, m):
+            ii = perm[i]
+            s = A[ii, kk]
+            for j in range(k):
+                s -= A[ii, perm[j]] * A[kk, perm[j]]
+            A[ii, kk] = s / d
+        rank += 1
+    # L y = P b (first `rank` rows), then L^T z = y; x[perm] = z
+    y = np.zeros(m)
+    for i in range(rank):
+        ii = perm[i]
+        s = b[ii]
+        for j in range(i):
+            s -= A[ii, perm[j]] * y[j]
+        y[i] = s / A[ii, ii]
+    for i in range(rank - 1, -1, -1):
+        ii = perm[i]
+        s = y[i]
+        for j in range(i + 1, rank):
+            s -= A[perm[j], ii] * x[perm[j]]
+        x[ii] = s / A[ii, ii]
+        keep[ii] = 1.0
+    return rank
+
+
+@njit(cache=True)
+def constrained_forward_dynamics_kernel(mv, q, qd, tau, D, qdd):
+    """qdd (n,) that keeps the loops closed; D.lam holds the multipliers. Returns -1, or
+    the 0-based tree joint whose articulated pivot vanished."""
+    n, m = mv.n, mv.m
+    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, mv.gravity, D, D.qdd_free)
+    if bad >= 0:
+        return bad
+    # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
+    closure_jacobian(mv, D, D.J)
+    closure_acceleration_term(mv, D, mv.gravity, D.gamma)
+    # Y_r = M^-1 J_r^T with the UDU^T factors already in D
+    for r in range(m):
+        denoc.udu_solve(mv, D, D.J[r], D.Y[r])
+    # Delassus system (J M^-1 J^T) lambda = -gamma - J qdd_free
+    for r in range(m):
+        s = -D.gamma[r]
+        for j in range(n):
+            s -= D.J[r, j] * D.qdd_free[j]
+        D.rhs[r] = s
+        for c in range(r, m):
+            acc = 0.0
+            for j in range(n):
+                acc += D.J[r, j] * D.Y[c, j]
+            D.delassus[r, c] = acc
+            D.delassus[c, r] = acc
+    pivoted_cholesky_solve(D.delassus, D.rhs, D.lam, D.keep, REDUNDANT_PIVOT)
+    for j in range(n):
+        s = D.qdd_free[j]
+        for r in range(m):
+            s += D.Y[r, j] * D.lam[r]
+        qdd[j] = s
+    return -1
+
+
+@njit(cache=True)
+def _least_norm_correction(mv, D, v, out):
+    """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rows of D.J)."""
+    n, m = mv.n, mv.m
+    for r in range(m):
+        D.rhs[r] = v[r]
+        for c in range(r, m):
+            acc = 0.0
+            for j in range(n):
+                acc += D.J[r, j] * D.J[c, j]
+            D.delassus[r, c] = acc
+            D.delassus[c, r] = acc
+    pivoted_cholesky_solve(D.delassus, D.rhs, D.lam, D.keep, 1e-12)
+    for j in range(n):
+        s = 0.0
+        for r in range(m):
+            s += D.J[r, j] * D.lam[r]
+        out[j] = s
+
+
+@njit(cache=True)
+def project_onto_loops(mv, D, y, tol):
+    """Move the state y = [q; qd] back onto Phi(q) = 0 and J qd = 0 when it has drifted
+    by more than tol (m, rad, and per second). Returns True if y changed."""
+    n = mv.n
+    q = y[:n]
+    qd = y[n:]
+    dq = D.qdd_free  # scratch (n,)
+    changed = False
+    for _ in range(4):
+        denoc.link_quantities(mv, q, D)
+        closure_residual(mv, D, D.Phi)
+        err = 0.0
+        for r in range(mv.m):
+            err = max(err, abs(D.Phi[r]))
+        if err <= tol:
+            break
+        closure_jacobian(mv, D, D.J)
+        _least_norm_correction(mv, D, D.Phi, dq)
+        for j in range(n):
+            q[j] -= dq[j]
+        changed = True
+    if changed:
+        denoc.link_quantities(mv, q, D)
+    closure_jacobian(mv, D, D.J)
+    err = 0.0
+    for r in range(mv.m):
+        s = 0.0
+        for j in range(n):
+            s += D.J[r, j] * qd[j]
+        D.gamma[r] = s  # scratch: J qd
+        err = max(err, abs(s))
+    if err > tol:
+        _least_norm_correction(mv, D, D.gamma, dq)
+        for j in range(n):
+            qd[j] -= dq[j]
+        changed = True
+    return changed
