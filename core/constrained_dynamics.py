@@ -98,32 +98,34 @@ def constrained_forward_dynamics_kernel(mv, q, qd, tau, D, qdd):
     """qdd (n,) that keeps the loops closed; D.lam holds the multipliers. Returns -1, or
     the 0-based tree joint whose articulated pivot vanished."""
     n, m = mv.n, mv.m
-    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, mv.gravity, D, D.qdd_free)
+    J, Y, gamma, qdd_free, rhs, delassus, lam = D.J, D.Y, D.gamma, D.qdd_free, D.rhs, \
+        D.delassus, D.lam
+    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, mv.gravity, D, qdd_free)
     if bad >= 0:
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
-    closure_jacobian(mv, D, D.J)
-    closure_acceleration_term(mv, D, mv.gravity, D.gamma)
+    closure_jacobian(mv, D, J)
+    closure_acceleration_term(mv, D, mv.gravity, gamma)
     # Y_r = M^-1 J_r^T with the UDU^T factors already in D
     for r in range(m):
-        denoc.udu_solve(mv, D, D.J[r], D.Y[r])
+        denoc.udu_solve(mv, D, J[r], Y[r])
     # Delassus system (J M^-1 J^T) lambda = -gamma - J qdd_free
     for r in range(m):
-        s = -D.gamma[r]
+        s = -gamma[r]
         for j in range(n):
-            s -= D.J[r, j] * D.qdd_free[j]
-        D.rhs[r] = s
+            s -= J[r, j] * qdd_free[j]
+        rhs[r] = s
         for c in range(r, m):
             acc = 0.0
             for j in range(n):
-                acc += D.J[r, j] * D.Y[c, j]
-            D.delassus[r, c] = acc
-            D.delassus[c, r] = acc
-    pivoted_cholesky_solve(D.delassus, D.rhs, D.lam, D.keep, REDUNDANT_PIVOT)
+                acc += J[r, j] * Y[c, j]
+            delassus[r, c] = acc
+            delassus[c, r] = acc
+    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, REDUNDANT_PIVOT)
     for j in range(n):
-        s = D.qdd_free[j]
+        s = qdd_free[j]
         for r in range(m):
-            s += D.Y[r, j] * D.lam[r]
+            s += Y[r, j] * lam[r]
         qdd[j] = s
     return -1
 
@@ -132,19 +134,20 @@ def constrained_forward_dynamics_kernel(mv, q, qd, tau, D, qdd):
 def _least_norm_correction(mv, D, v, out):
     """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rows of D.J)."""
     n, m = mv.n, mv.m
+    J, rhs, delassus, lam = D.J, D.rhs, D.delassus, D.lam
     for r in range(m):
-        D.rhs[r] = v[r]
+        rhs[r] = v[r]
         for c in range(r, m):
             acc = 0.0
             for j in range(n):
-                acc += D.J[r, j] * D.J[c, j]
-            D.delassus[r, c] = acc
-            D.delassus[c, r] = acc
-    pivoted_cholesky_solve(D.delassus, D.rhs, D.lam, D.keep, 1e-12)
+                acc += J[r, j] * J[c, j]
+            delassus[r, c] = acc
+            delassus[c, r] = acc
+    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, 1e-12)
     for j in range(n):
         s = 0.0
         for r in range(m):
-            s += D.J[r, j] * D.lam[r]
+            s += J[r, j] * lam[r]
         out[j] = s
 
 
@@ -156,32 +159,33 @@ def project_onto_loops(mv, D, y, tol):
     q = y[:n]
     qd = y[n:]
     dq = D.qdd_free  # scratch (n,)
+    Phi, J, Jqd = D.Phi, D.J, D.gamma  # gamma as scratch for J qd
     changed = False
     for _ in range(4):
         denoc.link_quantities(mv, q, D)
-        closure_residual(mv, D, D.Phi)
+        closure_residual(mv, D, Phi)
         err = 0.0
         for r in range(mv.m):
-            err = max(err, abs(D.Phi[r]))
+            err = max(err, abs(Phi[r]))
         if err <= tol:
             break
-        closure_jacobian(mv, D, D.J)
-        _least_norm_correction(mv, D, D.Phi, dq)
+        closure_jacobian(mv, D, J)
+        _least_norm_correction(mv, D, Phi, dq)
         for j in range(n):
             q[j] -= dq[j]
         changed = True
     if changed:
         denoc.link_quantities(mv, q, D)
-    closure_jacobian(mv, D, D.J)
+    closure_jacobian(mv, D, J)
     err = 0.0
     for r in range(mv.m):
         s = 0.0
         for j in range(n):
-            s += D.J[r, j] * qd[j]
-        D.gamma[r] = s  # scratch: J qd
+            s += J[r, j] * qd[j]
+        Jqd[r] = s
         err = max(err, abs(s))
     if err > tol:
-        _least_norm_correction(mv, D, D.gamma, dq)
+        _least_norm_correction(mv, D, Jqd, dq)
         for j in range(n):
             qd[j] -= dq[j]
         changed = True

@@ -20,7 +20,8 @@ Index k in the code is 0-based: link k = Saha's link k+1. Joint k moves about z 
 its row's DH frame 0 (`D.Rj[k]`, origin O_k); link k's own frame is the frame its
 DH row ends in (`D.Rl[k]`). The model arrives as `mv` (`core.kernel_model.ModelViews`)
 and the per-call state as `D` (`core.workspace.Data`); every kernel is compiled with
-numba and writes only into D.
+numba and writes only into D. Each kernel binds the fields it uses to local names at
+its top: inside numba every `D.x` is a reference-counted access, too dear in a loop.
 """
 from __future__ import annotations
 
@@ -43,11 +44,13 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
     App. A); the joint variable q_k replaces theta_k (revolute) or b_k (prismatic).
     """
     n = mv.n
+    order, parent, placed, place_R, place_p = mv.order, mv.parent, mv.placed, mv.place_R, mv.place_p
+    dh, revolute = mv.dh, mv.revolute
     for i in range(n):
-        k = mv.order[i]
-        p = mv.parent[k]
+        k = order[i]
+        p = parent[k]
         # joint frame: the parent's own frame (or the base) carried by the placement
-        if mv.placed[k] == 0:
+        if placed[k] == 0:
             for r in range(3):
                 if p >= 0:
                     oj[k, r] = ol[p, r]
@@ -58,8 +61,8 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
                     for s in range(3):
                         Rj[k, r, s] = 1.0 if r == s else 0.0
         else:
-            PR = mv.place_R[k]
-            pp = mv.place_p[k]
+            PR = place_R[k]
+            pp = place_p[k]
             for r in range(3):
                 if p >= 0:
                     P0, P1, P2 = Rl[p, r, 0], Rl[p, r, 1], Rl[p, r, 2]
@@ -70,11 +73,11 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
                     oj[k, r] = pp[r]
                     for s in range(3):
                         Rj[k, r, s] = PR[r, s]
-        a = mv.dh[k, 0]
-        b = mv.dh[k, 1]
-        alpha = mv.dh[k, 2]
-        theta = mv.dh[k, 3]
-        if mv.revolute[k]:
+        a = dh[k, 0]
+        b = dh[k, 1]
+        alpha = dh[k, 2]
+        theta = dh[k, 3]
+        if revolute[k]:
             theta = q[k]
         else:
             b = q[k]
@@ -101,17 +104,19 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
 def link_quantities(mv, q, D):
     """Fill D's frames, e, d, c, M and A at configuration q (base frame)."""
     n = mv.n
-    dh_frames(mv, q, D.Rj, D.oj, D.Rl, D.ol)
+    Rj, oj, Rl, ol = D.Rj, D.oj, D.Rl, D.ol
+    dh_frames(mv, q, Rj, oj, Rl, ol)
     e, d, c, M, A = D.e, D.d, D.c, D.M, D.A
+    coms, inertias, mass, parent = mv.com, mv.inertia, mv.mass, mv.parent
     for k in range(n):
-        Rk = D.Rl[k]  # link k's own frame
-        com = mv.com[k]
-        inertia = mv.inertia[k]
+        Rk = Rl[k]  # link k's own frame
+        com = coms[k]
+        inertia = inertias[k]
         for r in range(3):
-            e[k, r] = D.Rj[k, r, 2]  # joint k axis = z of its joint frame
-            c[k, r] = D.ol[k, r] + Rk[r, 0] * com[0] + Rk[r, 1] * com[1] + Rk[r, 2] * com[2]
-            d[k, r] = c[k, r] - D.oj[k, r]
-        m = mv.mass[k]
+            e[k, r] = Rj[k, r, 2]  # joint k axis = z of its joint frame
+            c[k, r] = ol[k, r] + Rk[r, 0] * com[0] + Rk[r, 1] * com[1] + Rk[r, 2] * com[2]
+            d[k, r] = c[k, r] - oj[k, r]
+        m = mass[k]
         # I_k about O_k: I^c rotated into the base frame, then the parallel-axis
         # theorem I = I^c - m (d x 1)(d x 1)  (seed 001 after eq. 4b)
         Mk = M[k]
@@ -132,9 +137,9 @@ def link_quantities(mv, q, D):
         skew_into(d[k], Mk, 0, 3, m)
         skew_into(d[k], Mk, 3, 0, -m)
         # eq. 11d: A_{k,λ} = [[1, 0], [a_{k,λ} x 1, 1]], stored as a_{k,λ} = O_λ - O_k
-        p = mv.parent[k]
+        p = parent[k]
         for r in range(3):
-            A[k, r] = D.oj[p, r] - D.oj[k, r] if p >= 0 else 0.0
+            A[k, r] = oj[p, r] - oj[k, r] if p >= 0 else 0.0
 
 
 @njit(cache=True, inline="always")
@@ -160,16 +165,17 @@ def add_p_times(revolute_k, e_k, s, out):
 @njit(cache=True)
 def twists(mv, qd, D):
     """Forward recursion for the twists, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
-    t = D.t
+    t, A, e = D.t, D.A, D.e
+    order, parent, revolute = mv.order, mv.parent, mv.revolute
     for i in range(mv.n):
-        k = mv.order[i]
-        p = mv.parent[k]
+        k = order[i]
+        p = parent[k]
         if p < 0:
             for r in range(6):
                 t[k, r] = 0.0
         else:
-            A_times(D.A[k], t[p], t[k])
-        add_p_times(mv.revolute[k], D.e[k], qd[k], t[k])
+            A_times(A[k], t[p], t[k])
+        add_p_times(revolute[k], e[k], qd[k], t[k])
 
 
 @njit(cache=True)
@@ -179,11 +185,13 @@ def twist_rates(mv, qd, qdd, gravity, D):
     tdot_k = [w'_k; acceleration of the material point of link k at O_k].
     """
     twists(mv, qd, D)
-    t, tdot, e = D.t, D.tdot, D.e
-    w_prev, tmp, a = D.s3[0], D.s3[1], D.s3[2]
+    t, tdot, e, A, oj = D.t, D.tdot, D.e, D.A, D.oj
+    order, parent, revolute = mv.order, mv.parent, mv.revolute
+    s3 = D.s3
+    w_prev, tmp, a = s3[0], s3[1], s3[2]
     for i in range(mv.n):
-        k = mv.order[i]
-        p = mv.parent[k]
+        k = order[i]
+        p = parent[k]
         td = tdot[k]
         if p < 0:
             # eq. 17 / 32: gravity enters as the base acceleration rho = [0; -g]
@@ -194,18 +202,18 @@ def twist_rates(mv, qd, qdd, gravity, D):
         else:
             # A_{k,λ} tdot_λ + Adot_{k,λ} t_λ, where Adot t = [0; w x (w x a)]
             # with a = O_k - O_λ: the acceleration of the point of link λ at O_k.
-            A_times(D.A[k], tdot[p], td)
+            A_times(A[k], tdot[p], td)
             for r in range(3):
                 w_prev[r] = t[p, r]
-                a[r] = D.oj[k, r] - D.oj[p, r]
+                a[r] = oj[k, r] - oj[p, r]
             cross(w_prev, a, tmp)
             cross_add(w_prev, tmp, td[3:])
         # joint terms: p_k qdd_k + pdot_k qd_k, pdot_k = W_λ p_k (e fixed in link λ).
         # For a prismatic joint the material point of link k at O_k also feels the
         # sliding part of Adot, which doubles the Coriolis term: 2 w_λ x e qd.
-        add_p_times(mv.revolute[k], e[k], qdd[k], td)
+        add_p_times(revolute[k], e[k], qdd[k], td)
         cross(w_prev, e[k], tmp)
-        if mv.revolute[k]:
+        if revolute[k]:
             for r in range(3):
                 td[r] += tmp[r] * qd[k]
         else:
@@ -222,8 +230,11 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, D, tau):
     the link's own frame origin, base frame.
     """
     n = mv.n
-    tmp, a, Iw = D.s3[1], D.s3[2], D.s3[3]
-    t, M, d, wstar = D.t, D.M, D.d, D.w
+    s3 = D.s3
+    tmp, a, Iw = s3[1], s3[2], s3[3]
+    t, tdot, M, d, wstar, f_ext = D.t, D.tdot, D.M, D.d, D.w, D.f_ext
+    oj, ol, e, A = D.oj, D.ol, D.e, D.A
+    order, parent, revolute = mv.order, mv.parent, mv.revolute
 
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
     twist_rates(mv, qd, qdd, gravity, D)
@@ -231,7 +242,7 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, D, tau):
     # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k ----
     for k in range(n):
         w = wstar[k]
-        matvec(M[k], D.tdot[k], w)
+        matvec(M[k], tdot[k], w)
         omega = t[k, :3]
         Ik = M[k, :3, :3]
         matvec(Ik, omega, Iw)
@@ -242,11 +253,11 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, D, tau):
         for r in range(3):
             w[3 + r] += m * Iw[r]
         # the environment's wrench on link k, moved from its frame origin to O_k
-        f = D.f_ext[k]
+        f = f_ext[k]
         if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 \
                 or f[5] != 0.0:
             for r in range(3):
-                a[r] = D.ol[k, r] - D.oj[k, r]
+                a[r] = ol[k, r] - oj[k, r]
             cross(a, f[3:], tmp)
             for r in range(3):
                 w[r] -= f[r] + tmp[r]
@@ -254,24 +265,24 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, D, tau):
 
     # ---- backward recursion: w_λ += A_{k,λ}^T w_k; tau_k = p_k^T w_k ----
     for i in range(n - 1, -1, -1):
-        k = mv.order[i]
-        tau[k] = p_dot_w(mv.revolute[k], D.e[k], wstar[k])
-        p = mv.parent[k]
+        k = order[i]
+        tau[k] = p_dot_w(revolute[k], e[k], wstar[k])
+        p = parent[k]
         if p >= 0:
-            AT_times_add(D.A[k], wstar[k], wstar[p])
+            AT_times_add(A[k], wstar[k], wstar[p])
 
 
 @njit(cache=True)
 def energy_kernel(mv, gravity, D):
     """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J)."""
     Mt = D.s6[0]
+    M, t, c, mass = D.M, D.t, D.c, mv.mass
     T = 0.0
     V = 0.0
     for k in range(mv.n):
-        matvec(D.M[k], D.t[k], Mt)
-        T += 0.5 * dot(D.t[k], Mt)
-        V -= mv.mass[k] * (gravity[0] * D.c[k, 0] + gravity[1] * D.c[k, 1]
-                           + gravity[2] * D.c[k, 2])
+        matvec(M[k], t[k], Mt)
+        T += 0.5 * dot(t[k], Mt)
+        V -= mass[k] * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
     return T, V
 
 
@@ -283,13 +294,15 @@ def energy_kernel(mv, gravity, D):
 def composite_inertias(mv, D):
     """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k}."""
     n = mv.n
+    M, M_tilde, A, scratch = D.M, D.M_tilde, D.A, D.tmp66[0]
+    order, parent = mv.order, mv.parent
     for k in range(n):
-        D.M_tilde[k] = D.M[k]
+        M_tilde[k] = M[k]
     for i in range(n - 1, -1, -1):
-        k = mv.order[i]
-        p = mv.parent[k]
+        k = order[i]
+        p = parent[k]
         if p >= 0:
-            ATMA_add(D.A[k], D.M_tilde[k], D.M_tilde[p], D.tmp66[0])
+            ATMA_add(A[k], M_tilde[k], M_tilde[p], scratch)
 
 
 @njit(cache=True)
@@ -297,30 +310,33 @@ def gim_from_composite(mv, D, I):
     """eq. 24: i_kj = p_k^T A_{jk}^T M~_j p_j for every ancestor k of j (and symmetric);
     zero where neither joint is an ancestor of the other."""
     n = mv.n
-    f = D.s6[0]
-    g = D.s6[1]
+    s6 = D.s6
+    f = s6[0]
+    g = s6[1]
+    M_tilde, e, A = D.M_tilde, D.e, D.A
+    parent, revolute = mv.parent, mv.revolute
     for r in range(n):
         for s in range(n):
             I[r, s] = 0.0
     for j in range(n):
         # f = M~_j p_j, the wrench at O_j that accelerates the composite body of j at qdd_j = 1
-        base = 0 if mv.revolute[j] else 3
+        base = 0 if revolute[j] else 3
         for r in range(6):
             s = 0.0
             for u in range(3):
-                s += D.M_tilde[j, r, base + u] * D.e[j, u]
+                s += M_tilde[j, r, base + u] * e[j, u]
             f[r] = s
-        I[j, j] = p_dot_w(mv.revolute[j], D.e[j], f)
+        I[j, j] = p_dot_w(revolute[j], e[j], f)
         c = j
-        k = mv.parent[j]
+        k = parent[j]
         while k >= 0:
             g[:] = 0.0
-            AT_times_add(D.A[c], f, g)  # shift the wrench from O_c to O_k
+            AT_times_add(A[c], f, g)  # shift the wrench from O_c to O_k
             f[:] = g
-            I[k, j] = p_dot_w(mv.revolute[k], D.e[k], f)
+            I[k, j] = p_dot_w(revolute[k], e[k], f)
             I[j, k] = I[k, j]
             c = k
-            k = mv.parent[k]
+            k = parent[k]
 
 
 # ----------------------------------------------------------------------------------
@@ -337,19 +353,21 @@ def articulated_inertias(mv, D):
       Mbar_k = M^_k - psi^_k psi^_k^T / m^_k
     """
     n = mv.n
-    M_hat, psi_hat, m_hat = D.M_hat, D.psi_hat, D.m_hat
-    M_bar = D.tmp66[0]
+    M_hat, psi_hat, m_hat, M, e, A = D.M_hat, D.psi_hat, D.m_hat, D.M, D.e, D.A
+    tmp66 = D.tmp66
+    M_bar, scratch = tmp66[0], tmp66[1]
+    order, parent, revolute = mv.order, mv.parent, mv.revolute
     for k in range(n):
-        M_hat[k] = D.M[k]
+        M_hat[k] = M[k]
     for i in range(n - 1, -1, -1):
-        k = mv.order[i]
-        base = 0 if mv.revolute[k] else 3
+        k = order[i]
+        base = 0 if revolute[k] else 3
         for r in range(6):
             s = 0.0
             for u in range(3):
-                s += M_hat[k, r, base + u] * D.e[k, u]
+                s += M_hat[k, r, base + u] * e[k, u]
             psi_hat[k, r] = s
-        m_hat[k] = p_dot_w(mv.revolute[k], D.e[k], psi_hat[k])
+        m_hat[k] = p_dot_w(revolute[k], e[k], psi_hat[k])
         # singular if the pivot vanishes relative to the block it is taken from
         # (rotational for a revolute joint, translational for a prismatic one)
         scale = 0.0
@@ -357,12 +375,12 @@ def articulated_inertias(mv, D):
             scale = max(scale, abs(M_hat[k, r, r]))
         if not m_hat[k] > 1e-13 * scale:
             return k
-        p = mv.parent[k]
+        p = parent[k]
         if p >= 0:
             for r in range(6):
                 for s in range(6):
                     M_bar[r, s] = M_hat[k, r, s] - psi_hat[k, r] * psi_hat[k, s] / m_hat[k]
-            ATMA_add(D.A[k], M_bar, M_hat[p], D.tmp66[1])
+            ATMA_add(A[k], M_bar, M_hat[p], scratch)
     return -1
 
 
@@ -370,7 +388,8 @@ def articulated_inertias(mv, D):
 def udu_solve(mv, D, phi, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors in D."""
     n = mv.n
-    eta, phi_hat, mu, psi_hat, m_hat, e = D.eta, D.phi_hat, D.mu, D.psi_hat, D.m_hat, D.e
+    eta, phi_hat, mu, psi_hat, m_hat, e, A = D.eta, D.phi_hat, D.mu, D.psi_hat, D.m_hat, D.e, D.A
+    order, parent, revolute = mv.order, mv.parent, mv.revolute
     shifted = D.s6[2]
     # eqs. 19a-b, backward: phi^_k = phi_k - p_k^T eta_k,
     #   eta_λ += A_{k,λ}^T (eta_k + psi^_k phi^_k / m^_k),  eta = 0 at the leaves
@@ -378,32 +397,33 @@ def udu_solve(mv, D, phi, qdd):
         for r in range(6):
             eta[k, r] = 0.0
     for i in range(n - 1, -1, -1):
-        k = mv.order[i]
-        phi_hat[k] = phi[k] - p_dot_w(mv.revolute[k], e[k], eta[k])
-        p = mv.parent[k]
+        k = order[i]
+        phi_hat[k] = phi[k] - p_dot_w(revolute[k], e[k], eta[k])
+        p = parent[k]
         if p >= 0:
             for r in range(6):
                 shifted[r] = eta[k, r] + psi_hat[k, r] * phi_hat[k] / m_hat[k]
-            AT_times_add(D.A[k], shifted, eta[p])
+            AT_times_add(A[k], shifted, eta[p])
     # eqs. 20-21, forward: qdd_k = phi^_k / m^_k - psi^_k^T mu_{k,λ} / m^_k,
     #   mu_{k,λ} = A_{k,λ} mu_λ,  mu_k = p_k qdd_k + mu_{k,λ},  mu = 0 at the base
     for i in range(n):
-        k = mv.order[i]
-        p = mv.parent[k]
+        k = order[i]
+        p = parent[k]
         if p < 0:
             for r in range(6):
                 mu[k, r] = 0.0
         else:
-            A_times(D.A[k], mu[p], mu[k])
+            A_times(A[k], mu[p], mu[k])
         qdd[k] = (phi_hat[k] - dot(psi_hat[k], mu[k])) / m_hat[k]
-        add_p_times(mv.revolute[k], e[k], qdd[k], mu[k])
+        add_p_times(revolute[k], e[k], qdd[k], mu[k])
 
 
 @njit(cache=True)
 def bias_forces(mv, qd, tau, gravity, D, phi):
     """phi = tau - ID(q, qd, 0): seed 001 Sec 2.4.2, input item 4 (D's link quantities set)."""
     inverse_dynamics_kernel(mv, qd, D.zero, gravity, D, phi)
-    for k in range(mv.n):
+    n = mv.n
+    for k in range(n):
         phi[k] = tau[k] - phi[k]
 
 

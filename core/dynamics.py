@@ -460,10 +460,17 @@ def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
 
     f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
     (`core.constrained_dynamics`). Returns -1, or the 0-based joint whose pivot
-    vanished. The right-hand side the integrators call, compiled."""
+    vanished. The right-hand side the integrators call, compiled; inside numba call
+    `state_derivative_kernel` with the views cut once."""
     mv = model_views(F, I)
+    return state_derivative_kernel(mv, data_views(ws, mv.n, mv.m), y, tau, damping, f_ext,
+                                   ydot)
+
+
+@njit(cache=True)
+def state_derivative_kernel(mv, D, y, tau, damping, f_ext, ydot):
+    """`state_derivative` on model views mv and workspace views D."""
     n = mv.n
-    D = data_views(ws, n, mv.m)
     applied = D.tau
     for k in range(n):
         applied[k] = tau[k] - damping[k] * y[n + k]

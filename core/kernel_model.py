@@ -80,34 +80,28 @@ def buffer_sizes(n, nl, m, ni):
 
 @njit(cache=True)
 def model_views(F, I):
-    """Cut the model buffers into the named fields listed in the module docstring."""
+    """Cut the model buffers into the named fields listed in the module docstring
+    (fields of one shape with one reshape: each reshape calls numba's C helpers)."""
     n, nl, m, ni = I[0], I[1], I[2], I[3]
     i = _HEADER
-    parent = I[i:i + n]; i += n
-    revolute = I[i:i + n]; i += n
-    order = I[i:i + n]; i += n
-    placed = I[i:i + n]; i += n
+    joint_ints = I[i:i + 4 * n].reshape((4, n)); i += 4 * n
     loop_body = I[i:i + 2 * nl].reshape((nl, 2)); i += 2 * nl
     loop_type = I[i:i + nl]; i += nl
-    row_loop = I[i:i + m]; i += m
-    row_kind = I[i:i + m]; i += m
+    rows = I[i:i + 2 * m].reshape((2, m)); i += 2 * m
     independent = I[i:i + ni]; i += ni
     f = 0
     gravity = F[f:f + 3]; f += 3
     dh = F[f:f + 4 * n].reshape((n, 4)); f += 4 * n
     mass = F[f:f + n]; f += n
-    com = F[f:f + 3 * n].reshape((n, 3)); f += 3 * n
+    v3 = F[f:f + 6 * n].reshape((2, n, 3)); f += 6 * n
     inertia = F[f:f + 9 * n].reshape((n, 9)); f += 9 * n
     place_R = F[f:f + 9 * n].reshape((n, 3, 3)); f += 9 * n
-    place_p = F[f:f + 3 * n].reshape((n, 3)); f += 3 * n
-    loop_point = F[f:f + 6 * nl].reshape((nl, 2, 3)); f += 6 * nl
-    loop_axis = F[f:f + 6 * nl].reshape((nl, 2, 3)); f += 6 * nl
-    loop_u = F[f:f + 3 * nl].reshape((nl, 3)); f += 3 * nl
-    loop_v = F[f:f + 3 * nl].reshape((nl, 3)); f += 3 * nl
-    loop_x = F[f:f + 3 * nl].reshape((nl, 3)); f += 3 * nl
-    return ModelViews(n, nl, m, ni, parent, revolute, order, placed, loop_body, loop_type,
-                      row_loop, row_kind, independent, gravity, dh, mass, com, inertia,
-                      place_R, place_p, loop_point, loop_axis, loop_u, loop_v, loop_x)
+    loop_pa = F[f:f + 12 * nl].reshape((2, nl, 2, 3)); f += 12 * nl
+    loop_dirs = F[f:f + 9 * nl].reshape((3, nl, 3)); f += 9 * nl
+    return ModelViews(n, nl, m, ni, joint_ints[0], joint_ints[1], joint_ints[2],
+                      joint_ints[3], loop_body, loop_type, rows[0], rows[1], independent,
+                      gravity, dh, mass, v3[0], inertia, place_R, v3[1], loop_pa[0],
+                      loop_pa[1], loop_dirs[0], loop_dirs[1], loop_dirs[2])
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

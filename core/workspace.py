@@ -52,54 +52,33 @@ Data = namedtuple("Data", (
 @njit(cache=True)
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
-    return (n * (9 + 3 + 9 + 3 + 3 + 3 + 3 + 36 + 3 + 6 + 6 + 6 + 36 + 36 + 6 + 1 + 6 + 1 + 6
-                 + 1 + 1 + 1 + 6 + 1)
-            + 72 + 24 + 24 + m * (1 + n + 1 + n + m + 1 + 1 + 1))
+    return n * (2 * 9 + 6 * 3 + 3 * 36 + 7 * 6 + 6) + 72 + 24 + 24 + m * (5 + 2 * n + m)
 
 
 @njit(cache=True)
 def data_views(ws, n, m):
-    """Cut the flat buffer `ws` (at least data_size(n, m) floats) into the fields of Data."""
+    """Cut the flat buffer `ws` (at least data_size(n, m) floats) into the fields of Data.
+
+    Fields of one shape are cut with one reshape (each reshape is a call into numba's
+    C helpers) and then indexed."""
     i = 0
-    Rj = ws[i:i + 9 * n].reshape((n, 3, 3)); i += 9 * n
-    oj = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    Rl = ws[i:i + 9 * n].reshape((n, 3, 3)); i += 9 * n
-    ol = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    e = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    d = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    c = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    M = ws[i:i + 36 * n].reshape((n, 6, 6)); i += 36 * n
-    A = ws[i:i + 3 * n].reshape((n, 3)); i += 3 * n
-    t = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    tdot = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    w = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    M_tilde = ws[i:i + 36 * n].reshape((n, 6, 6)); i += 36 * n
-    M_hat = ws[i:i + 36 * n].reshape((n, 6, 6)); i += 36 * n
-    psi_hat = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    m_hat = ws[i:i + n]; i += n
-    eta = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    phi_hat = ws[i:i + n]; i += n
-    mu = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    phi = ws[i:i + n]; i += n
-    zero = ws[i:i + n]; i += n
-    tau = ws[i:i + n]; i += n
-    f_ext = ws[i:i + 6 * n].reshape((n, 6)); i += 6 * n
-    qdd_free = ws[i:i + n]; i += n
+    R = ws[i:i + 18 * n].reshape((2, n, 3, 3)); i += 18 * n
+    v3 = ws[i:i + 18 * n].reshape((6, n, 3)); i += 18 * n
+    m66 = ws[i:i + 108 * n].reshape((3, n, 6, 6)); i += 108 * n
+    v6 = ws[i:i + 42 * n].reshape((7, n, 6)); i += 42 * n
+    s1 = ws[i:i + 6 * n].reshape((6, n)); i += 6 * n
     tmp66 = ws[i:i + 72].reshape((2, 6, 6)); i += 72
     s3 = ws[i:i + 24].reshape((8, 3)); i += 24
     s6 = ws[i:i + 24].reshape((4, 6)); i += 24
-    Phi = ws[i:i + m]; i += m
-    J = ws[i:i + m * n].reshape((m, n)); i += m * n
-    gamma = ws[i:i + m]; i += m
-    Y = ws[i:i + m * n].reshape((m, n)); i += m * n
+    r1 = ws[i:i + 5 * m].reshape((5, m)); i += 5 * m
+    rn = ws[i:i + 2 * m * n].reshape((2, m, n)); i += 2 * m * n
     delassus = ws[i:i + m * m].reshape((m, m)); i += m * m
-    lam = ws[i:i + m]; i += m
-    rhs = ws[i:i + m]; i += m
-    keep = ws[i:i + m]; i += m
+    zero = s1[3]
     zero[:] = 0.0
-    return Data(Rj, oj, Rl, ol, e, d, c, M, A, t, tdot, w, M_tilde, M_hat, psi_hat, m_hat, eta,
-                phi_hat, mu, phi, zero, tau, f_ext, tmp66, s3, s6, Phi, J, gamma, Y, delassus,
-                lam, rhs, qdd_free, keep)
+    return Data(R[0], v3[0], R[1], v3[1], v3[2], v3[3], v3[4], m66[0], v3[5], v6[0], v6[1],
+                v6[2], m66[1], m66[2], v6[3], s1[0], v6[4], s1[1], v6[5], s1[2], zero, s1[4],
+                v6[6], tmp66, s3, s6, r1[0], rn[0], r1[1], rn[1], delassus, r1[2], r1[3],
+                s1[5], r1[4])
 
 
 _local = threading.local()
