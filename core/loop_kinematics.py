@@ -19,7 +19,7 @@ built, and the solvers tolerate rows that depend on others (the mobility comes f
 the rank, not from counting rows).
 
 Public: `loop_residual`, `loop_jacobian`, `loop_acceleration_term`, `assemble`,
-`mobility`, `constraint_row_labels`.
+`mobility`, `constraint_row_labels`, `constraint_row_units`.
 """
 from __future__ import annotations
 
@@ -118,13 +118,14 @@ def closure_residual(mv, D, Phi):
     G = np.empty((8, 3))
     c = np.empty(3)
     dv = np.empty(3)
+    row_loop, row_kind = mv.row_loop, mv.row_kind
     last = -1
     for r in range(mv.m):
-        l = mv.row_loop[r]
+        l = row_loop[r]
         if l != last:
             _loop_geometry(mv, D, l, G)
             last = l
-        kind = _row_directions(mv.row_kind[r], G, c, dv)
+        kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 2:
             Phi[r] = _dot3(c, dv)
         else:
@@ -136,18 +137,19 @@ def _add_path_columns(mv, D, body, P, sign, kind, c, dxc, delta, Jrow):
     """Add sign * (the row's rate per unit qd_j) for every joint j on body's path to
     the base. P: the loop point on `body`; kind as _row_directions; dxc = d x c
     (orientation rows); delta = P_b - P_a (line rows, whose c turns with body a)."""
+    axes, origins, revolute, parent = D.e, D.oj, mv.revolute, mv.parent
     j = body
     while j >= 0:
-        e = D.e[j]
-        if mv.revolute[j]:
+        e = axes[j]
+        if revolute[j]:
             if kind == 2:
                 # (w_b - w_a) . (d x c)
                 Jrow[j] += sign * _dot3(e, dxc)
             else:
                 # v_P = e x (P - O_j); rate = v_P . c
-                rx = P[0] - D.oj[j, 0]
-                ry = P[1] - D.oj[j, 1]
-                rz = P[2] - D.oj[j, 2]
+                rx = P[0] - origins[j, 0]
+                ry = P[1] - origins[j, 1]
+                rz = P[2] - origins[j, 2]
                 vx = e[1] * rz - e[2] * ry
                 vy = e[2] * rx - e[0] * rz
                 vz = e[0] * ry - e[1] * rx
@@ -161,7 +163,7 @@ def _add_path_columns(mv, D, body, P, sign, kind, c, dxc, delta, Jrow):
         else:
             if kind != 2:
                 Jrow[j] += sign * _dot3(e, c)
-        j = mv.parent[j]
+        j = parent[j]
 
 
 @njit(cache=True)
@@ -171,21 +173,22 @@ def closure_jacobian(mv, D, J):
     c = np.empty(3)
     dv = np.empty(3)
     dxc = np.empty(3)
+    row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
     last = -1
     for r in range(mv.m):
         for j in range(mv.n):
             J[r, j] = 0.0
-        l = mv.row_loop[r]
+        l = row_loop[r]
         if l != last:
             _loop_geometry(mv, D, l, G)
             last = l
-        kind = _row_directions(mv.row_kind[r], G, c, dv)
+        kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 2:
             dxc[0] = dv[1] * c[2] - dv[2] * c[1]
             dxc[1] = dv[2] * c[0] - dv[0] * c[2]
             dxc[2] = dv[0] * c[1] - dv[1] * c[0]
-        _add_path_columns(mv, D, mv.loop_body[l, 1], G[1], 1.0, kind, c, dxc, G[6], J[r])
-        _add_path_columns(mv, D, mv.loop_body[l, 0], G[0], -1.0, kind, c, dxc, G[6], J[r])
+        _add_path_columns(mv, D, loop_body[l, 1], G[1], 1.0, kind, c, dxc, G[6], J[r])
+        _add_path_columns(mv, D, loop_body[l, 0], G[0], -1.0, kind, c, dxc, G[6], J[r])
 
 
 @njit(cache=True, inline="always")
@@ -255,11 +258,12 @@ def closure_acceleration_term(mv, D, g_base, gamma):
     va, aa, vb, ab = S[0], S[1], S[2], S[3]
     wa, wda, wb, wdb = S[4], S[5], S[6], S[7]
     x, y = S[8], S[9]
+    row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
     last = -1
     for r in range(mv.m):
-        l = mv.row_loop[r]
-        a = mv.loop_body[l, 0]
-        b = mv.loop_body[l, 1]
+        l = row_loop[r]
+        a = loop_body[l, 0]
+        b = loop_body[l, 1]
         if l != last:
             _loop_geometry(mv, D, l, G)
             _point_motion(D, a, G[0], g_base, va, aa)
@@ -267,7 +271,7 @@ def closure_acceleration_term(mv, D, g_base, gamma):
             _angular(D, a, wa, wda)
             _angular(D, b, wb, wdb)
             last = l
-        kind = _row_directions(mv.row_kind[r], G, c, dv)
+        kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 0:
             gamma[r] = (ab[0] - aa[0]) * c[0] + (ab[1] - aa[1]) * c[1] + (ab[2] - aa[2]) * c[2]
         elif kind == 1:
@@ -357,6 +361,14 @@ def constraint_row_labels(model) -> list[str]:
     return [f"{names[int(l)]} {_ROW_NAMES[int(r)]}" for l, r in zip(v.row_loop, v.row_kind)]
 
 
+def constraint_row_units(model) -> list[str]:
+    """The unit of each active row's cut-joint force: "N" for point and line rows,
+    "N m" for the axis and roll rows (and "m" / "rad" for their residuals)."""
+    v = _kernel(model).views
+    return ["N" if int(r) in (ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z, ROW_LINE_U, ROW_LINE_V)
+            else "N m" for r in v.row_kind]
+
+
 def numerical_rank(A: np.ndarray, tol: float = RANK_TOL) -> int:
     """Rank of A by its singular values (relative threshold; 0 for an empty matrix)."""
     if A.size == 0:
@@ -378,10 +390,12 @@ def _loop_of_row(model, r: int) -> str:
 
 
 def _wrap_angles(q, guess, revolute):
-    """Revolute joints back onto the sheet of the guess (within pi of it)."""
+    """Revolute joints back onto the sheet of the guess (within pi of it); a joint that
+    is already there is left bit for bit as it is."""
     out = q.copy()
-    d = out[revolute] - guess[revolute]
-    out[revolute] = guess[revolute] + (d + math.pi) % (2 * math.pi) - math.pi
+    turns = np.round((out - guess) / (2 * math.pi))
+    moved = revolute & (turns != 0)
+    out[moved] -= 2 * math.pi * turns[moved]
     return out
 
 
@@ -418,6 +432,8 @@ def assemble(model, q, *, independent=None, tolerance: float | None = None,
     lam = 1e-6
     Phi = loop_residual(model, qk)
     err = float(np.max(np.abs(Phi)))
+    if err <= tol:
+        return q0  # closed already: the guess itself, bit for bit
     # a step never turns a joint by more than this (rad) or slides it by more than
     # this times the mechanism's size (m): stays on the branch of the guess
     size = max(1e-3, float(np.max(np.abs(k.views.dh[:, :2]))) if n else 1.0)

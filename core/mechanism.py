@@ -238,9 +238,16 @@ class Mechanism:
 
     @classmethod
     def from_robot(cls, robot: Robot) -> "Mechanism":
-        """The one-chain mechanism of a serial arm (joint names default to "link i")."""
-        links = tuple(replace(link, name=name)
-                      for link, name in zip(robot.links, robot.link_names))
+        """The one-chain mechanism of a serial arm. Joint names are the robot's link names
+        ("link i" where a link has none); a name that a mechanism cannot have twice or
+        reserves ("base") gets " (link i)" appended."""
+        names, seen = [], set()
+        for i, name in enumerate(robot.link_names, start=1):
+            if name in seen or name == "base" or not name.strip():
+                name = f"{name} (link {i})".strip()
+            seen.add(name)
+            names.append(name)
+        links = tuple(replace(link, name=name) for link, name in zip(robot.links, names))
         return cls(name=robot.name, chains=(Chain("arm", links),), gravity=robot.gravity,
                    description=robot.description, angle_unit=robot.angle_unit)
 
