@@ -1,4 +1,5 @@
-"""ArmDyn core: robot model, kinematics and the recursive (DeNOC) dynamics. No Qt here."""
+"""ArmDyn core: models (serial arms, trees, closed chains), kinematics and the recursive
+(DeNOC) dynamics. No Qt here."""
 from ._numba_cache import configure_numba_cache
 
 configure_numba_cache()  # before numba is imported  # noqa: E402
@@ -12,26 +13,43 @@ from .dynamics import (
     gravity_torques,
     inverse_dynamics,
     mass_matrix,
+    tree_inverse_dynamics,
     udu_factors,
 )
 from .errors import (
     ArmDynError,
+    LoopClosureError,
+    MechanismError,
+    MechanismFileError,
     RobotError,
     RobotFileError,
     SimulationCancelled,
     SimulationError,
+    SingularConfigurationError,
     SingularMassMatrixError,
 )
 from .kinematics import Kinematics, forward_kinematics
 from .robot import JointType, Link, Robot
-
-__all__ = [
-    "ArmDynError", "ArticulatedBodyInertias", "JointType", "Kinematics", "Link", "Robot",
-    "RobotError", "RobotFileError", "SimulationCancelled", "SimulationError",
-    "SingularMassMatrixError", "articulated_body_inertias", "composite_body_inertias",
-    "convective_torques", "energy", "forward_dynamics", "forward_kinematics",
-    "gravity_torques", "inverse_dynamics", "mass_matrix", "udu_factors",
-]
+from .mechanism import Assembly, Chain, Loop, LoopJointType, Mechanism, Placement
+from .loop_kinematics import (
+    assemble,
+    constraint_row_labels,
+    loop_acceleration_term,
+    loop_jacobian,
+    loop_residual,
+    mobility,
+)
+from .closed_chains import (
+    ClosedChainInverseDynamics,
+    closed_chain_inverse_dynamics,
+    closed_chain_motion,
+    constrained_forward_dynamics,
+    cut_joint_forces,
+    reduced_mass_matrix,
+    velocity_transformation,
+)
+from .robot_file import load_robot, save_robot
+from .mechanism_file import load_mechanism, save_mechanism
 from .simulation import simulate, simulate_chunks
 from .trajectory import (
     Trajectory,
@@ -40,8 +58,20 @@ from .trajectory import (
     output_grid,
     run_inverse_dynamics,
 )
-
-__all__ += ["Trajectory", "cycloidal_trajectory", "inverse_dynamics_chunks", "output_grid",
-            "run_inverse_dynamics", "simulate", "simulate_chunks"]
 from .warmup import warm_up
-__all__ += ["warm_up"]
+
+__all__ = [
+    "ArmDynError", "ArticulatedBodyInertias", "Assembly", "Chain", "ClosedChainInverseDynamics",
+    "JointType", "Kinematics", "Link", "Loop", "LoopClosureError", "LoopJointType",
+    "Mechanism", "MechanismError", "MechanismFileError", "Placement", "Robot", "RobotError",
+    "RobotFileError", "SimulationCancelled", "SimulationError", "SingularConfigurationError",
+    "SingularMassMatrixError", "Trajectory", "articulated_body_inertias", "assemble",
+    "closed_chain_inverse_dynamics", "closed_chain_motion", "composite_body_inertias",
+    "constrained_forward_dynamics", "constraint_row_labels", "convective_torques",
+    "cut_joint_forces", "cycloidal_trajectory", "energy", "forward_dynamics",
+    "forward_kinematics", "gravity_torques", "inverse_dynamics", "inverse_dynamics_chunks",
+    "load_mechanism", "load_robot", "loop_acceleration_term", "loop_jacobian",
+    "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
+    "run_inverse_dynamics", "save_mechanism", "save_robot", "simulate", "simulate_chunks",
+    "tree_inverse_dynamics", "udu_factors", "velocity_transformation", "warm_up",
+]

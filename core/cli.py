@@ -1,9 +1,14 @@
-"""Command line: `armdyn inverse ROBOT ...` and `armdyn simulate ROBOT ...` (no Qt).
+"""Command line: `armdyn inverse FILE ...` and `armdyn simulate FILE ...` (no Qt).
 
-Both write CSV (a header names every unit), print a one-line summary and exit
-non-zero with a one-line message, never a traceback, on bad input:
-2 for bad arguments or robot files, 1 when a simulation blew up (the samples
-computed so far are still written).
+FILE is a robot file or a mechanism file. Both commands write CSV (a header names
+every unit; mechanisms with loops add the cut-joint forces and the loop residual),
+print a one-line summary and exit non-zero with a one-line message, never a
+traceback, on bad input: 2 for bad arguments or files, 1 when a simulation blew up
+or reached a singular pose (the samples computed so far are still written).
+
+Joint values on the command line: one per joint, or, for a mechanism with loops,
+one per actuated joint (`inverse`) or independent joint (`simulate`); the other
+joints follow by assembly.
 """
 from __future__ import annotations
 
@@ -14,10 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import ArmDynError, SimulationError
+from .errors import ArmDynError, SimulationError, SingularConfigurationError
 from .results_io import trajectory_csv_text, write_trajectory_csv
-from .robot import Robot
-from .robot_file import load_robot
+from .mechanism_file import load_mechanism
 from .simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from .trajectory import Trajectory, run_inverse_dynamics
 
@@ -31,21 +35,35 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _pose(text: str | None, robot: Robot, unit: str, what: str) -> np.ndarray | None:
-    """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for prismatic."""
+def _pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
+          ) -> np.ndarray | None:
+    """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for
+    prismatic; all n joints, or only the `driven` ones (the others from `rest`, by
+    default q_home)."""
     if text is None:
         return None
+    n = model.n
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
-        raise _UsageError(f"{what}: expected {robot.n} comma-separated numbers, got {text!r}") from None
-    if len(values) != robot.n:
-        raise _UsageError(f"{what}: expected {robot.n} values (one per joint), got {len(values)}")
+        raise _UsageError(f"{what}: expected {n} comma-separated numbers, got {text!r}") from None
+    joints = list(range(n))
+    if driven is not None and len(values) == len(driven) and len(driven) != n:
+        joints = list(driven)
+    elif len(values) != n:
+        hint = ""
+        if driven is not None and len(driven) != n:
+            names = ", ".join(model.joint_names[j] for j in driven)
+            hint = f" or {len(driven)} (the joints {names})"
+        raise _UsageError(f"{what}: expected {n} values (one per joint){hint}, got {len(values)}")
     if not all(math.isfinite(v) for v in values):
         raise _UsageError(f"{what}: values must be finite, got {text!r}")
-    q = np.array(values)
+    v = np.array(values)
+    rev = model.is_revolute[joints]
     if unit == "deg":
-        q[robot.is_revolute] = np.radians(q[robot.is_revolute])
+        v[rev] = np.radians(v[rev])
+    q = (model.q_home if rest is None else rest).copy()
+    q[joints] = v
     return q
 
 
@@ -81,14 +99,14 @@ def _parser() -> _Parser:
     return p
 
 
-def _emit(traj: Trajectory, robot: Robot, output: str) -> None:
+def _emit(traj: Trajectory, robot, output: str) -> None:
     if output == "-":
         sys.stdout.write(trajectory_csv_text(traj, robot))
     else:
         write_trajectory_csv(traj, robot, output)
 
 
-def _summary(traj: Trajectory, robot: Robot, output: str) -> str:
+def _summary(traj: Trajectory, robot, output: str) -> str:
     if len(traj) == 0:
         return "no samples"
     where = "stdout" if output == "-" else output
@@ -97,27 +115,35 @@ def _summary(traj: Trajectory, robot: Robot, output: str) -> str:
         peak = np.abs(traj.tau).max(axis=0)
         j = int(np.argmax(peak))
         unit = "N m" if robot.is_revolute[j] else "N"
-        return head + f"peak |tau| {peak[j]:.4g} {unit} at joint {j + 1}; wrote {where}"
+        loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
+                 if traj.cut_forces.shape[1] else "")
+        return head + (f"peak |tau| {peak[j]:.4g} {unit} at joint {j + 1}; {loops}"
+                       f"wrote {where}")
     E = traj.energy
     drift = float(np.abs(E[:, 2] - E[0, 2]).max())
     peak_T = float(E[:, 0].max())
+    loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
+             if traj.cut_forces.shape[1] else "")
     return head + (f"peak kinetic energy {peak_T:.4g} J, total-energy drift {drift:.2g} J; "
-                   f"wrote {where}")
+                   f"{loops}wrote {where}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(argv)
-        robot = load_robot(args.robot)
+        robot = load_mechanism(args.robot)
+        loops = bool(robot.loops)
         if args.command == "inverse":
-            start = _pose(args.start, robot, args.units, "--start")
-            target = _pose(args.target, robot, args.units, "--target")
+            driven = robot.actuated if loops else None
+            start = _pose(args.start, robot, args.units, "--start", driven)
+            target = _pose(args.target, robot, args.units, "--target", driven)
             traj = run_inverse_dynamics(robot, robot.q_home if start is None else start, target,
                                         args.duration, args.dt)
         else:
-            q0 = _pose(args.q0, robot, args.units, "--q0")
-            qd0 = _pose(args.qd0, robot, args.units, "--qd0")
+            free = robot.independent if loops else None
+            q0 = _pose(args.q0, robot, args.units, "--q0", free)
+            qd0 = _pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
             if not (math.isfinite(args.damping) and args.damping >= 0):
                 raise _UsageError(f"--damping must be >= 0, got {args.damping}")
             try:
@@ -135,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 2
+    except SingularConfigurationError as err:
+        print(f"armdyn: {err}", file=sys.stderr)
+        return 1
     except (ArmDynError, ValueError, OSError) as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 2
