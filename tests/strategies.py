@@ -174,3 +174,94 @@ def assert_close(actual, expected, rtol: float, scale: float | None = None, what
     err = float(np.max(np.abs(actual - expected))) if actual.size else 0.0
     assert err <= rtol * ref, (f"{what}: max error {err:.3e} > {rtol:.1e} * {ref:.3e}\n"
                                f"actual   = {actual!r}\nexpected = {expected!r}")
+
+
+# ----------------------------------------------------------------------------------
+# Trees: Mechanisms of serial chains hung on the base or on links of other chains
+# ----------------------------------------------------------------------------------
+
+def random_placement(rng: np.random.Generator):
+    """A chain's base placement: identity sometimes, else random xyz (m) and rpy (rad),
+    with exact zeros and right angles among the entries."""
+    from core.mechanism import Placement
+    if rng.random() < 0.2:
+        return Placement()
+    xyz = tuple(_maybe_zero(rng, x) for x in rng.uniform(-1.0, 1.0, 3))
+    rpy = tuple(_maybe_zero(rng, a, special=float(rng.choice([0.0, math.pi / 2, -math.pi / 2])))
+                for a in rng.uniform(-math.pi, math.pi, 3))
+    return Placement(xyz, rpy)
+
+
+@st.composite
+def random_tree(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "mixed",
+                gravity: bool = True, max_chains: int = 8):
+    """A random valid tree Mechanism (no loops) with min_joints..max_joints joints.
+
+    Hypothesis draws the structure: the number of joints, how they split into chains,
+    the joint types, the order in which chains are attached (a chain hangs on the base
+    or on any link of a chain attached before it; since the joint order is the chains'
+    given order, a chain often hangs on a link of a later chain) and where each one
+    hangs. A seeded numpy generator draws the numbers: DH rows, inertias and random
+    base placements with rpy."""
+    from core.mechanism import Chain, Mechanism
+    n = draw(st.integers(min_joints, max_joints))
+    c = draw(st.integers(1, min(n, max_chains)))
+    cuts = sorted(draw(st.sets(st.integers(1, n - 1), min_size=c - 1, max_size=c - 1))) \
+        if c > 1 else []
+    bounds = [0] + cuts + [n]
+    lengths = [bounds[i + 1] - bounds[i] for i in range(c)]
+    kinds = draw(st.lists(JOINT_KINDS[joints], min_size=n, max_size=n))
+    attach = draw(st.permutations(range(c)))  # attach[i]: the i-th chain to be attached
+    g = draw(gravities()) if gravity else (0.0, 0.0, 0.0)
+    rng = np.random.default_rng(draw(seeds))
+    names = [[f"c{ci}l{i}" for i in range(lengths[ci])] for ci in range(c)]
+    parents: list[str | None] = [None] * c
+    available: list[str] = []  # links of the chains attached so far
+    for ci in attach:
+        pick = draw(st.integers(0, len(available)))  # 0: the base
+        parents[ci] = None if pick == 0 else available[pick - 1]
+        available += names[ci]
+    chains, k = [], 0
+    for ci in range(c):
+        links = tuple(replace_name(random_link(rng, kinds[k + i]), names[ci][i])
+                      for i in range(lengths[ci]))
+        k += lengths[ci]
+        chains.append(Chain(f"chain{ci}", links, parent=parents[ci],
+                            base=random_placement(rng)))
+    return Mechanism(name="random tree", chains=tuple(chains), gravity=g, angle_unit="rad")
+
+
+def replace_name(link: Link, name: str) -> Link:
+    from dataclasses import replace
+    return replace(link, name=name)
+
+
+@st.composite
+def trees_and_states(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "mixed",
+                     gravity: bool = True):
+    """(mechanism, q, qd, qdd) on a random tree; the rates are sometimes zero, tiny or
+    large (as robots_and_states)."""
+    mech = draw(random_tree(min_joints, max_joints, joints, gravity))
+    rng = np.random.default_rng(draw(seeds))
+    q, qd, qdd = random_state(rng, mech)
+    rate = draw(st.sampled_from([1.0, 1.0, 0.0, 1e-3, 10.0]))
+    return mech, q, rate * qd, rate * qdd
+
+
+@st.composite
+def link_wrenches(draw, n: int) -> np.ndarray:
+    """(n, 6) per-link wrenches [moment; force], components in [-20, 20]; each link's is
+    sometimes zero, a pure force or a pure moment."""
+    rng = np.random.default_rng(draw(seeds))
+    w = rng.uniform(-20.0, 20.0, (n, 6))
+    kind = rng.integers(0, 4, n)  # 0 both, 1 force only, 2 moment only, 3 none
+    w[kind == 1, :3] = 0.0
+    w[kind == 2, 3:] = 0.0
+    w[kind == 3] = 0.0
+    return w
+
+
+def tree_reach(mech, q) -> float:
+    """A length scale of a tree: DH offsets, base placements and prismatic travel, m."""
+    return (1.0 + sum(abs(l.a) + abs(l.b) for l in mech.links)
+            + sum(float(np.abs(ch.base.xyz).sum()) for ch in mech.chains) + scale_of(q))
