@@ -20,7 +20,10 @@ def bundled_robots(directory: Path = ROBOTS_DIR) -> list[tuple[str, Path]]:
     for path in sorted(directory.glob("*.toml")):
         try:
             with path.open("rb") as f:
-                name = tomllib.load(f).get("name")
+                doc = tomllib.load(f)
+            name = doc.get("name")
+            if doc.get("format") == "armdyn-mechanism/1":
+                continue  # mechanisms open in the window once it edits them
         except (OSError, tomllib.TOMLDecodeError):
             name = None
         title = name.strip() if isinstance(name, str) and name.strip() else path.stem

@@ -24,7 +24,9 @@ def edit(draft: RobotDraft, row: int, key: str, text) -> bool:
     return draft.set_cells(draft.changes_for(row, key, draft.parse(row, key, text)))
 
 
-@pytest.mark.parametrize("path", sorted(ROBOTS.glob("*.toml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", sorted(p for p in ROBOTS.glob("*.toml")
+                                         if 'format = "armdyn-robot/1"' in p.read_text()),
+                         ids=lambda p: p.stem)
 def test_every_bundled_robot_round_trips_through_the_tables(path):
     robot = load_robot(path)
     draft = RobotDraft.from_robot(robot)
