@@ -58,13 +58,14 @@ def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
     """Row-wise constrained FD; lam (T, m). Returns -1 or sample * n + singular joint."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
+    multipliers = D.lam
     for s in range(q.shape[0]):
-        D.f_ext[:, :] = f_ext[s if f_ext.shape[0] > 1 else 0]
-        bad = constrained_forward_dynamics_kernel(mv, q[s], qd[s], tau[s], D, qdd[s])
+        bad = constrained_forward_dynamics_kernel(mv, ws, q[s], qd[s], tau[s],
+                                                  f_ext[s if f_ext.shape[0] > 1 else 0], qdd[s])
         if bad >= 0:
             return s * mv.n + bad
         for r in range(mv.m):
-            lam[s, r] = D.lam[r]
+            lam[s, r] = multipliers[r]
     return -1
 
 

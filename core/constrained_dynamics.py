@@ -31,6 +31,7 @@ from numba import njit
 
 from . import denoc
 from .loop_kinematics import closure_acceleration_term, closure_jacobian, closure_residual
+from .workspace import data_views
 
 #: Relative pivot below which a Delassus row is taken as redundant.
 REDUNDANT_PIVOT = 1e-10
@@ -94,21 +95,28 @@ def pivoted_cholesky_solve(A, b, x, keep, tol):
 
 
 @njit(cache=True)
-def constrained_forward_dynamics_kernel(mv, q, qd, tau, D, qdd):
-    """qdd (n,) that keeps the loops closed; D.lam holds the multipliers. Returns -1, or
-    the 0-based tree joint whose articulated pivot vanished."""
+def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
+    """qdd (n,) that keeps the loops closed under joint forces tau and link wrenches
+    f_ext (n, 6), on the workspace buffer ws (whose Data then holds the multipliers in
+    lam). Returns -1, or the 0-based tree joint whose articulated pivot vanished."""
     n, m = mv.n, mv.m
+    D = data_views(ws, n, m)
     J, Y, gamma, qdd_free, rhs, delassus, lam = D.J, D.Y, D.gamma, D.qdd_free, D.rhs, \
         D.delassus, D.lam
-    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, mv.gravity, D, qdd_free)
+    e, A, psi_hat, m_hat = D.e, D.A, D.psi_hat, D.m_hat
+    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, f_ext, mv.gravity, D.Rj, D.oj, D.Rl,
+                                      D.ol, e, D.d, D.c, D.M, A, D.t, D.tdot, D.w, D.tmp66,
+                                      D.zero, D.phi, D.M_hat, psi_hat, m_hat, D.eta,
+                                      D.phi_hat, D.mu, qdd_free)
     if bad >= 0:
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
-    closure_jacobian(mv, D, J)
-    closure_acceleration_term(mv, D, mv.gravity, gamma)
+    closure_jacobian(mv, D.Rl, D.ol, D.oj, e, J)
+    closure_acceleration_term(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, gamma)
     # Y_r = M^-1 J_r^T with the UDU^T factors already in D
+    eta, phi_hat, mu = D.eta, D.phi_hat, D.mu
     for r in range(m):
-        denoc.udu_solve(mv, D, J[r], Y[r])
+        denoc.udu_solve(mv, e, A, psi_hat, m_hat, J[r], eta, phi_hat, mu, Y[r])
     # Delassus system (J M^-1 J^T) lambda = -gamma - J qdd_free
     for r in range(m):
         s = -gamma[r]
@@ -131,10 +139,10 @@ def constrained_forward_dynamics_kernel(mv, q, qd, tau, D, qdd):
 
 
 @njit(cache=True)
-def _least_norm_correction(mv, D, v, out):
-    """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rows of D.J)."""
-    n, m = mv.n, mv.m
-    J, rhs, delassus, lam = D.J, D.rhs, D.delassus, D.lam
+def _least_norm_correction(J, v, rhs, delassus, lam, keep, out):
+    """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rhs, delassus, lam, keep:
+    work arrays of the m rows)."""
+    m, n = J.shape
     for r in range(m):
         rhs[r] = v[r]
         for c in range(r, m):
@@ -143,7 +151,7 @@ def _least_norm_correction(mv, D, v, out):
                 acc += J[r, j] * J[c, j]
             delassus[r, c] = acc
             delassus[c, r] = acc
-    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, 1e-12)
+    pivoted_cholesky_solve(delassus, rhs, lam, keep, 1e-12)
     for j in range(n):
         s = 0.0
         for r in range(m):
@@ -152,40 +160,43 @@ def _least_norm_correction(mv, D, v, out):
 
 
 @njit(cache=True)
-def project_onto_loops(mv, D, y, tol):
+def project_onto_loops(mv, ws, y, tol):
     """Move the state y = [q; qd] back onto Phi(q) = 0 and J qd = 0 when it has drifted
     by more than tol (m, rad, and per second). Returns True if y changed."""
-    n = mv.n
+    n, m = mv.n, mv.m
+    D = data_views(ws, n, m)
+    Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
+    rhs, delassus, lam, keep = D.rhs, D.delassus, D.lam, D.keep
     q = y[:n]
     qd = y[n:]
     dq = D.qdd_free  # scratch (n,)
     Phi, J, Jqd = D.Phi, D.J, D.gamma  # gamma as scratch for J qd
     changed = False
     for _ in range(4):
-        denoc.link_quantities(mv, q, D)
-        closure_residual(mv, D, Phi)
+        denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
+        closure_residual(mv, Rl, ol, Phi)
         err = 0.0
-        for r in range(mv.m):
+        for r in range(m):
             err = max(err, abs(Phi[r]))
         if err <= tol:
             break
-        closure_jacobian(mv, D, J)
-        _least_norm_correction(mv, D, Phi, dq)
+        closure_jacobian(mv, Rl, ol, oj, e, J)
+        _least_norm_correction(J, Phi, rhs, delassus, lam, keep, dq)
         for j in range(n):
             q[j] -= dq[j]
         changed = True
     if changed:
-        denoc.link_quantities(mv, q, D)
-    closure_jacobian(mv, D, J)
+        denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
+    closure_jacobian(mv, Rl, ol, oj, e, J)
     err = 0.0
-    for r in range(mv.m):
+    for r in range(m):
         s = 0.0
         for j in range(n):
             s += J[r, j] * qd[j]
         Jqd[r] = s
         err = max(err, abs(s))
     if err > tol:
-        _least_norm_correction(mv, D, Jqd, dq)
+        _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, dq)
         for j in range(n):
             qd[j] -= dq[j]
         changed = True

@@ -20,15 +20,19 @@ Index k in the code is 0-based: link k = Saha's link k+1. Joint k moves about z 
 its row's DH frame 0 (`D.Rj[k]`, origin O_k); link k's own frame is the frame its
 DH row ends in (`D.Rl[k]`). The model arrives as `mv` (`core.kernel_model.ModelViews`)
 and the per-call state as `D` (`core.workspace.Data`); every kernel is compiled with
-numba and writes only into D. Each kernel binds the fields it uses to local names at
-its top: inside numba every `D.x` is a reference-counted access, too dear in a loop.
+numba. A kernel takes the model views `mv` and, by name, the arrays of D it reads and
+writes (Saha's symbols): D itself is only ever a local of the entry points that cut
+it (`core.workspace.data_views`). Inside the recursions rows are addressed by index
+(`t[k, r]`, `A_times(A, k, t, p, t, k)`), not by views (`t[k]`): numba counts the
+references of every view, which tripled the cost of a recursion.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .linalg6 import A_times, AT_times_add, ATMA_add, cross, cross_add, dot, matvec, skew_into
+from .linalg6 import A_times, AT_times_add, ATMA_add, M_p, add_p_times, p_dot
+from .workspace import data_views
 
 
 # ----------------------------------------------------------------------------------
@@ -49,30 +53,28 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
     for i in range(n):
         k = order[i]
         p = parent[k]
-        # joint frame: the parent's own frame (or the base) carried by the placement
-        if placed[k] == 0:
+        # joint frame: the parent's own frame (or the base) ...
+        if p >= 0:
             for r in range(3):
-                if p >= 0:
-                    oj[k, r] = ol[p, r]
-                    for s in range(3):
-                        Rj[k, r, s] = Rl[p, r, s]
-                else:
-                    oj[k, r] = 0.0
-                    for s in range(3):
-                        Rj[k, r, s] = 1.0 if r == s else 0.0
+                oj[k, r] = ol[p, r]
+                for s in range(3):
+                    Rj[k, r, s] = Rl[p, r, s]
         else:
-            PR = place_R[k]
-            pp = place_p[k]
             for r in range(3):
-                if p >= 0:
-                    P0, P1, P2 = Rl[p, r, 0], Rl[p, r, 1], Rl[p, r, 2]
-                    oj[k, r] = ol[p, r] + P0 * pp[0] + P1 * pp[1] + P2 * pp[2]
-                    for s in range(3):
-                        Rj[k, r, s] = P0 * PR[0, s] + P1 * PR[1, s] + P2 * PR[2, s]
-                else:
-                    oj[k, r] = pp[r]
-                    for s in range(3):
-                        Rj[k, r, s] = PR[r, s]
+                oj[k, r] = 0.0
+                for s in range(3):
+                    Rj[k, r, s] = 1.0 if r == s else 0.0
+        # ... carried by the placement of a chain's first row
+        if placed[k]:
+            for r in range(3):
+                P0, P1, P2 = Rj[k, r, 0], Rj[k, r, 1], Rj[k, r, 2]
+                oj[k, r] += P0 * place_p[k, 0] + P1 * place_p[k, 1] + P2 * place_p[k, 2]
+                for s in range(3):
+                    Rl[k, r, s] = P0 * place_R[k, 0, s] + P1 * place_R[k, 1, s] \
+                        + P2 * place_R[k, 2, s]
+            for r in range(3):  # Rl[k] held the product for a moment
+                for s in range(3):
+                    Rj[k, r, s] = Rl[k, r, s]
         a = dh[k, 0]
         b = dh[k, 1]
         alpha = dh[k, 2]
@@ -101,61 +103,62 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def link_quantities(mv, q, D):
-    """Fill D's frames, e, d, c, M and A at configuration q (base frame)."""
+def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
+    """Frames, e, d, c, M and A of every link at configuration q (base frame)."""
     n = mv.n
-    Rj, oj, Rl, ol = D.Rj, D.oj, D.Rl, D.ol
     dh_frames(mv, q, Rj, oj, Rl, ol)
-    e, d, c, M, A = D.e, D.d, D.c, D.M, D.A
-    coms, inertias, mass, parent = mv.com, mv.inertia, mv.mass, mv.parent
+    com, inertia, mass, parent = mv.com, mv.inertia, mv.mass, mv.parent
     for k in range(n):
-        Rk = Rl[k]  # link k's own frame
-        com = coms[k]
-        inertia = inertias[k]
+        # the link frame's rotation, held in scalars (writes into M cannot alias them)
+        R00, R01, R02 = Rl[k, 0, 0], Rl[k, 0, 1], Rl[k, 0, 2]
+        R10, R11, R12 = Rl[k, 1, 0], Rl[k, 1, 1], Rl[k, 1, 2]
+        R20, R21, R22 = Rl[k, 2, 0], Rl[k, 2, 1], Rl[k, 2, 2]
+        cx, cy, cz = com[k, 0], com[k, 1], com[k, 2]
         for r in range(3):
             e[k, r] = Rj[k, r, 2]  # joint k axis = z of its joint frame
-            c[k, r] = ol[k, r] + Rk[r, 0] * com[0] + Rk[r, 1] * com[1] + Rk[r, 2] * com[2]
-            d[k, r] = c[k, r] - oj[k, r]
+        c[k, 0] = ol[k, 0] + R00 * cx + R01 * cy + R02 * cz
+        c[k, 1] = ol[k, 1] + R10 * cx + R11 * cy + R12 * cz
+        c[k, 2] = ol[k, 2] + R20 * cx + R21 * cy + R22 * cz
+        dx, dy, dz = c[k, 0] - oj[k, 0], c[k, 1] - oj[k, 1], c[k, 2] - oj[k, 2]
+        d[k, 0], d[k, 1], d[k, 2] = dx, dy, dz
         m = mass[k]
-        # I_k about O_k: I^c rotated into the base frame, then the parallel-axis
-        # theorem I = I^c - m (d x 1)(d x 1)  (seed 001 after eq. 4b)
-        Mk = M[k]
-        dd = d[k, 0] ** 2 + d[k, 1] ** 2 + d[k, 2] ** 2
-        RI = Mk[3:, 3:]  # scratch: R I^c, overwritten below
-        for r in range(3):
-            for v in range(3):
-                RI[r, v] = (Rk[r, 0] * inertia[v] + Rk[r, 1] * inertia[3 + v]
-                            + Rk[r, 2] * inertia[6 + v])
+        # I_k about O_k: I^c in the base frame, R I^c R^T, then the parallel-axis theorem
+        # I = I^c - m (d x 1)(d x 1) = I^c + m (d.d 1 - d d^T)  (seed 001 after eq. 4b)
+        J00, J01, J02 = inertia[k, 0], inertia[k, 1], inertia[k, 2]
+        J10, J11, J12 = inertia[k, 3], inertia[k, 4], inertia[k, 5]
+        J20, J21, J22 = inertia[k, 6], inertia[k, 7], inertia[k, 8]
+        # X = R I^c
+        X00 = R00 * J00 + R01 * J10 + R02 * J20
+        X01 = R00 * J01 + R01 * J11 + R02 * J21
+        X02 = R00 * J02 + R01 * J12 + R02 * J22
+        X10 = R10 * J00 + R11 * J10 + R12 * J20
+        X11 = R10 * J01 + R11 * J11 + R12 * J21
+        X12 = R10 * J02 + R11 * J12 + R12 * J22
+        X20 = R20 * J00 + R21 * J10 + R22 * J20
+        X21 = R20 * J01 + R21 * J11 + R22 * J21
+        X22 = R20 * J02 + R21 * J12 + R22 * J22
+        dd = dx * dx + dy * dy + dz * dz
+        M[k, 0, 0] = X00 * R00 + X01 * R01 + X02 * R02 + m * (dd - dx * dx)
+        M[k, 0, 1] = X00 * R10 + X01 * R11 + X02 * R12 - m * dx * dy
+        M[k, 0, 2] = X00 * R20 + X01 * R21 + X02 * R22 - m * dx * dz
+        M[k, 1, 1] = X10 * R10 + X11 * R11 + X12 * R12 + m * (dd - dy * dy)
+        M[k, 1, 2] = X10 * R20 + X11 * R21 + X12 * R22 - m * dy * dz
+        M[k, 2, 2] = X20 * R20 + X21 * R21 + X22 * R22 + m * (dd - dz * dz)
+        M[k, 1, 0] = M[k, 0, 1]
+        M[k, 2, 0] = M[k, 0, 2]
+        M[k, 2, 1] = M[k, 1, 2]
+        # eq. 6: off-diagonal blocks m (d x 1) and -m (d x 1) = its transpose; m 1
+        M[k, 0, 3], M[k, 0, 4], M[k, 0, 5] = 0.0, -m * dz, m * dy
+        M[k, 1, 3], M[k, 1, 4], M[k, 1, 5] = m * dz, 0.0, -m * dx
+        M[k, 2, 3], M[k, 2, 4], M[k, 2, 5] = -m * dy, m * dx, 0.0
         for r in range(3):
             for s in range(3):
-                acc = RI[r, 0] * Rk[s, 0] + RI[r, 1] * Rk[s, 1] + RI[r, 2] * Rk[s, 2]
-                Mk[r, s] = acc + m * ((dd if r == s else 0.0) - d[k, r] * d[k, s])
-        for r in range(3):
-            for s in range(3):
-                Mk[r + 3, s + 3] = m if r == s else 0.0
-        # eq. 6: off-diagonal blocks m (d x 1) and -m (d x 1)
-        skew_into(d[k], Mk, 0, 3, m)
-        skew_into(d[k], Mk, 3, 0, -m)
+                M[k, 3 + r, s] = M[k, s, 3 + r]
+                M[k, 3 + r, 3 + s] = m if r == s else 0.0
         # eq. 11d: A_{k,λ} = [[1, 0], [a_{k,λ} x 1, 1]], stored as a_{k,λ} = O_λ - O_k
         p = parent[k]
         for r in range(3):
             A[k, r] = oj[p, r] - oj[k, r] if p >= 0 else 0.0
-
-
-@njit(cache=True, inline="always")
-def p_dot_w(revolute_k, e_k, w):
-    """p_k^T w: the joint component of a wrench (n . e or f . e)."""
-    if revolute_k:
-        return e_k[0] * w[0] + e_k[1] * w[1] + e_k[2] * w[2]
-    return e_k[0] * w[3] + e_k[1] * w[4] + e_k[2] * w[5]
-
-
-@njit(cache=True, inline="always")
-def add_p_times(revolute_k, e_k, s, out):
-    """out += p_k s."""
-    base = 0 if revolute_k else 3
-    for r in range(3):
-        out[base + r] += e_k[r] * s
 
 
 # ----------------------------------------------------------------------------------
@@ -163,9 +166,8 @@ def add_p_times(revolute_k, e_k, s, out):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def twists(mv, qd, D):
+def twists(mv, qd, e, A, t):
     """Forward recursion for the twists, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
-    t, A, e = D.t, D.A, D.e
     order, parent, revolute = mv.order, mv.parent, mv.revolute
     for i in range(mv.n):
         k = order[i]
@@ -174,114 +176,120 @@ def twists(mv, qd, D):
             for r in range(6):
                 t[k, r] = 0.0
         else:
-            A_times(A[k], t[p], t[k])
-        add_p_times(revolute[k], e[k], qd[k], t[k])
+            A_times(A, k, t, p, t, k)
+        add_p_times(revolute[k], e, k, qd[k], t, k)
 
 
 @njit(cache=True)
-def twist_rates(mv, qd, qdd, gravity, D):
+def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
     """Twists and twist rates, eqs. 11c and 17 (gravity enters as tdot_base = [0; -g]).
 
     tdot_k = [w'_k; acceleration of the material point of link k at O_k].
     """
-    twists(mv, qd, D)
-    t, tdot, e, A, oj = D.t, D.tdot, D.e, D.A, D.oj
+    twists(mv, qd, e, A, t)
     order, parent, revolute = mv.order, mv.parent, mv.revolute
-    s3 = D.s3
-    w_prev, tmp, a = s3[0], s3[1], s3[2]
     for i in range(mv.n):
         k = order[i]
         p = parent[k]
-        td = tdot[k]
         if p < 0:
             # eq. 17 / 32: gravity enters as the base acceleration rho = [0; -g]
             for r in range(3):
-                td[r] = 0.0
-                td[r + 3] = -gravity[r]
-                w_prev[r] = 0.0
+                tdot[k, r] = 0.0
+                tdot[k, r + 3] = -gravity[r]
+            wx = wy = wz = 0.0
         else:
-            # A_{k,λ} tdot_λ + Adot_{k,λ} t_λ, where Adot t = [0; w x (w x a)]
-            # with a = O_k - O_λ: the acceleration of the point of link λ at O_k.
-            A_times(A[k], tdot[p], td)
-            for r in range(3):
-                w_prev[r] = t[p, r]
-                a[r] = oj[k, r] - oj[p, r]
-            cross(w_prev, a, tmp)
-            cross_add(w_prev, tmp, td[3:])
+            # A_{k,λ} tdot_λ + Adot_{k,λ} t_λ, where Adot t = [0; w x (w x a)] with
+            # a = O_k - O_λ: the acceleration of the point of link λ at O_k
+            A_times(A, k, tdot, p, tdot, k)
+            wx, wy, wz = t[p, 0], t[p, 1], t[p, 2]
+            ax, ay, az = oj[k, 0] - oj[p, 0], oj[k, 1] - oj[p, 1], oj[k, 2] - oj[p, 2]
+            cx, cy, cz = wy * az - wz * ay, wz * ax - wx * az, wx * ay - wy * ax
+            tdot[k, 3] += wy * cz - wz * cy
+            tdot[k, 4] += wz * cx - wx * cz
+            tdot[k, 5] += wx * cy - wy * cx
         # joint terms: p_k qdd_k + pdot_k qd_k, pdot_k = W_λ p_k (e fixed in link λ).
         # For a prismatic joint the material point of link k at O_k also feels the
         # sliding part of Adot, which doubles the Coriolis term: 2 w_λ x e qd.
-        add_p_times(revolute[k], e[k], qdd[k], td)
-        cross(w_prev, e[k], tmp)
+        add_p_times(revolute[k], e, k, qdd[k], tdot, k)
+        ex, ey, ez = e[k, 0], e[k, 1], e[k, 2]
+        cx, cy, cz = wy * ez - wz * ey, wz * ex - wx * ez, wx * ey - wy * ex
         if revolute[k]:
-            for r in range(3):
-                td[r] += tmp[r] * qd[k]
+            tdot[k, 0] += cx * qd[k]
+            tdot[k, 1] += cy * qd[k]
+            tdot[k, 2] += cz * qd[k]
         else:
-            for r in range(3):
-                td[r + 3] += 2.0 * tmp[r] * qd[k]
+            tdot[k, 3] += 2.0 * cx * qd[k]
+            tdot[k, 4] += 2.0 * cy * qd[k]
+            tdot[k, 5] += 2.0 * cz * qd[k]
 
 
 @njit(cache=True)
-def inverse_dynamics_kernel(mv, qd, qdd, gravity, D, tau):
-    """RIDIM: joint forces tau (n,) for rates qd, qdd at the configuration in D.
-
-    Link quantities must be filled by `link_quantities` first. D.f_ext (n, 6)
-    holds the wrench [n; f] the environment applies to each link, moment about
-    the link's own frame origin, base frame.
+def inverse_dynamics_kernel(mv, qd, qdd, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, wstar,
+                            tau):
+    """RIDIM: joint forces tau (n,) for rates qd, qdd at the configuration of the link
+    quantities (`link_quantities` first). f_ext (n, 6) holds the wrench [n; f] the
+    environment applies to each link, moment about the link's own frame origin, base
+    frame; wstar receives the wrenches w_k at O_k.
     """
     n = mv.n
-    s3 = D.s3
-    tmp, a, Iw = s3[1], s3[2], s3[3]
-    t, tdot, M, d, wstar, f_ext = D.t, D.tdot, D.M, D.d, D.w, D.f_ext
-    oj, ol, e, A = D.oj, D.ol, D.e, D.A
     order, parent, revolute = mv.order, mv.parent, mv.revolute
 
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
-    twist_rates(mv, qd, qdd, gravity, D)
+    twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot)
 
     # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k ----
     for k in range(n):
-        w = wstar[k]
-        matvec(M[k], tdot[k], w)
-        omega = t[k, :3]
-        Ik = M[k, :3, :3]
-        matvec(Ik, omega, Iw)
-        cross_add(omega, Iw, w[:3])  # w x (I w)
-        cross(omega, d[k], tmp)  # m w x (w x d)
+        for r in range(6):
+            s = 0.0
+            for c in range(6):
+                s += M[k, r, c] * tdot[k, c]
+            wstar[k, r] = s
+        wx, wy, wz = t[k, 0], t[k, 1], t[k, 2]
+        Ix = M[k, 0, 0] * wx + M[k, 0, 1] * wy + M[k, 0, 2] * wz
+        Iy = M[k, 1, 0] * wx + M[k, 1, 1] * wy + M[k, 1, 2] * wz
+        Iz = M[k, 2, 0] * wx + M[k, 2, 1] * wy + M[k, 2, 2] * wz
+        wstar[k, 0] += wy * Iz - wz * Iy  # w x (I w)
+        wstar[k, 1] += wz * Ix - wx * Iz
+        wstar[k, 2] += wx * Iy - wy * Ix
+        dx, dy, dz = d[k, 0], d[k, 1], d[k, 2]  # m w x (w x d)
+        cx, cy, cz = wy * dz - wz * dy, wz * dx - wx * dz, wx * dy - wy * dx
         m = M[k, 3, 3]
-        cross(omega, tmp, Iw)
-        for r in range(3):
-            w[3 + r] += m * Iw[r]
+        wstar[k, 3] += m * (wy * cz - wz * cy)
+        wstar[k, 4] += m * (wz * cx - wx * cz)
+        wstar[k, 5] += m * (wx * cy - wy * cx)
         # the environment's wrench on link k, moved from its frame origin to O_k
-        f = f_ext[k]
-        if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 \
-                or f[5] != 0.0:
-            for r in range(3):
-                a[r] = ol[k, r] - oj[k, r]
-            cross(a, f[3:], tmp)
-            for r in range(3):
-                w[r] -= f[r] + tmp[r]
-                w[3 + r] -= f[3 + r]
+        if f_ext[k, 3] != 0.0 or f_ext[k, 4] != 0.0 or f_ext[k, 5] != 0.0 \
+                or f_ext[k, 0] != 0.0 or f_ext[k, 1] != 0.0 or f_ext[k, 2] != 0.0:
+            fx, fy, fz = f_ext[k, 3], f_ext[k, 4], f_ext[k, 5]
+            ax, ay, az = ol[k, 0] - oj[k, 0], ol[k, 1] - oj[k, 1], ol[k, 2] - oj[k, 2]
+            wstar[k, 0] -= f_ext[k, 0] + ay * fz - az * fy
+            wstar[k, 1] -= f_ext[k, 1] + az * fx - ax * fz
+            wstar[k, 2] -= f_ext[k, 2] + ax * fy - ay * fx
+            wstar[k, 3] -= fx
+            wstar[k, 4] -= fy
+            wstar[k, 5] -= fz
 
     # ---- backward recursion: w_λ += A_{k,λ}^T w_k; tau_k = p_k^T w_k ----
     for i in range(n - 1, -1, -1):
         k = order[i]
-        tau[k] = p_dot_w(revolute[k], e[k], wstar[k])
+        tau[k] = p_dot(revolute[k], e, k, wstar, k)
         p = parent[k]
         if p >= 0:
-            AT_times_add(A[k], wstar[k], wstar[p])
+            AT_times_add(A, k, wstar, k, wstar, p)
 
 
 @njit(cache=True)
-def energy_kernel(mv, gravity, D):
+def energy_kernel(mv, gravity, c, M, t):
     """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J)."""
-    Mt = D.s6[0]
-    M, t, c, mass = D.M, D.t, D.c, mv.mass
+    mass = mv.mass
     T = 0.0
     V = 0.0
     for k in range(mv.n):
-        matvec(M[k], t[k], Mt)
-        T += 0.5 * dot(t[k], Mt)
+        for r in range(6):
+            s = 0.0
+            for col in range(6):
+                s += M[k, r, col] * t[k, col]
+            T += 0.5 * t[k, r] * s
         V -= mass[k] * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
     return T, V
 
@@ -291,49 +299,45 @@ def energy_kernel(mv, gravity, D):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def composite_inertias(mv, D):
+def composite_inertias(mv, M, A, M_tilde, tmp66):
     """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k}."""
     n = mv.n
-    M, M_tilde, A, scratch = D.M, D.M_tilde, D.A, D.tmp66[0]
     order, parent = mv.order, mv.parent
+    scratch = tmp66[0]
     for k in range(n):
-        M_tilde[k] = M[k]
+        for r in range(6):
+            for c in range(6):
+                M_tilde[k, r, c] = M[k, r, c]
     for i in range(n - 1, -1, -1):
         k = order[i]
         p = parent[k]
         if p >= 0:
-            ATMA_add(A[k], M_tilde[k], M_tilde[p], scratch)
+            ATMA_add(A, k, M_tilde, k, M_tilde, p, scratch)
 
 
 @njit(cache=True)
-def gim_from_composite(mv, D, I):
+def gim_from_composite(mv, e, A, M_tilde, s6, I):
     """eq. 24: i_kj = p_k^T A_{jk}^T M~_j p_j for every ancestor k of j (and symmetric);
-    zero where neither joint is an ancestor of the other."""
+    zero where neither joint is an ancestor of the other. s6 (>= 2, 6) is scratch."""
     n = mv.n
-    s6 = D.s6
-    f = s6[0]
-    g = s6[1]
-    M_tilde, e, A = D.M_tilde, D.e, D.A
     parent, revolute = mv.parent, mv.revolute
     for r in range(n):
         for s in range(n):
             I[r, s] = 0.0
     for j in range(n):
-        # f = M~_j p_j, the wrench at O_j that accelerates the composite body of j at qdd_j = 1
-        base = 0 if revolute[j] else 3
-        for r in range(6):
-            s = 0.0
-            for u in range(3):
-                s += M_tilde[j, r, base + u] * e[j, u]
-            f[r] = s
-        I[j, j] = p_dot_w(revolute[j], e[j], f)
+        # f = M~_j p_j (s6[0]), the wrench at O_j that accelerates the composite body of
+        # j at qdd_j = 1; shifted down the ancestors with A^T (s6[1] as scratch)
+        M_p(revolute[j], e, j, M_tilde, j, s6, 0)
+        I[j, j] = p_dot(revolute[j], e, j, s6, 0)
         c = j
         k = parent[j]
         while k >= 0:
-            g[:] = 0.0
-            AT_times_add(A[c], f, g)  # shift the wrench from O_c to O_k
-            f[:] = g
-            I[k, j] = p_dot_w(revolute[k], e[k], f)
+            for r in range(6):
+                s6[1, r] = 0.0
+            AT_times_add(A, c, s6, 0, s6, 1)  # shift the wrench from O_c to O_k
+            for r in range(6):
+                s6[0, r] = s6[1, r]
+            I[k, j] = p_dot(revolute[k], e, k, s6, 0)
             I[j, k] = I[k, j]
             c = k
             k = parent[k]
@@ -344,53 +348,46 @@ def gim_from_composite(mv, D, I):
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True)
-def articulated_inertias(mv, D):
+def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of a joint
     whose pivot m_hat is not positive (singular GIM), or -1.
 
       M^_k = M_k + sum over children c of A_{c,k}^T Mbar_c A_{c,k}
       psi^_k = M^_k p_k;  m^_k = p_k^T psi^_k  (the D of UDU^T)
-      Mbar_k = M^_k - psi^_k psi^_k^T / m^_k
+      Mbar_k = M^_k - psi^_k psi^_k^T / m^_k            (in tmp66[0]; tmp66[1] scratch)
     """
     n = mv.n
-    M_hat, psi_hat, m_hat, M, e, A = D.M_hat, D.psi_hat, D.m_hat, D.M, D.e, D.A
-    tmp66 = D.tmp66
-    M_bar, scratch = tmp66[0], tmp66[1]
     order, parent, revolute = mv.order, mv.parent, mv.revolute
+    scratch = tmp66[1]
     for k in range(n):
-        M_hat[k] = M[k]
+        for r in range(6):
+            for c in range(6):
+                M_hat[k, r, c] = M[k, r, c]
     for i in range(n - 1, -1, -1):
         k = order[i]
-        base = 0 if revolute[k] else 3
-        for r in range(6):
-            s = 0.0
-            for u in range(3):
-                s += M_hat[k, r, base + u] * e[k, u]
-            psi_hat[k, r] = s
-        m_hat[k] = p_dot_w(revolute[k], e[k], psi_hat[k])
+        M_p(revolute[k], e, k, M_hat, k, psi_hat, k)
+        m_hat[k] = p_dot(revolute[k], e, k, psi_hat, k)
         # singular if the pivot vanishes relative to the block it is taken from
         # (rotational for a revolute joint, translational for a prismatic one)
-        scale = 0.0
-        for r in range(base, base + 3):
-            scale = max(scale, abs(M_hat[k, r, r]))
+        b = 0 if revolute[k] else 3
+        scale = max(abs(M_hat[k, b, b]), abs(M_hat[k, b + 1, b + 1]), abs(M_hat[k, b + 2, b + 2]))
         if not m_hat[k] > 1e-13 * scale:
             return k
         p = parent[k]
         if p >= 0:
             for r in range(6):
-                for s in range(6):
-                    M_bar[r, s] = M_hat[k, r, s] - psi_hat[k, r] * psi_hat[k, s] / m_hat[k]
-            ATMA_add(A[k], M_bar, M_hat[p], scratch)
+                for c in range(6):
+                    tmp66[0, r, c] = M_hat[k, r, c] - psi_hat[k, r] * psi_hat[k, c] / m_hat[k]
+            ATMA_add(A, k, tmp66, 0, M_hat, p, scratch)
     return -1
 
 
 @njit(cache=True)
-def udu_solve(mv, D, phi, qdd):
-    """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors in D."""
+def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
+    """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors
+    psi_hat, m_hat of `articulated_inertias`; eta, phi_hat, mu are its work arrays."""
     n = mv.n
-    eta, phi_hat, mu, psi_hat, m_hat, e, A = D.eta, D.phi_hat, D.mu, D.psi_hat, D.m_hat, D.e, D.A
     order, parent, revolute = mv.order, mv.parent, mv.revolute
-    shifted = D.s6[2]
     # eqs. 19a-b, backward: phi^_k = phi_k - p_k^T eta_k,
     #   eta_λ += A_{k,λ}^T (eta_k + psi^_k phi^_k / m^_k),  eta = 0 at the leaves
     for k in range(n):
@@ -398,12 +395,13 @@ def udu_solve(mv, D, phi, qdd):
             eta[k, r] = 0.0
     for i in range(n - 1, -1, -1):
         k = order[i]
-        phi_hat[k] = phi[k] - p_dot_w(revolute[k], e[k], eta[k])
+        phi_hat[k] = phi[k] - p_dot(revolute[k], e, k, eta, k)
         p = parent[k]
         if p >= 0:
+            s = phi_hat[k] / m_hat[k]
             for r in range(6):
-                shifted[r] = eta[k, r] + psi_hat[k, r] * phi_hat[k] / m_hat[k]
-            AT_times_add(A[k], shifted, eta[p])
+                eta[k, r] += psi_hat[k, r] * s  # eta_k is final: reuse it for the sum
+            AT_times_add(A, k, eta, k, eta, p)
     # eqs. 20-21, forward: qdd_k = phi^_k / m^_k - psi^_k^T mu_{k,λ} / m^_k,
     #   mu_{k,λ} = A_{k,λ} mu_λ,  mu_k = p_k qdd_k + mu_{k,λ},  mu = 0 at the base
     for i in range(n):
@@ -413,30 +411,39 @@ def udu_solve(mv, D, phi, qdd):
             for r in range(6):
                 mu[k, r] = 0.0
         else:
-            A_times(A[k], mu[p], mu[k])
-        qdd[k] = (phi_hat[k] - dot(psi_hat[k], mu[k])) / m_hat[k]
-        add_p_times(revolute[k], e[k], qdd[k], mu[k])
+            A_times(A, k, mu, p, mu, k)
+        s = 0.0
+        for r in range(6):
+            s += psi_hat[k, r] * mu[k, r]
+        qdd[k] = (phi_hat[k] - s) / m_hat[k]
+        add_p_times(revolute[k], e, k, qdd[k], mu, k)
 
 
 @njit(cache=True)
-def bias_forces(mv, qd, tau, gravity, D, phi):
-    """phi = tau - ID(q, qd, 0): seed 001 Sec 2.4.2, input item 4 (D's link quantities set)."""
-    inverse_dynamics_kernel(mv, qd, D.zero, gravity, D, phi)
-    n = mv.n
-    for k in range(n):
+def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, c, M, A, t,
+                          tdot, w, tmp66, zero, phi, M_hat, psi_hat, m_hat, eta, phi_hat, mu,
+                          qdd):
+    """RFDSIM: phi = tau - ID(q, qd, 0) (seed 001 Sec 2.4.2, input item 4), then
+    U D U^T qdd = phi (eqs. 18-21). The arrays are the Data fields of the same names
+    (`forward_dynamics_on` passes them from a workspace buffer); they are left filled
+    at q (link quantities, twists, the bias pass's twist rates, articulated inertias).
+    Returns -1, or the 0-based joint whose pivot vanished (qdd is then not written)."""
+    link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
+    inverse_dynamics_kernel(mv, qd, zero, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, w, phi)
+    for k in range(mv.n):
         phi[k] = tau[k] - phi[k]
-
-
-@njit(cache=True)
-def forward_dynamics_tree(mv, q, qd, tau, gravity, D, qdd):
-    """RFDSIM: phi = tau - ID(q, qd, 0), then U D U^T qdd = phi (eqs. 18-21).
-
-    Fills D at q (link quantities, twists, articulated inertias). Returns -1, or the
-    0-based joint whose pivot vanished (qdd is then not written)."""
-    link_quantities(mv, q, D)
-    bias_forces(mv, qd, tau, gravity, D, D.phi)
-    bad = articulated_inertias(mv, D)
+    bad = articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66)
     if bad >= 0:
         return bad
-    udu_solve(mv, D, D.phi, qdd)
+    udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd)
     return -1
+
+
+@njit(cache=True)
+def forward_dynamics_on(mv, ws, q, qd, tau, f_ext, gravity, qdd):
+    """`forward_dynamics_tree` with the arrays of the workspace buffer ws."""
+    D = data_views(ws, mv.n, mv.m)
+    return forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, D.Rj, D.oj, D.Rl, D.ol, D.e,
+                                 D.d, D.c, D.M, D.A, D.t, D.tdot, D.w, D.tmp66, D.zero,
+                                 D.phi, D.M_hat, D.psi_hat, D.m_hat, D.eta, D.phi_hat, D.mu,
+                                 qdd)

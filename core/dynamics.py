@@ -34,12 +34,11 @@ from .workspace import data_views, new_workspace, thread_workspace
 
 
 @njit(cache=True)
-def _gravity(mv, with_gravity, D):
-    """The model's gravity, or zeros (D.s3[7] as storage)."""
-    g = D.s3[7]
+def _gravity(mv, with_gravity, out):
+    """The model's gravity, or zeros, in out (3,)."""
     for r in range(3):
-        g[r] = mv.gravity[r] if with_gravity else 0.0
-    return g
+        out[r] = mv.gravity[r] if with_gravity else 0.0
+    return out
 
 
 @njit(cache=True)
@@ -47,20 +46,21 @@ def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
     """tau[s] = ID(q[s], qd[s], qdd[s]) for every sample s; f_ext (1 or T, n, 6)."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    g = _gravity(mv, with_gravity, D)
+    Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
+    t, tdot, w = D.t, D.tdot, D.w
+    g = _gravity(mv, with_gravity, D.s3[7])
     for s in range(q.shape[0]):
-        D.f_ext[:, :] = f_ext[s if f_ext.shape[0] > 1 else 0]
-        denoc.link_quantities(mv, q[s], D)
-        denoc.inverse_dynamics_kernel(mv, qd[s], qdd[s], g, D, tau[s])
+        denoc.link_quantities(mv, q[s], Rj, oj, Rl, ol, e, d, c, M, A)
+        denoc.inverse_dynamics_kernel(mv, qd[s], qdd[s], g, oj, ol, e, d, M, A,
+                                      f_ext[s if f_ext.shape[0] > 1 else 0], t, tdot, w,
+                                      tau[s])
 
 
 @njit(cache=True)
-def _forward_dynamics_one(F, I, ws, q, qd, tau, qdd):
+def _forward_dynamics_one(F, I, ws, q, qd, tau, no_wrench, qdd):
     """The common call: one state, no external wrench. Returns -1 or the singular joint."""
     mv = model_views(F, I)
-    D = data_views(ws, mv.n, mv.m)
-    D.f_ext[:, :] = 0.0
-    return denoc.forward_dynamics_tree(mv, q, qd, tau, mv.gravity, D, qdd)
+    return denoc.forward_dynamics_on(mv, ws, q, qd, tau, no_wrench, mv.gravity, qdd)
 
 
 @njit(cache=True)
@@ -68,10 +68,17 @@ def _forward_dynamics_batch(F, I, ws, q, qd, tau, f_ext, qdd):
     """Row-wise RFDSIM; returns -1 or (sample * n + joint) of the first vanished pivot."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
+    Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
+    t, tdot, w, tmp66, zero, phi = D.t, D.tdot, D.w, D.tmp66, D.zero, D.phi
+    M_hat, psi_hat, m_hat, eta, phi_hat, mu = (D.M_hat, D.psi_hat, D.m_hat, D.eta, D.phi_hat,
+                                               D.mu)
     n = mv.n
     for s in range(q.shape[0]):
-        D.f_ext[:, :] = f_ext[s if f_ext.shape[0] > 1 else 0]
-        bad = denoc.forward_dynamics_tree(mv, q[s], qd[s], tau[s], mv.gravity, D, qdd[s])
+        bad = denoc.forward_dynamics_tree(mv, q[s], qd[s], tau[s],
+                                          f_ext[s if f_ext.shape[0] > 1 else 0], mv.gravity,
+                                          Rj, oj, Rl, ol, e, d, c, M, A, t, tdot, w, tmp66,
+                                          zero, phi, M_hat, psi_hat, m_hat, eta, phi_hat, mu,
+                                          qdd[s])
         if bad >= 0:
             return s * n + bad
     return -1
@@ -82,9 +89,10 @@ def _mass_matrix(F, I, ws, q, GIM):
     """GIM from composite bodies (seed 000 eqs. 23b-24); leaves M~ in D.M_tilde."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    denoc.link_quantities(mv, q, D)
-    denoc.composite_inertias(mv, D)
-    denoc.gim_from_composite(mv, D, GIM)
+    e, M, A = D.e, D.M, D.A
+    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, e, D.d, D.c, M, A)
+    denoc.composite_inertias(mv, M, A, D.M_tilde, D.tmp66)
+    denoc.gim_from_composite(mv, e, A, D.M_tilde, D.s6, GIM)
 
 
 @njit(cache=True)
@@ -121,12 +129,15 @@ def _forward_dynamics_composite(F, I, ws, q, qd, tau, f_ext, GIM, qdd):
     """GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    D.f_ext[:, :] = f_ext[0]
-    denoc.link_quantities(mv, q, D)
-    denoc.bias_forces(mv, qd, tau, mv.gravity, D, D.phi)
-    denoc.composite_inertias(mv, D)
-    denoc.gim_from_composite(mv, D, GIM)
-    return cholesky_solve(GIM, D.phi, qdd)
+    oj, e, d, M, A, phi = D.oj, D.e, D.d, D.M, D.A, D.phi
+    denoc.link_quantities(mv, q, D.Rj, oj, D.Rl, D.ol, e, d, D.c, M, A)
+    denoc.inverse_dynamics_kernel(mv, qd, D.zero, mv.gravity, oj, D.ol, e, d, M, A, f_ext[0],
+                                  D.t, D.tdot, D.w, phi)
+    for k in range(mv.n):
+        phi[k] = tau[k] - phi[k]  # seed 001 Sec 2.4.2: phi = tau - ID(q, qd, 0)
+    denoc.composite_inertias(mv, M, A, D.M_tilde, D.tmp66)
+    denoc.gim_from_composite(mv, e, A, D.M_tilde, D.s6, GIM)
+    return cholesky_solve(GIM, phi, qdd)
 
 
 @njit(cache=True)
@@ -134,10 +145,11 @@ def _energy_batch(F, I, ws, q, qd, out):
     """out[s] = (kinetic, potential) at sample s."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
+    Rj, oj, Rl, ol, e, d, c, M, A, t = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t
     for s in range(q.shape[0]):
-        denoc.link_quantities(mv, q[s], D)
-        denoc.twists(mv, qd[s], D)
-        T, U = denoc.energy_kernel(mv, mv.gravity, D)
+        denoc.link_quantities(mv, q[s], Rj, oj, Rl, ol, e, d, c, M, A)
+        denoc.twists(mv, qd[s], e, A, t)
+        T, U = denoc.energy_kernel(mv, mv.gravity, c, M, t)
         out[s, 0] = T
         out[s, 1] = U
 
@@ -146,8 +158,9 @@ def _energy_batch(F, I, ws, q, qd, out):
 def _articulated(F, I, ws, q):
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    denoc.link_quantities(mv, q, D)
-    return denoc.articulated_inertias(mv, D)
+    e, M, A = D.e, D.M, D.A
+    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, e, D.d, D.c, M, A)
+    return denoc.articulated_inertias(mv, e, M, A, D.M_hat, D.psi_hat, D.m_hat, D.tmp66)
 
 
 # ----------------------------------------------------------------------------------
@@ -167,14 +180,14 @@ def has_loops(model) -> bool:
 
 
 def is_state(x, n: int) -> bool:
-    """x is already a C-contiguous float64 vector of n joint values (cheap test)."""
-    return (type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,)
-            and x.flags.c_contiguous)
+    """x is already a float64 vector of n joint values (cheap test; numba takes any
+    memory layout)."""
+    return type(x) is np.ndarray and x.shape == (n,) and x.dtype == np.float64
 
 
 def joint_vector(x, n: int, name: str) -> np.ndarray:
     """x as a finite float64 (n,) vector, or ValueError naming `name`."""
-    if is_state(x, n):
+    if is_state(x, n) and x.flags.c_contiguous:
         a = x
     else:
         a = np.ascontiguousarray(x, dtype=float)
@@ -215,9 +228,8 @@ def link_wrenches(f_ext, n: int, T: int) -> np.ndarray:
     """f_ext (see the module docstring) as a (1 or T, n, 6) array of per-link wrenches."""
     if f_ext is None:
         z = _NO_WRENCH.get(n)
-        if z is None:
+        if z is None:  # never written; writable so that numba compiles one array type
             z = _NO_WRENCH[n] = np.zeros((1, n, 6))
-            z.setflags(write=False)
         return z
     w = np.asarray(f_ext, dtype=float)
     if not np.isfinite(w).all():
@@ -308,7 +320,8 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
             and is_state(qd, n) and is_state(tau, n):
         # the common call (one state, float arrays): straight to the kernel
         qdd = np.empty(n)
-        bad = _forward_dynamics_one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau, qdd)
+        bad = _forward_dynamics_one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau,
+                                    k.no_wrench, qdd)
         if bad >= 0:
             if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(tau).all()):
                 joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
@@ -461,24 +474,26 @@ def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
     f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
     (`core.constrained_dynamics`). Returns -1, or the 0-based joint whose pivot
     vanished. The right-hand side the integrators call, compiled; inside numba call
-    `state_derivative_kernel` with the views cut once."""
-    mv = model_views(F, I)
-    return state_derivative_kernel(mv, data_views(ws, mv.n, mv.m), y, tau, damping, f_ext,
-                                   ydot)
+    `state_derivative_kernel` with the model views cut once."""
+    return state_derivative_kernel(model_views(F, I), ws, y, tau, damping, f_ext, ydot)
 
 
 @njit(cache=True)
-def state_derivative_kernel(mv, D, y, tau, damping, f_ext, ydot):
-    """`state_derivative` on model views mv and workspace views D."""
+def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
+    """`state_derivative` on model views mv and the workspace buffer ws."""
     n = mv.n
+    D = data_views(ws, n, mv.m)
     applied = D.tau
     for k in range(n):
         applied[k] = tau[k] - damping[k] * y[n + k]
         ydot[k] = y[n + k]
-    D.f_ext[:, :] = f_ext
     if mv.m > 0:  # loops: the accelerations that keep them closed
-        return constrained_forward_dynamics_kernel(mv, y[:n], y[n:], applied, D, ydot[n:])
-    return denoc.forward_dynamics_tree(mv, y[:n], y[n:], applied, mv.gravity, D, ydot[n:])
+        return constrained_forward_dynamics_kernel(mv, ws, y[:n], y[n:], applied, f_ext,
+                                                   ydot[n:])
+    return denoc.forward_dynamics_tree(mv, y[:n], y[n:], applied, f_ext, mv.gravity, D.Rj,
+                                       D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t, D.tdot,
+                                       D.w, D.tmp66, D.zero, D.phi, D.M_hat, D.psi_hat,
+                                       D.m_hat, D.eta, D.phi_hat, D.mu, ydot[n:])
 
 
 @njit(cache=True)
@@ -487,4 +502,4 @@ def project_state(F, I, ws, y, tol):
     mv = model_views(F, I)
     if mv.m == 0:
         return False
-    return project_onto_loops(mv, data_views(ws, mv.n, mv.m), y, tol)
+    return project_onto_loops(mv, ws, y, tol)

@@ -70,7 +70,6 @@ from scipy.integrate._ivp import dop853_coefficients as _dop
 from .constrained_dynamics import project_onto_loops
 from .dynamics import kernel_of, link_wrenches, state_derivative, state_derivative_kernel
 from .kernel_model import model_views
-from .workspace import data_views
 from .workspace import thread_workspace
 
 # ---------------------------------------------------------------------------------------
@@ -191,13 +190,13 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @njit(cache=True)
-def _dense_build(mv, D, tau, damping, f_ext, K, y_old, y_new, f_new, h,
+def _dense_build(mv, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
                  ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1 or singular joint."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = state_derivative_kernel(mv, D, ystage, tau, damping, f_ext, K[s])
+        bad = state_derivative_kernel(mv, ws, ystage, tau, damping, f_ext, K[s])
         if bad >= 0:
             return bad
     for i in range(m):
@@ -242,7 +241,6 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
     max_step = state[5] if state.shape[0] > 5 else np.inf
     project_tol = state[6] if state.shape[0] > 6 else 0.0
     mv = model_views(MF, MI)  # cut once per call: the stages reuse them
-    D = data_views(ws, mv.n, mv.m)
     m = y.shape[0]
     S = t_out.shape[0]
 
@@ -308,7 +306,7 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                 nonfinite = _first_nonfinite(ystage)
                 if nonfinite >= 0:
                     break
-                singular = state_derivative_kernel(mv, D, ystage, tau, damping,
+                singular = state_derivative_kernel(mv, ws, ystage, tau, damping,
                                              f_ext, K[s])
                 stats[0] += 1
                 if singular >= 0:
@@ -321,7 +319,7 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                     y_new[i] = y[i] + h * acc
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
-                    singular = state_derivative_kernel(mv, D, y_new, tau, damping,
+                    singular = state_derivative_kernel(mv, ws, y_new, tau, damping,
                                                  f_ext, K[N_STAGES])
                     stats[0] += 1
             if nonfinite >= 0 or singular >= 0:
@@ -390,8 +388,8 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
         taken += 1
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
-        if project_tol > 0.0 and project_onto_loops(mv, D, y, project_tol):
-            bad = state_derivative_kernel(mv, D, y, tau, damping, f_ext, f)
+        if project_tol > 0.0 and project_onto_loops(mv, ws, y, project_tol):
+            bad = state_derivative_kernel(mv, ws, y, tau, damping, f_ext, f)
             stats[0] += 1
             if bad >= 0:
                 state[0] = t
@@ -407,7 +405,7 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                     Y_out[next_out, i] = y[i]
             else:
                 if not built:
-                    bad = _dense_build(mv, D, tau, damping, f_ext, K, y_old,
+                    bad = _dense_build(mv, ws, tau, damping, f_ext, K, y_old,
                                        y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1

@@ -122,13 +122,16 @@ class KernelModel:
     Built by `pack_model`; the kernels receive `F` and `I`.
     """
 
-    __slots__ = ("F", "I", "n", "nl", "m", "ni", "_views")
+    __slots__ = ("F", "I", "n", "nl", "m", "ni", "no_wrench", "_views")
 
     def __init__(self, F: np.ndarray, I: np.ndarray) -> None:
         self.F, self.I = F, I
         self.n, self.nl, self.m, self.ni = (int(x) for x in I[:_HEADER])
         F.setflags(write=False)
         I.setflags(write=False)
+        #: (n, 6) zeros: "no external wrench" for the kernels (never written; writable so
+        #: that numba compiles one array type for wrenches)
+        self.no_wrench = np.zeros((self.n, 6))
         self._views = None
 
     @property

@@ -1,117 +1,95 @@
-"""Small fixed-size linear algebra for the compiled kernels.
+"""Small fixed-size linear algebra for the compiled kernels, by row index.
 
-The DeNOC algorithms work with 3-vectors, 6-vectors (twists t = [w; v],
-wrenches w = [n; f]) and 6x6 matrices (extended mass M_i, twist-propagation
-A_ij). These helpers write into preallocated outputs so that the recursions
-allocate nothing per link. Every function is compiled by numba.
+The DeNOC algorithms work with 3-vectors, 6-vectors (twists t = [w; v], wrenches
+w = [n; f]) and 6x6 matrices (extended mass M_i, twist propagation A_ij), stored as
+rows of per-link arrays: t (n, 6), M (n, 6, 6), a (n, 3). These helpers take the
+array and the row index (`t, k` for t_k) rather than a row view `t[k]`: inside numba
+every view is a reference-counted object, and a recursion that made a few views per
+link spent most of its time counting references (three times slower). Every helper
+is compiled by numba, inlined, and writes into a row of a preallocated output.
 """
 from __future__ import annotations
 
 from numba import njit
 
 
-@njit(cache=True, inline="always")
-def cross(a, b, out):
-    """out = a x b (3-vectors)."""
-    x = a[1] * b[2] - a[2] * b[1]
-    y = a[2] * b[0] - a[0] * b[2]
-    z = a[0] * b[1] - a[1] * b[0]
-    out[0] = x
-    out[1] = y
-    out[2] = z
-
+# The twist-propagation matrix A_{k,λ} = [[1, 0], [a x 1, 1]] (seed 001 eq. 11d) is
+# stored by its vector a_k = O_λ - O_k; these apply A, A^T and A^T M A without forming it.
 
 @njit(cache=True, inline="always")
-def cross_add(a, b, out):
-    """out += a x b (3-vectors)."""
-    out[0] += a[1] * b[2] - a[2] * b[1]
-    out[1] += a[2] * b[0] - a[0] * b[2]
-    out[2] += a[0] * b[1] - a[1] * b[0]
+def A_times(a, k, t, p, out, o):
+    """out[o] = A_k t[p] = [w; v + a_k x w] for the twist t[p] = [w; v]."""
+    w0, w1, w2 = t[p, 0], t[p, 1], t[p, 2]
+    ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
+    v0, v1, v2 = t[p, 3], t[p, 4], t[p, 5]
+    out[o, 0] = w0
+    out[o, 1] = w1
+    out[o, 2] = w2
+    out[o, 3] = v0 + ay * w2 - az * w1
+    out[o, 4] = v1 + az * w0 - ax * w2
+    out[o, 5] = v2 + ax * w1 - ay * w0
 
 
 @njit(cache=True, inline="always")
-def dot(a, b):
-    s = 0.0
-    for k in range(a.shape[0]):
-        s += a[k] * b[k]
-    return s
+def AT_times_add(a, k, w, kw, out, o):
+    """out[o] += A_k^T w[kw] = [n - a_k x f; f] for the wrench w[kw] = [n; f]."""
+    f0, f1, f2 = w[kw, 3], w[kw, 4], w[kw, 5]
+    ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
+    n0, n1, n2 = w[kw, 0], w[kw, 1], w[kw, 2]
+    out[o, 0] += n0 - (ay * f2 - az * f1)
+    out[o, 1] += n1 - (az * f0 - ax * f2)
+    out[o, 2] += n2 - (ax * f1 - ay * f0)
+    out[o, 3] += f0
+    out[o, 4] += f1
+    out[o, 5] += f2
 
 
-@njit(cache=True)
-def matvec(M, x, out):
-    """out = M x."""
-    for r in range(M.shape[0]):
-        s = 0.0
-        for c in range(M.shape[1]):
-            s += M[r, c] * x[c]
-        out[r] = s
-
-
-# The twist-propagation matrix A = [[1, 0], [a x 1, 1]] (seed 001 eq. 11d) is stored
-# by its vector a; these apply A, A^T and A^T M A without forming the 6x6 matrix.
-
-@njit(cache=True)
-def A_times(a, t, out):
-    """out = A t = [w; v + a x w] for the twist t = [w; v]."""
-    w0, w1, w2 = t[0], t[1], t[2]
-    out[0] = w0
-    out[1] = w1
-    out[2] = w2
-    out[3] = t[3] + a[1] * w2 - a[2] * w1
-    out[4] = t[4] + a[2] * w0 - a[0] * w2
-    out[5] = t[5] + a[0] * w1 - a[1] * w0
-
-
-@njit(cache=True)
-def AT_times_add(a, w, out):
-    """out += A^T w = [n - a x f; f] for the wrench w = [n; f]."""
-    f0, f1, f2 = w[3], w[4], w[5]
-    out[0] += w[0] - (a[1] * f2 - a[2] * f1)
-    out[1] += w[1] - (a[2] * f0 - a[0] * f2)
-    out[2] += w[2] - (a[0] * f1 - a[1] * f0)
-    out[3] += f0
-    out[4] += f1
-    out[5] += f2
-
-
-@njit(cache=True)
-def ATMA_add(a, M, out, tmp):
-    """out += A^T M A for a symmetric 6x6 M; `tmp` is 6x6 scratch.
+@njit(cache=True, inline="always")
+def ATMA_add(a, k, M, km, out, ko, tmp):
+    """out[ko] += A_k^T M[km] A_k for a symmetric 6x6 M[km]; tmp (6, 6) is scratch.
 
     With S = a x 1 and M = [[M11, M12], [M21, M22]]:
       M A   = [[M11 + M12 S, M12], [M21 + M22 S, M22]]
       A^T X = [[X11 - S X21, X12 - S X22], [X21, X22]]   (S^T = -S)
     """
-    # tmp = M A: columns 0..2 gain M[:, 3:] S; S's columns are a x e_j
-    for r in range(6):
-        m3, m4, m5 = M[r, 3], M[r, 4], M[r, 5]
-        # (M12 S)[r, j] = sum_k M[r, 3+k] S[k, j]
-        tmp[r, 0] = M[r, 0] + m4 * a[2] - m5 * a[1]
-        tmp[r, 1] = M[r, 1] - m3 * a[2] + m5 * a[0]
-        tmp[r, 2] = M[r, 2] + m3 * a[1] - m4 * a[0]
+    ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
+    for r in range(6):  # tmp = M A: columns 0..2 gain M[:, 3:] S (S's columns: a x e_j)
+        m3, m4, m5 = M[km, r, 3], M[km, r, 4], M[km, r, 5]
+        tmp[r, 0] = M[km, r, 0] + m4 * az - m5 * ay
+        tmp[r, 1] = M[km, r, 1] - m3 * az + m5 * ax
+        tmp[r, 2] = M[km, r, 2] + m3 * ay - m4 * ax
         tmp[r, 3] = m3
         tmp[r, 4] = m4
         tmp[r, 5] = m5
-    # out += A^T tmp: rows 0..2 lose S tmp[3:, :]
-    for c in range(6):
+    for c in range(6):  # out += A^T tmp: rows 0..2 lose S tmp[3:, :]
         x3, x4, x5 = tmp[3, c], tmp[4, c], tmp[5, c]
-        out[0, c] += tmp[0, c] - (a[1] * x5 - a[2] * x4)
-        out[1, c] += tmp[1, c] - (a[2] * x3 - a[0] * x5)
-        out[2, c] += tmp[2, c] - (a[0] * x4 - a[1] * x3)
-        out[3, c] += x3
-        out[4, c] += x4
-        out[5, c] += x5
+        out[ko, 0, c] += tmp[0, c] - (ay * x5 - az * x4)
+        out[ko, 1, c] += tmp[1, c] - (az * x3 - ax * x5)
+        out[ko, 2, c] += tmp[2, c] - (ax * x4 - ay * x3)
+        out[ko, 3, c] += x3
+        out[ko, 4, c] += x4
+        out[ko, 5, c] += x5
 
 
 @njit(cache=True, inline="always")
-def skew_into(a, out, r0, c0, scale):
-    """Write scale * (a x 1), the cross-product tensor of a, into out[r0:r0+3, c0:c0+3]."""
-    out[r0 + 0, c0 + 0] = 0.0
-    out[r0 + 0, c0 + 1] = -scale * a[2]
-    out[r0 + 0, c0 + 2] = scale * a[1]
-    out[r0 + 1, c0 + 0] = scale * a[2]
-    out[r0 + 1, c0 + 1] = 0.0
-    out[r0 + 1, c0 + 2] = -scale * a[0]
-    out[r0 + 2, c0 + 0] = -scale * a[1]
-    out[r0 + 2, c0 + 1] = scale * a[0]
-    out[r0 + 2, c0 + 2] = 0.0
+def p_dot(revolute_k, e, k, w, kw):
+    """p_k^T w[kw]: the joint component of a wrench (n . e_k or f . e_k)."""
+    b = 0 if revolute_k else 3
+    return e[k, 0] * w[kw, b] + e[k, 1] * w[kw, b + 1] + e[k, 2] * w[kw, b + 2]
+
+
+@njit(cache=True, inline="always")
+def add_p_times(revolute_k, e, k, s, out, o):
+    """out[o] += p_k s, with p_k = [e_k; 0] (revolute) or [0; e_k] (prismatic)."""
+    b = 0 if revolute_k else 3
+    out[o, b] += e[k, 0] * s
+    out[o, b + 1] += e[k, 1] * s
+    out[o, b + 2] += e[k, 2] * s
+
+
+@njit(cache=True, inline="always")
+def M_p(revolute_k, e, k, M, km, out, o):
+    """out[o] = M[km] p_k (a 6-vector: the columns of the block p_k selects, times e_k)."""
+    b = 0 if revolute_k else 3
+    for r in range(6):
+        out[o, r] = M[km, r, b] * e[k, 0] + M[km, r, b + 1] * e[k, 1] + M[km, r, b + 2] * e[k, 2]

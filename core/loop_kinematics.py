@@ -48,37 +48,37 @@ MAX_ASSEMBLY_ITERATIONS = 200
 # ----------------------------------------------------------------------------------
 
 @njit(cache=True, inline="always")
-def _frame_vector(D, body, local, out):
+def _frame_vector(Rl, body, local, out):
     """out = R_body local (a direction fixed on `body`; the base for body < 0)."""
     if body < 0:
         for r in range(3):
             out[r] = local[r]
     else:
-        R = D.Rl[body]
         for r in range(3):
-            out[r] = R[r, 0] * local[0] + R[r, 1] * local[1] + R[r, 2] * local[2]
+            out[r] = Rl[body, r, 0] * local[0] + Rl[body, r, 1] * local[1] \
+                + Rl[body, r, 2] * local[2]
 
 
 @njit(cache=True, inline="always")
-def _frame_point(D, body, local, out):
+def _frame_point(Rl, ol, body, local, out):
     """out = o_body + R_body local (a point fixed on `body`)."""
-    _frame_vector(D, body, local, out)
+    _frame_vector(Rl, body, local, out)
     if body >= 0:
         for r in range(3):
-            out[r] += D.ol[body, r]
+            out[r] += ol[body, r]
 
 
 @njit(cache=True)
-def _loop_geometry(mv, D, l, G):
+def _loop_geometry(mv, Rl, ol, l, G):
     """G (8, 3): P_a, P_b, u, v (on a), z_b, x_b (on b), P_b - P_a, scratch."""
     a = mv.loop_body[l, 0]
     b = mv.loop_body[l, 1]
-    _frame_point(D, a, mv.loop_point[l, 0], G[0])
-    _frame_point(D, b, mv.loop_point[l, 1], G[1])
-    _frame_vector(D, a, mv.loop_u[l], G[2])
-    _frame_vector(D, a, mv.loop_v[l], G[3])
-    _frame_vector(D, b, mv.loop_axis[l, 1], G[4])
-    _frame_vector(D, b, mv.loop_x[l], G[5])
+    _frame_point(Rl, ol, a, mv.loop_point[l, 0], G[0])
+    _frame_point(Rl, ol, b, mv.loop_point[l, 1], G[1])
+    _frame_vector(Rl, a, mv.loop_u[l], G[2])
+    _frame_vector(Rl, a, mv.loop_v[l], G[3])
+    _frame_vector(Rl, b, mv.loop_axis[l, 1], G[4])
+    _frame_vector(Rl, b, mv.loop_x[l], G[5])
     for r in range(3):
         G[6, r] = G[1, r] - G[0, r]
 
@@ -113,8 +113,8 @@ def _row_directions(kind, G, c, dvec):
 
 
 @njit(cache=True)
-def closure_residual(mv, D, Phi):
-    """Phi (m,) at the configuration in D (frames filled by link_quantities)."""
+def closure_residual(mv, Rl, ol, Phi):
+    """Phi (m,) at the link frames Rl, ol (filled by link_quantities)."""
     G = np.empty((8, 3))
     c = np.empty(3)
     dv = np.empty(3)
@@ -123,7 +123,7 @@ def closure_residual(mv, D, Phi):
     for r in range(mv.m):
         l = row_loop[r]
         if l != last:
-            _loop_geometry(mv, D, l, G)
+            _loop_geometry(mv, Rl, ol, l, G)
             last = l
         kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 2:
@@ -133,11 +133,11 @@ def closure_residual(mv, D, Phi):
 
 
 @njit(cache=True)
-def _add_path_columns(mv, D, body, P, sign, kind, c, dxc, delta, Jrow):
+def _add_path_columns(mv, axes, origins, body, P, sign, kind, c, dxc, delta, Jrow):
     """Add sign * (the row's rate per unit qd_j) for every joint j on body's path to
     the base. P: the loop point on `body`; kind as _row_directions; dxc = d x c
     (orientation rows); delta = P_b - P_a (line rows, whose c turns with body a)."""
-    axes, origins, revolute, parent = D.e, D.oj, mv.revolute, mv.parent
+    revolute, parent = mv.revolute, mv.parent
     j = body
     while j >= 0:
         e = axes[j]
@@ -167,8 +167,8 @@ def _add_path_columns(mv, D, body, P, sign, kind, c, dxc, delta, Jrow):
 
 
 @njit(cache=True)
-def closure_jacobian(mv, D, J):
-    """J (m, n) at the configuration in D (frames and axes filled)."""
+def closure_jacobian(mv, Rl, ol, oj, e, J):
+    """J (m, n) at the link frames Rl, ol, joint points oj and axes e."""
     G = np.empty((8, 3))
     c = np.empty(3)
     dv = np.empty(3)
@@ -180,19 +180,19 @@ def closure_jacobian(mv, D, J):
             J[r, j] = 0.0
         l = row_loop[r]
         if l != last:
-            _loop_geometry(mv, D, l, G)
+            _loop_geometry(mv, Rl, ol, l, G)
             last = l
         kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 2:
             dxc[0] = dv[1] * c[2] - dv[2] * c[1]
             dxc[1] = dv[2] * c[0] - dv[0] * c[2]
             dxc[2] = dv[0] * c[1] - dv[1] * c[0]
-        _add_path_columns(mv, D, loop_body[l, 1], G[1], 1.0, kind, c, dxc, G[6], J[r])
-        _add_path_columns(mv, D, loop_body[l, 0], G[0], -1.0, kind, c, dxc, G[6], J[r])
+        _add_path_columns(mv, e, oj, loop_body[l, 1], G[1], 1.0, kind, c, dxc, G[6], J[r])
+        _add_path_columns(mv, e, oj, loop_body[l, 0], G[0], -1.0, kind, c, dxc, G[6], J[r])
 
 
 @njit(cache=True, inline="always")
-def _point_motion(D, body, P, g_base, v, acc):
+def _point_motion(t, tdot, oj, body, P, g_base, v, acc):
     """Velocity v and acceleration acc of the material point of `body` at P, from the
     twist t and twist rate tdot at O_body (the base: at rest, accelerating by -g_base
     as the recursions' tdot_base = [0; -g] does)."""
@@ -201,11 +201,11 @@ def _point_motion(D, body, P, g_base, v, acc):
             v[r] = 0.0
             acc[r] = -g_base[r]
         return
-    w = D.t[body]
-    wd = D.tdot[body]
-    rx = P[0] - D.oj[body, 0]
-    ry = P[1] - D.oj[body, 1]
-    rz = P[2] - D.oj[body, 2]
+    w = t[body]
+    wd = tdot[body]
+    rx = P[0] - oj[body, 0]
+    ry = P[1] - oj[body, 1]
+    rz = P[2] - oj[body, 2]
     # v_P = v_O + w x r
     cx = w[1] * rz - w[2] * ry
     cy = w[2] * rx - w[0] * rz
@@ -220,15 +220,15 @@ def _point_motion(D, body, P, g_base, v, acc):
 
 
 @njit(cache=True, inline="always")
-def _angular(D, body, out_w, out_wd):
+def _angular(t, tdot, body, out_w, out_wd):
     if body < 0:
         for r in range(3):
             out_w[r] = 0.0
             out_wd[r] = 0.0
     else:
         for r in range(3):
-            out_w[r] = D.t[body, r]
-            out_wd[r] = D.tdot[body, r]
+            out_w[r] = t[body, r]
+            out_wd[r] = tdot[body, r]
 
 
 @njit(cache=True, inline="always")
@@ -242,8 +242,8 @@ def _cross(x, y, out):
 
 
 @njit(cache=True)
-def closure_acceleration_term(mv, D, g_base, gamma):
-    """gamma (m,) = J' qd, from D's twists t and twist rates tdot computed at qdd = 0
+def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, gamma):
+    """gamma (m,) = J' qd, from the twists t and twist rates tdot computed at qdd = 0
     with base acceleration -g_base (the gravity the recursion used; it cancels).
 
       point rows  : (a_Pb - a_Pa) . c
@@ -265,11 +265,11 @@ def closure_acceleration_term(mv, D, g_base, gamma):
         a = loop_body[l, 0]
         b = loop_body[l, 1]
         if l != last:
-            _loop_geometry(mv, D, l, G)
-            _point_motion(D, a, G[0], g_base, va, aa)
-            _point_motion(D, b, G[1], g_base, vb, ab)
-            _angular(D, a, wa, wda)
-            _angular(D, b, wb, wdb)
+            _loop_geometry(mv, Rl, ol, l, G)
+            _point_motion(t, tdot, oj, a, G[0], g_base, va, aa)
+            _point_motion(t, tdot, oj, b, G[1], g_base, vb, ab)
+            _angular(t, tdot, a, wa, wda)
+            _angular(t, tdot, b, wb, wdb)
             last = l
         kind = _row_directions(row_kind[r], G, c, dv)
         if kind == 0:
@@ -300,15 +300,16 @@ def _closure_at(F, I, ws, q, qd, want, Phi, J, gamma):
     """Fill Phi (want & 1), J (want & 2) and gamma (want & 4) at (q, qd)."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    denoc.link_quantities(mv, q, D)
+    Rj, oj, Rl, ol, e, A, t, tdot = D.Rj, D.oj, D.Rl, D.ol, D.e, D.A, D.t, D.tdot
+    denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, D.d, D.c, D.M, A)
     if want & 1:
-        closure_residual(mv, D, Phi)
+        closure_residual(mv, Rl, ol, Phi)
     if want & 2:
-        closure_jacobian(mv, D, J)
+        closure_jacobian(mv, Rl, ol, oj, e, J)
     if want & 4:
         zero3 = np.zeros(3)
-        denoc.twist_rates(mv, qd, D.zero, zero3, D)
-        closure_acceleration_term(mv, D, zero3, gamma)
+        denoc.twist_rates(mv, qd, D.zero, zero3, oj, e, A, t, tdot)
+        closure_acceleration_term(mv, Rl, ol, oj, t, tdot, zero3, gamma)
 
 
 # ----------------------------------------------------------------------------------

@@ -281,12 +281,13 @@ def _state_kernel(F, I, ws, q, qd, qdd, with_gravity):
     """Frames, axes, extended masses (eq. 6), twists and twist rates (eqs. 11c, 17)."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
-    denoc.link_quantities(mv, q, D)
+    oj, e, A = D.oj, D.e, D.A
+    denoc.link_quantities(mv, q, D.Rj, oj, D.Rl, D.ol, e, D.d, D.c, D.M, A)
     g = np.zeros(3)
     if with_gravity:
         for r in range(3):
             g[r] = mv.gravity[r]
-    denoc.twist_rates(mv, qd, qdd, g, D)
+    denoc.twist_rates(mv, qd, qdd, g, oj, e, A, D.t, D.tdot)
 
 
 def _data(mech, q, qd=None, qdd=None, gravity=False):

@@ -21,9 +21,8 @@ Fields (n joints, m active constraint rows; base frame throughout):
     M_tilde (n, 6, 6)  composite-body mass matrices                       (seed 000 eq. 23b)
     M_hat (n, 6, 6), psi_hat (n, 6), m_hat (n,)  articulated-body inertias (eqs. 19c-d)
     eta (n, 6), phi_hat (n,), mu (n, 6), phi (n,)  UDU^T solve            (eqs. 19a-21)
-    zero (n,)    zeros (qdd = 0 for the bias forces)
+    zero (n,)    zeros (qdd = 0 for the bias forces); never written
     tau (n,)     applied joint forces (simulation right-hand side)
-    f_ext (n, 6) external wrench on each link [n; f], moment about its own frame origin
     tmp66 (2, 6, 6), s3 (8, 3), s6 (4, 6)  scratch
     Phi (m,)     loop-closure residual (m, rad)                           (Jalon 8.3)
     J (m, n)     loop Jacobian: J qd = time derivative of Phi
@@ -45,14 +44,14 @@ from numba import njit
 
 Data = namedtuple("Data", (
     "Rj", "oj", "Rl", "ol", "e", "d", "c", "M", "A", "t", "tdot", "w", "M_tilde", "M_hat",
-    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "tau", "f_ext", "tmp66", "s3",
+    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "tau", "tmp66", "s3",
     "s6", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
 
 
 @njit(cache=True)
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
-    return n * (2 * 9 + 6 * 3 + 3 * 36 + 7 * 6 + 6) + 72 + 24 + 24 + m * (5 + 2 * n + m)
+    return n * (2 * 9 + 6 * 3 + 3 * 36 + 6 * 6 + 6) + 72 + 24 + 24 + m * (5 + 2 * n + m)
 
 
 @njit(cache=True)
@@ -65,7 +64,7 @@ def data_views(ws, n, m):
     R = ws[i:i + 18 * n].reshape((2, n, 3, 3)); i += 18 * n
     v3 = ws[i:i + 18 * n].reshape((6, n, 3)); i += 18 * n
     m66 = ws[i:i + 108 * n].reshape((3, n, 6, 6)); i += 108 * n
-    v6 = ws[i:i + 42 * n].reshape((7, n, 6)); i += 42 * n
+    v6 = ws[i:i + 36 * n].reshape((6, n, 6)); i += 36 * n
     s1 = ws[i:i + 6 * n].reshape((6, n)); i += 6 * n
     tmp66 = ws[i:i + 72].reshape((2, 6, 6)); i += 72
     s3 = ws[i:i + 24].reshape((8, 3)); i += 24
@@ -73,11 +72,10 @@ def data_views(ws, n, m):
     r1 = ws[i:i + 5 * m].reshape((5, m)); i += 5 * m
     rn = ws[i:i + 2 * m * n].reshape((2, m, n)); i += 2 * m * n
     delassus = ws[i:i + m * m].reshape((m, m)); i += m * m
-    zero = s1[3]
-    zero[:] = 0.0
+    zero = s1[3]  # never written: a new buffer is all zeros
     return Data(R[0], v3[0], R[1], v3[1], v3[2], v3[3], v3[4], m66[0], v3[5], v6[0], v6[1],
                 v6[2], m66[1], m66[2], v6[3], s1[0], v6[4], s1[1], v6[5], s1[2], zero, s1[4],
-                v6[6], tmp66, s3, s6, r1[0], rn[0], r1[1], rn[1], delassus, r1[2], r1[3],
+                tmp66, s3, s6, r1[0], rn[0], r1[1], rn[1], delassus, r1[2], r1[3],
                 s1[5], r1[4])
 
 
