@@ -11,6 +11,12 @@ best of several interleaved repeats, and the verdicts use ratios:
                                                               target ratio <= 3
 4. forward_dynamics(method="denoc") from n = 10 to 160 joints: linear growth,
    and where it overtakes method="composite" (seed 001 Table 2 predicts ~10-12).
+5. closed-chain forward dynamics, one call, on the four-bar and the five-bar vs one
+   pinocchio.constraintDynamics call                          target ratio <= 1
+6. 10 s four-bar free fall at rtol = atol = 1e-10 vs constraintDynamics driven by
+   scipy.integrate.solve_ivp(method="DOP853")                 target ratio <= 1
+7. forward dynamics of random trees (branching chains) from 10 to 160 joints:
+   log-log slope of the cost                                  target slope <= 1.1
 
 Run:  python benchmarks/bench.py [--quick]
 """
@@ -30,9 +36,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 import pinocchio as pin  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
-from core import Link, JointType, Robot, forward_dynamics, inverse_dynamics, simulate  # noqa: E402
-from core.robot_file import load_robot  # noqa: E402
-from pinocchio_reference import pinocchio_model  # noqa: E402
+from core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,  # noqa: E402
+                  inverse_dynamics, load_mechanism, load_robot, simulate)
+from pinocchio_reference import (PROXIMAL, core_to_pin, pin_to_core,  # noqa: E402
+                                 pinocchio_constraint_models, pinocchio_model,
+                                 pinocchio_tree_model)
 
 
 def best_time(fn, repeats: int) -> float:
@@ -126,6 +134,93 @@ def bench_scaling(sizes, repeats: int):
     return rows
 
 
+class PinocchioLoops:
+    """pin.constraintDynamics on a mechanism's tree with its loops as constraints, set up
+    once (model, data, constraint models and datas, proximal settings)."""
+
+    def __init__(self, mech) -> None:
+        self.model, self.ids = pinocchio_tree_model(mech, mech.loops, mech.q_home)
+        self.constraints = pinocchio_constraint_models(mech, self.model, self.ids, mech.q_home)
+        self.data = self.model.createData()
+        self.datas = pin.StdVec_RigidConstraintData()
+        for c in self.constraints:
+            self.datas.append(c.createData())
+        pin.initConstraintDynamics(self.model, self.data, self.constraints, self.datas)
+        self.settings = pin.ProximalSettings(*PROXIMAL)
+
+    def __call__(self, q, v, tau):
+        return pin.constraintDynamics(self.model, self.data, q, v, tau, self.constraints,
+                                      self.datas, self.settings)
+
+
+def bench_closed_chain_fd(mech, repeats: int) -> tuple[float, float, float]:
+    peer_fd = PinocchioLoops(mech)
+    rng = np.random.default_rng(3)
+    from core import velocity_transformation
+    q = mech.q_home
+    qd = velocity_transformation(mech, q).R @ rng.normal(size=mech.dof)
+    tau = np.zeros(mech.n)
+    tau[list(mech.actuated)] = rng.normal(size=len(mech.actuated))
+    qp, vp, tp = (core_to_pin(peer_fd.model, peer_fd.ids, x) for x in (q, qd, tau))
+    ours_qdd = forward_dynamics(mech, q, qd, tau)
+    err = float(np.abs(ours_qdd - pin_to_core(peer_fd.model, peer_fd.ids, peer_fd(qp, vp, tp))).max())
+    ours = per_call(lambda: forward_dynamics(mech, q, qd, tau), 3000, repeats)
+    peer = per_call(lambda: peer_fd(qp, vp, tp), 3000, repeats)
+    return ours, peer, err
+
+
+def bench_closed_chain_free_fall(mech, repeats: int, tol: float = 1e-10):
+    peer_fd = PinocchioLoops(mech)
+    n = mech.n
+    zero = np.zeros(n)
+    q0 = core_to_pin(peer_fd.model, peer_fd.ids, mech.q_home)
+    nq = q0.size
+
+    def f(t, y):
+        return np.concatenate([y[nq:], peer_fd(y[:nq], y[nq:], np.zeros(nq))])
+
+    y0 = np.concatenate([q0, np.zeros(nq)])
+    grid = np.linspace(0, 10, 1001)
+    simulate(mech, 0.05, rtol=tol, atol=tol)
+    ours = best_time(lambda: simulate(mech, 10.0, rtol=tol, atol=tol, dt_out=0.01), repeats)
+    peer = best_time(lambda: solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid,
+                                       rtol=tol, atol=tol), repeats)
+    a = simulate(mech, 10.0, rtol=tol, atol=tol, dt_out=0.01)
+    b = solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid, rtol=tol, atol=tol)
+    qb = np.array([pin_to_core(peer_fd.model, peer_fd.ids, y) for y in b.y[:nq].T])
+    return ours, peer, float(np.abs(a.q - qb).max())
+
+
+def random_tree(n: int, seed: int = 0) -> Mechanism:
+    """A random tree of n joints: chains of 1-6 links, each on the base or on a link of an
+    earlier chain (revolute and prismatic mixed, as random_chain)."""
+    rng = np.random.default_rng(seed)
+    arm = random_chain(n, seed)
+    chains, k, names = [], 0, []
+    while k < n:
+        size = min(n - k, int(rng.integers(1, 7)))
+        links = tuple(Link(**{**l.__dict__, "name": f"j{k + i}"})
+                      for i, l in enumerate(arm.links[k:k + size]))
+        parent = None if not names or rng.random() < 0.2 else str(rng.choice(names))
+        chains.append(Chain(f"c{len(chains)}", links, parent=parent,
+                            base=Placement(tuple(rng.uniform(-0.1, 0.1, 3)))))
+        names += [l.name for l in links]
+        k += size
+    return Mechanism(f"random tree {n}", tuple(chains))
+
+
+def bench_tree_scaling(sizes, repeats: int):
+    rows = []
+    for n in sizes:
+        tree = random_tree(n)
+        rng = np.random.default_rng(n)
+        q, qd, tau = rng.normal(size=(3, n)) * 0.3
+        forward_dynamics(tree, q, qd, tau)
+        rows.append((n, per_call(lambda: forward_dynamics(tree, q, qd, tau),
+                                 max(20, 4000 // n), repeats)))
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
@@ -184,6 +279,39 @@ def main() -> int:
     print("   crossover (denoc faster than composite) from n = "
           f"{cross if cross is not None else '> 20'}; seed 001 Table 2 predicts n = 10-12 by "
           "operation counts")
+
+    print("\n5. closed-chain forward dynamics, one call (Lagrange multipliers with UDU^T)")
+    for name in ("fourbar.toml", "fivebar_saha.toml"):
+        mech = load_mechanism(ROOT / "robots" / name)
+        ours, peer, err = bench_closed_chain_fd(mech, reps)
+        r = ours / peer
+        verdicts.append(r <= 1.0)
+        print(f"   {mech.name[:40]:40s} ours {ours * 1e6:7.2f} us   constraintDynamics "
+              f"{peer * 1e6:7.2f} us   ratio {r:5.2f}  (target <= 1)  "
+              f"{'ok' if r <= 1 else 'MISSED'}   max |qdd diff| {err:.1e}")
+
+    fourbar = load_mechanism(ROOT / "robots" / "fourbar.toml")
+    ours, peer, err = bench_closed_chain_free_fall(fourbar, max(2, reps // 2))
+    r = ours / peer
+    verdicts.append(r <= 1.0)
+    print(f"6. 10 s four-bar free fall, tol 1e-10:          ours {ours * 1e3:8.2f} ms   "
+          f"constraintDynamics+DOP853 {peer * 1e3:8.2f} ms   ratio {r:5.2f}  (target <= 1)  "
+          f"{'ok' if r <= 1 else 'MISSED'}   max |q diff| {err:.1e} rad")
+
+    rows = bench_tree_scaling([10, 20, 40, 80, 160], reps + 2)
+    ns = np.array([r_[0] for r_ in rows], dtype=float)
+    ts = np.array([r_[1] for r_ in rows])
+    # the slope of the cost above the fixed call overhead (the cost at n = 10 extrapolated
+    # to 0 by the straight line through all points)
+    slope_lin, intercept = np.polyfit(ns, ts, 1)
+    loglog = np.polyfit(np.log(ns), np.log(np.maximum(ts - intercept, 1e-12)), 1)[0]
+    verdicts.append(loglog <= 1.1)
+    print("7. tree forward dynamics vs joints: " + ", ".join(
+        f"n={int(n)} {t * 1e6:.1f} us" for n, t in rows))
+    print(f"   {slope_lin * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us fixed; log-log slope of "
+          f"the part above the fixed cost {loglog:.2f}  (target <= 1.1)  "
+          f"{'ok' if loglog <= 1.1 else 'MISSED'}")
+
     print(f"\n{sum(verdicts)} of {len(verdicts)} targets met")
     return 0 if all(verdicts) else 1
 

@@ -69,8 +69,9 @@ def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
     return -1
 
 
-def _kkt(model, q, qd, tau, f_ext):
-    """(qdd, lam) by the UDU^T Lagrange-multiplier method, single states or batches."""
+def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
+    """(qdd, lam): accelerations and cut-joint forces by the UDU^T Lagrange-multiplier
+    method, for single states (n,) or batches (T, n)."""
     k = kernel_of(model)
     (Q, Qd, Tau), single = joint_rows(k.n, q=q, qd=qd, tau=tau)
     qdd = np.empty_like(Q)
@@ -88,7 +89,7 @@ def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext
     """Accelerations qdd (shape of q) that keep the loops closed under the tree joint
     forces tau; methods in the module docstring ("minimal": single states only)."""
     if method == "denoc":
-        return _kkt(model, q, qd, tau, f_ext)[0]
+        return kkt_forward_dynamics(model, q, qd, tau, f_ext)[0]
     if method == "composite":
         return _kkt_dense(model, q, qd, tau, f_ext)[0]
     if method == "minimal":
@@ -116,7 +117,7 @@ def cut_joint_forces(model, q, qd, tau, f_ext=None) -> np.ndarray:
     """Lagrange multipliers lambda (m,) (or (T, m)) of the forward dynamics under tau:
     the force (N) or moment (N m) of each cut joint along its closure row, on the
     loop's second link. Rows: `core.loop_kinematics.constraint_row_labels`."""
-    return _kkt(model, q, qd, tau, f_ext)[1]
+    return kkt_forward_dynamics(model, q, qd, tau, f_ext)[1]
 
 
 # ----------------------------------------------------------------------------------

@@ -34,20 +34,22 @@ from .loop_kinematics import closure_acceleration_term, closure_jacobian, closur
 from .workspace import data_views
 
 #: Relative pivot below which a Delassus row is taken as redundant.
-REDUNDANT_PIVOT = 1e-10
+REDUNDANT_PIVOT = 1e-13
 
 
 @njit(cache=True)
-def pivoted_cholesky_solve(A, b, x, keep, tol):
+def pivoted_cholesky_solve(A, b, x, keep, y, tol):
     """Solve the symmetric positive semi-definite A x = b by Cholesky with diagonal
-    pivoting, in place on A. Rows whose pivot falls below tol * (largest diagonal) are
-    dropped (x = 0 there, keep = 0). Returns the rank."""
+    pivoting, in place on A (y (m,) is scratch). Rows whose pivot falls below
+    tol * (largest diagonal) are dropped (x = 0 there, keep = 0). Returns the rank.
+    The pivot order is kept in `keep` while factoring (as floats; m is small)."""
     m = A.shape[0]
-    perm = np.arange(m)
+    perm = keep
+    for i in range(m):
+        perm[i] = i
     dmax = 0.0
     for i in range(m):
         dmax = max(dmax, A[i, i])
-        keep[i] = 0.0
         x[i] = 0.0
     rank = 0
     for k in range(m):
@@ -55,42 +57,48 @@ def pivoted_cholesky_solve(A, b, x, keep, tol):
         best = -1.0
         p = k
         for i in range(k, m):
-            ii = perm[i]
+            ii = int(perm[i])
             s = A[ii, ii]
             for j in range(k):
-                s -= A[ii, perm[j]] ** 2
+                s -= A[ii, int(perm[j])] ** 2
             if s > best:
                 best = s
                 p = i
         if not best > tol * dmax or dmax == 0.0:
             break
         perm[k], perm[p] = perm[p], perm[k]
-        kk = perm[k]
+        kk = int(perm[k])
         # L[kk, kk] and the column below (stored in A[row, perm[k]] for the rows)
         d = np.sqrt(best)
         A[kk, kk] = d
         for i in range(k + 1, m):
-            ii = perm[i]
+            ii = int(perm[i])
             s = A[ii, kk]
             for j in range(k):
-                s -= A[ii, perm[j]] * A[kk, perm[j]]
+                s -= A[ii, int(perm[j])] * A[kk, int(perm[j])]
             A[ii, kk] = s / d
         rank += 1
     # L y = P b (first `rank` rows), then L^T z = y; x[perm] = z
-    y = np.zeros(m)
     for i in range(rank):
-        ii = perm[i]
+        ii = int(perm[i])
         s = b[ii]
         for j in range(i):
-            s -= A[ii, perm[j]] * y[j]
+            s -= A[ii, int(perm[j])] * y[j]
         y[i] = s / A[ii, ii]
     for i in range(rank - 1, -1, -1):
-        ii = perm[i]
+        ii = int(perm[i])
         s = y[i]
         for j in range(i + 1, rank):
-            s -= A[perm[j], ii] * x[perm[j]]
+            jj = int(perm[j])
+            s -= A[jj, ii] * x[jj]
         x[ii] = s / A[ii, ii]
-        keep[ii] = 1.0
+    # keep: 1 for the rows kept, 0 for the redundant ones
+    for i in range(m):
+        y[i] = 0.0
+    for i in range(rank):
+        y[int(perm[i])] = 1.0
+    for i in range(m):
+        keep[i] = y[i]
     return rank
 
 
@@ -111,8 +119,9 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     if bad >= 0:
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
-    closure_jacobian(mv, D.Rl, D.ol, D.oj, e, J)
-    closure_acceleration_term(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, gamma)
+    G = D.G
+    closure_jacobian(mv, D.Rl, D.ol, D.oj, e, G, J)
+    closure_acceleration_term(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, G, gamma)
     # Y_r = M^-1 J_r^T with the UDU^T factors already in D
     eta, phi_hat, mu = D.eta, D.phi_hat, D.mu
     for r in range(m):
@@ -129,7 +138,7 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
                 acc += J[r, j] * Y[c, j]
             delassus[r, c] = acc
             delassus[c, r] = acc
-    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, REDUNDANT_PIVOT)
+    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, D.Phi, REDUNDANT_PIVOT)
     for j in range(n):
         s = qdd_free[j]
         for r in range(m):
@@ -139,8 +148,8 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
 
 
 @njit(cache=True)
-def _least_norm_correction(J, v, rhs, delassus, lam, keep, out):
-    """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rhs, delassus, lam, keep:
+def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
+    """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rhs, delassus, lam, keep, y:
     work arrays of the m rows)."""
     m, n = J.shape
     for r in range(m):
@@ -151,7 +160,7 @@ def _least_norm_correction(J, v, rhs, delassus, lam, keep, out):
                 acc += J[r, j] * J[c, j]
             delassus[r, c] = acc
             delassus[c, r] = acc
-    pivoted_cholesky_solve(delassus, rhs, lam, keep, 1e-12)
+    pivoted_cholesky_solve(delassus, rhs, lam, keep, y, 1e-12)
     for j in range(n):
         s = 0.0
         for r in range(m):
@@ -166,7 +175,7 @@ def project_onto_loops(mv, ws, y, tol):
     n, m = mv.n, mv.m
     D = data_views(ws, n, m)
     Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
-    rhs, delassus, lam, keep = D.rhs, D.delassus, D.lam, D.keep
+    rhs, delassus, lam, keep, G = D.rhs, D.delassus, D.lam, D.keep, D.G
     q = y[:n]
     qd = y[n:]
     dq = D.qdd_free  # scratch (n,)
@@ -174,20 +183,21 @@ def project_onto_loops(mv, ws, y, tol):
     changed = False
     for _ in range(4):
         denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-        closure_residual(mv, Rl, ol, Phi)
+        closure_residual(mv, Rl, ol, G, Phi)
         err = 0.0
         for r in range(m):
             err = max(err, abs(Phi[r]))
         if err <= tol:
             break
-        closure_jacobian(mv, Rl, ol, oj, e, J)
-        _least_norm_correction(J, Phi, rhs, delassus, lam, keep, dq)
+        closure_jacobian(mv, Rl, ol, oj, e, G, J)
+        # (Phi is copied into rhs first, then serves as the solve's scratch)
+        _least_norm_correction(J, Phi, rhs, delassus, lam, keep, Phi, dq)
         for j in range(n):
             q[j] -= dq[j]
         changed = True
     if changed:
         denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-    closure_jacobian(mv, Rl, ol, oj, e, J)
+    closure_jacobian(mv, Rl, ol, oj, e, G, J)
     err = 0.0
     for r in range(m):
         s = 0.0
@@ -196,7 +206,7 @@ def project_onto_loops(mv, ws, y, tol):
         Jqd[r] = s
         err = max(err, abs(s))
     if err > tol:
-        _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, dq)
+        _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, Phi, dq)
         for j in range(n):
             qd[j] -= dq[j]
         changed = True

@@ -25,6 +25,7 @@ from . import denoc
 from .constrained_dynamics import constrained_forward_dynamics_kernel, project_onto_loops
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
+from .loop_kinematics import closure_residual
 from .workspace import data_views, new_workspace, thread_workspace
 
 # ----------------------------------------------------------------------------------
@@ -61,6 +62,13 @@ def _forward_dynamics_one(F, I, ws, q, qd, tau, no_wrench, qdd):
     """The common call: one state, no external wrench. Returns -1 or the singular joint."""
     mv = model_views(F, I)
     return denoc.forward_dynamics_on(mv, ws, q, qd, tau, no_wrench, mv.gravity, qdd)
+
+
+@njit(cache=True)
+def _constrained_one(F, I, ws, q, qd, tau, no_wrench, qdd):
+    """One state of a mechanism with loops, no external wrench (the common call)."""
+    mv = model_views(F, I)
+    return constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, no_wrench, qdd)
 
 
 @njit(cache=True)
@@ -316,12 +324,12 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
     """
     k = kernel_of(model)
     n = k.n
-    if method == "denoc" and f_ext is None and k.nl == 0 and is_state(q, n) \
-            and is_state(qd, n) and is_state(tau, n):
+    if method == "denoc" and f_ext is None and is_state(q, n) and is_state(qd, n) \
+            and is_state(tau, n):
         # the common call (one state, float arrays): straight to the kernel
         qdd = np.empty(n)
-        bad = _forward_dynamics_one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau,
-                                    k.no_wrench, qdd)
+        one = _constrained_one if k.nl else _forward_dynamics_one
+        bad = one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau, k.no_wrench, qdd)
         if bad >= 0:
             if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(tau).all()):
                 joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
@@ -494,6 +502,24 @@ def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
                                        D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t, D.tdot,
                                        D.w, D.tmp66, D.zero, D.phi, D.M_hat, D.psi_hat,
                                        D.m_hat, D.eta, D.phi_hat, D.mu, ydot[n:])
+
+
+@njit(cache=True)
+def project_samples(F, I, ws, Y, tol, residual):
+    """Project every state row of Y (S, 2n) onto the loops (in place) and write the
+    largest closure error |Phi| left in each into residual (S,)."""
+    mv = model_views(F, I)
+    D = data_views(ws, mv.n, mv.m)
+    Phi = D.Phi
+    for s in range(Y.shape[0]):
+        project_onto_loops(mv, ws, Y[s], tol)
+        denoc.link_quantities(mv, Y[s, :mv.n], D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M,
+                              D.A)
+        closure_residual(mv, D.Rl, D.ol, D.G, Phi)
+        err = 0.0
+        for r in range(mv.m):
+            err = max(err, abs(Phi[r]))
+        residual[s] = err
 
 
 @njit(cache=True)

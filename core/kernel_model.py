@@ -44,6 +44,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .buffers import view
+
 LOOP_REVOLUTE = 0
 LOOP_SPHERICAL = 1
 LOOP_PRISMATIC = 2
@@ -81,27 +83,34 @@ def buffer_sizes(n, nl, m, ni):
 @njit(cache=True)
 def model_views(F, I):
     """Cut the model buffers into the named fields listed in the module docstring
-    (fields of one shape with one reshape: each reshape calls numba's C helpers)."""
+    (`core.buffers.view`: no copies, no reference counting)."""
     n, nl, m, ni = I[0], I[1], I[2], I[3]
     i = _HEADER
-    joint_ints = I[i:i + 4 * n].reshape((4, n)); i += 4 * n
-    loop_body = I[i:i + 2 * nl].reshape((nl, 2)); i += 2 * nl
-    loop_type = I[i:i + nl]; i += nl
-    rows = I[i:i + 2 * m].reshape((2, m)); i += 2 * m
-    independent = I[i:i + ni]; i += ni
+    parent = view(I, i, (n,)); i += n
+    revolute = view(I, i, (n,)); i += n
+    order = view(I, i, (n,)); i += n
+    placed = view(I, i, (n,)); i += n
+    loop_body = view(I, i, (nl, 2)); i += 2 * nl
+    loop_type = view(I, i, (nl,)); i += nl
+    row_loop = view(I, i, (m,)); i += m
+    row_kind = view(I, i, (m,)); i += m
+    independent = view(I, i, (ni,)); i += ni
     f = 0
-    gravity = F[f:f + 3]; f += 3
-    dh = F[f:f + 4 * n].reshape((n, 4)); f += 4 * n
-    mass = F[f:f + n]; f += n
-    v3 = F[f:f + 6 * n].reshape((2, n, 3)); f += 6 * n
-    inertia = F[f:f + 9 * n].reshape((n, 9)); f += 9 * n
-    place_R = F[f:f + 9 * n].reshape((n, 3, 3)); f += 9 * n
-    loop_pa = F[f:f + 12 * nl].reshape((2, nl, 2, 3)); f += 12 * nl
-    loop_dirs = F[f:f + 9 * nl].reshape((3, nl, 3)); f += 9 * nl
-    return ModelViews(n, nl, m, ni, joint_ints[0], joint_ints[1], joint_ints[2],
-                      joint_ints[3], loop_body, loop_type, rows[0], rows[1], independent,
-                      gravity, dh, mass, v3[0], inertia, place_R, v3[1], loop_pa[0],
-                      loop_pa[1], loop_dirs[0], loop_dirs[1], loop_dirs[2])
+    gravity = view(F, f, (3,)); f += 3
+    dh = view(F, f, (n, 4)); f += 4 * n
+    mass = view(F, f, (n,)); f += n
+    com = view(F, f, (n, 3)); f += 3 * n
+    place_p = view(F, f, (n, 3)); f += 3 * n
+    inertia = view(F, f, (n, 9)); f += 9 * n
+    place_R = view(F, f, (n, 3, 3)); f += 9 * n
+    loop_point = view(F, f, (nl, 2, 3)); f += 6 * nl
+    loop_axis = view(F, f, (nl, 2, 3)); f += 6 * nl
+    loop_u = view(F, f, (nl, 3)); f += 3 * nl
+    loop_v = view(F, f, (nl, 3)); f += 3 * nl
+    loop_x = view(F, f, (nl, 3)); f += 3 * nl
+    return ModelViews(n, nl, m, ni, parent, revolute, order, placed, loop_body, loop_type,
+                      row_loop, row_kind, independent, gravity, dh, mass, com, inertia,
+                      place_R, place_p, loop_point, loop_axis, loop_u, loop_v, loop_x)
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -136,9 +145,16 @@ class KernelModel:
 
     @property
     def views(self) -> ModelViews:
-        """The named fields as read-only numpy views (for Python-side code and tests)."""
+        """The named fields as read-only numpy arrays (copies: the kernels' views hold
+        raw pointers into F and I, unsafe to keep in Python)."""
         if self._views is None:
-            self._views = model_views(self.F, self.I)
+            fields = []
+            for x in model_views(self.F, self.I):
+                if isinstance(x, np.ndarray):
+                    x = x.copy()
+                    x.setflags(write=False)
+                fields.append(x)
+            self._views = ModelViews(*fields)
         return self._views
 
     def with_rows(self, row_loop, row_kind) -> "KernelModel":

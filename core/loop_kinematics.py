@@ -47,77 +47,81 @@ MAX_ASSEMBLY_ITERATIONS = 200
 # Compiled kernels: the closure rows of every loop at the configuration in D
 # ----------------------------------------------------------------------------------
 
+# G (20, 3) is the kernels' scratch (Data.G), one 3-vector per row, addressed by index
+# (numba counts the references of every view, which would dominate these short loops):
+_PA, _PB, _U, _V, _ZB, _XB, _DELTA, _C, _D = 0, 1, 2, 3, 4, 5, 6, 7, 8  # geometry of a loop
+_VA, _AA, _VB, _AB, _WA, _WDA, _WB, _WDB, _X, _Y = 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
+
+
 @njit(cache=True, inline="always")
-def _frame_vector(Rl, body, local, out):
-    """out = R_body local (a direction fixed on `body`; the base for body < 0)."""
+def _rotate_into(Rl, ol, body, x, y, z, point, G, o):
+    """G[o] = R_body (x, y, z), plus o_body for a point (the base for body < 0)."""
     if body < 0:
-        for r in range(3):
-            out[r] = local[r]
-    else:
-        for r in range(3):
-            out[r] = Rl[body, r, 0] * local[0] + Rl[body, r, 1] * local[1] \
-                + Rl[body, r, 2] * local[2]
-
-
-@njit(cache=True, inline="always")
-def _frame_point(Rl, ol, body, local, out):
-    """out = o_body + R_body local (a point fixed on `body`)."""
-    _frame_vector(Rl, body, local, out)
-    if body >= 0:
-        for r in range(3):
-            out[r] += ol[body, r]
+        G[o, 0], G[o, 1], G[o, 2] = x, y, z
+        return
+    for r in range(3):
+        G[o, r] = Rl[body, r, 0] * x + Rl[body, r, 1] * y + Rl[body, r, 2] * z
+        if point:
+            G[o, r] += ol[body, r]
 
 
 @njit(cache=True)
 def _loop_geometry(mv, Rl, ol, l, G):
-    """G (8, 3): P_a, P_b, u, v (on a), z_b, x_b (on b), P_b - P_a, scratch."""
+    """G[_PA], G[_PB]: the loop's points on links a and b; G[_U], G[_V] (on a), G[_ZB],
+    G[_XB] (on b): its directions; G[_DELTA] = P_b - P_a (all in the base frame)."""
     a = mv.loop_body[l, 0]
     b = mv.loop_body[l, 1]
-    _frame_point(Rl, ol, a, mv.loop_point[l, 0], G[0])
-    _frame_point(Rl, ol, b, mv.loop_point[l, 1], G[1])
-    _frame_vector(Rl, a, mv.loop_u[l], G[2])
-    _frame_vector(Rl, a, mv.loop_v[l], G[3])
-    _frame_vector(Rl, b, mv.loop_axis[l, 1], G[4])
-    _frame_vector(Rl, b, mv.loop_x[l], G[5])
+    P, X, U, V = mv.loop_point, mv.loop_axis, mv.loop_u, mv.loop_v
+    _rotate_into(Rl, ol, a, P[l, 0, 0], P[l, 0, 1], P[l, 0, 2], True, G, _PA)
+    _rotate_into(Rl, ol, b, P[l, 1, 0], P[l, 1, 1], P[l, 1, 2], True, G, _PB)
+    _rotate_into(Rl, ol, a, U[l, 0], U[l, 1], U[l, 2], False, G, _U)
+    _rotate_into(Rl, ol, a, V[l, 0], V[l, 1], V[l, 2], False, G, _V)
+    _rotate_into(Rl, ol, b, X[l, 1, 0], X[l, 1, 1], X[l, 1, 2], False, G, _ZB)
+    xb = mv.loop_x
+    _rotate_into(Rl, ol, b, xb[l, 0], xb[l, 1], xb[l, 2], False, G, _XB)
     for r in range(3):
-        G[6, r] = G[1, r] - G[0, r]
+        G[_DELTA, r] = G[_PB, r] - G[_PA, r]
 
 
 @njit(cache=True, inline="always")
-def _dot3(x, y):
-    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+def _dot_rows(G, i, j):
+    return G[i, 0] * G[j, 0] + G[i, 1] * G[j, 1] + G[i, 2] * G[j, 2]
+
+
+@njit(cache=True, inline="always")
+def _cross_rows(G, i, j, o):
+    """G[o] = G[i] x G[j] (o may equal i or j)."""
+    x = G[i, 1] * G[j, 2] - G[i, 2] * G[j, 1]
+    y = G[i, 2] * G[j, 0] - G[i, 0] * G[j, 2]
+    z = G[i, 0] * G[j, 1] - G[i, 1] * G[j, 0]
+    G[o, 0], G[o, 1], G[o, 2] = x, y, z
 
 
 @njit(cache=True)
-def _row_directions(kind, G, c, dvec):
-    """For an orientation row (c fixed on a) . (d fixed on b): fill c and d; for a point
-    or line row: c is the direction the point difference is projected on.
-    Returns 0 for point rows (fixed base direction), 1 line rows (c turns with a),
-    2 orientation rows."""
+def _row_directions(kind, G):
+    """G[_C] = c: the direction a point or line row projects P_b - P_a on, or the vector
+    on a of an orientation row c . d, with G[_D] = d on b. Returns 0 for point rows (a
+    fixed base direction), 1 for line rows (c turns with a), 2 for orientation rows."""
     if kind <= ROW_POINT_Z:
         for r in range(3):
-            c[r] = 1.0 if r == kind else 0.0
+            G[_C, r] = 1.0 if r == kind else 0.0
         return 0
     if kind == ROW_LINE_U or kind == ROW_LINE_V:
-        src = 2 if kind == ROW_LINE_U else 3
+        src = _U if kind == ROW_LINE_U else _V
         for r in range(3):
-            c[r] = G[src, r]
+            G[_C, r] = G[src, r]
         return 1
-    # orientation rows: c on a, d on b
-    src_c = 2 if kind == ROW_AXIS_U else 3  # u . z_b, v . z_b, v . x_b (roll)
-    src_d = 5 if kind == ROW_ROLL else 4
+    src_c = _U if kind == ROW_AXIS_U else _V  # u . z_b, v . z_b, v . x_b (roll)
+    src_d = _XB if kind == ROW_ROLL else _ZB
     for r in range(3):
-        c[r] = G[src_c, r]
-        dvec[r] = G[src_d, r]
+        G[_C, r] = G[src_c, r]
+        G[_D, r] = G[src_d, r]
     return 2
 
 
 @njit(cache=True)
-def closure_residual(mv, Rl, ol, Phi):
-    """Phi (m,) at the link frames Rl, ol (filled by link_quantities)."""
-    G = np.empty((8, 3))
-    c = np.empty(3)
-    dv = np.empty(3)
+def closure_residual(mv, Rl, ol, G, Phi):
+    """Phi (m,) at the link frames Rl, ol (filled by link_quantities); G scratch."""
     row_loop, row_kind = mv.row_loop, mv.row_kind
     last = -1
     for r in range(mv.m):
@@ -125,54 +129,48 @@ def closure_residual(mv, Rl, ol, Phi):
         if l != last:
             _loop_geometry(mv, Rl, ol, l, G)
             last = l
-        kind = _row_directions(row_kind[r], G, c, dv)
-        if kind == 2:
-            Phi[r] = _dot3(c, dv)
+        if _row_directions(row_kind[r], G) == 2:
+            Phi[r] = _dot_rows(G, _C, _D)
         else:
-            Phi[r] = _dot3(G[6], c)
+            Phi[r] = _dot_rows(G, _DELTA, _C)
 
 
 @njit(cache=True)
-def _add_path_columns(mv, axes, origins, body, P, sign, kind, c, dxc, delta, Jrow):
-    """Add sign * (the row's rate per unit qd_j) for every joint j on body's path to
-    the base. P: the loop point on `body`; kind as _row_directions; dxc = d x c
-    (orientation rows); delta = P_b - P_a (line rows, whose c turns with body a)."""
+def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
+    """Add sign * (the row's rate per unit qd_j) to J[row, j] for every joint j on body's
+    path to the base. point: G's row of the loop point on `body`; kind as
+    _row_directions; G[_X] = d x c (orientation rows); line rows also turn with body a
+    (sign < 0): + w_a . (c x delta)."""
     revolute, parent = mv.revolute, mv.parent
+    cx, cy, cz = G[_C, 0], G[_C, 1], G[_C, 2]
     j = body
     while j >= 0:
-        e = axes[j]
+        ex, ey, ez = e[j, 0], e[j, 1], e[j, 2]
         if revolute[j]:
             if kind == 2:
                 # (w_b - w_a) . (d x c)
-                Jrow[j] += sign * _dot3(e, dxc)
+                J[row, j] += sign * (ex * G[_X, 0] + ey * G[_X, 1] + ez * G[_X, 2])
             else:
                 # v_P = e x (P - O_j); rate = v_P . c
-                rx = P[0] - origins[j, 0]
-                ry = P[1] - origins[j, 1]
-                rz = P[2] - origins[j, 2]
-                vx = e[1] * rz - e[2] * ry
-                vy = e[2] * rx - e[0] * rz
-                vz = e[0] * ry - e[1] * rx
-                Jrow[j] += sign * (vx * c[0] + vy * c[1] + vz * c[2])
+                rx = G[point, 0] - oj[j, 0]
+                ry = G[point, 1] - oj[j, 1]
+                rz = G[point, 2] - oj[j, 2]
+                vx = ey * rz - ez * ry
+                vy = ez * rx - ex * rz
+                vz = ex * ry - ey * rx
+                J[row, j] += sign * (vx * cx + vy * cy + vz * cz)
                 if kind == 1 and sign < 0.0:
-                    # line rows: + w_a . (c x delta) from the turning direction c
-                    cx = c[1] * delta[2] - c[2] * delta[1]
-                    cy = c[2] * delta[0] - c[0] * delta[2]
-                    cz = c[0] * delta[1] - c[1] * delta[0]
-                    Jrow[j] += e[0] * cx + e[1] * cy + e[2] * cz
-        else:
-            if kind != 2:
-                Jrow[j] += sign * _dot3(e, c)
+                    dx, dy, dz = G[_DELTA, 0], G[_DELTA, 1], G[_DELTA, 2]
+                    J[row, j] += (ex * (cy * dz - cz * dy) + ey * (cz * dx - cx * dz)
+                                  + ez * (cx * dy - cy * dx))
+        elif kind != 2:
+            J[row, j] += sign * (ex * cx + ey * cy + ez * cz)
         j = parent[j]
 
 
 @njit(cache=True)
-def closure_jacobian(mv, Rl, ol, oj, e, J):
-    """J (m, n) at the link frames Rl, ol, joint points oj and axes e."""
-    G = np.empty((8, 3))
-    c = np.empty(3)
-    dv = np.empty(3)
-    dxc = np.empty(3)
+def closure_jacobian(mv, Rl, ol, oj, e, G, J):
+    """J (m, n) at the link frames Rl, ol, joint points oj and axes e; G scratch."""
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
     last = -1
     for r in range(mv.m):
@@ -182,67 +180,49 @@ def closure_jacobian(mv, Rl, ol, oj, e, J):
         if l != last:
             _loop_geometry(mv, Rl, ol, l, G)
             last = l
-        kind = _row_directions(row_kind[r], G, c, dv)
+        kind = _row_directions(row_kind[r], G)
         if kind == 2:
-            dxc[0] = dv[1] * c[2] - dv[2] * c[1]
-            dxc[1] = dv[2] * c[0] - dv[0] * c[2]
-            dxc[2] = dv[0] * c[1] - dv[1] * c[0]
-        _add_path_columns(mv, e, oj, loop_body[l, 1], G[1], 1.0, kind, c, dxc, G[6], J[r])
-        _add_path_columns(mv, e, oj, loop_body[l, 0], G[0], -1.0, kind, c, dxc, G[6], J[r])
+            _cross_rows(G, _D, _C, _X)
+        _add_path_columns(mv, e, oj, loop_body[l, 1], _PB, 1.0, kind, G, J, r)
+        _add_path_columns(mv, e, oj, loop_body[l, 0], _PA, -1.0, kind, G, J, r)
 
 
 @njit(cache=True, inline="always")
-def _point_motion(t, tdot, oj, body, P, g_base, v, acc):
-    """Velocity v and acceleration acc of the material point of `body` at P, from the
-    twist t and twist rate tdot at O_body (the base: at rest, accelerating by -g_base
-    as the recursions' tdot_base = [0; -g] does)."""
+def _point_motion(t, tdot, oj, body, g_base, G, P, v, acc):
+    """G[v], G[acc]: velocity and acceleration of the material point of `body` at G[P],
+    from the twist t and twist rate tdot at O_body (the base: at rest, accelerating by
+    -g_base as the recursions' tdot_base = [0; -g] does)."""
     if body < 0:
         for r in range(3):
-            v[r] = 0.0
-            acc[r] = -g_base[r]
+            G[v, r] = 0.0
+            G[acc, r] = -g_base[r]
         return
-    w = t[body]
-    wd = tdot[body]
-    rx = P[0] - oj[body, 0]
-    ry = P[1] - oj[body, 1]
-    rz = P[2] - oj[body, 2]
-    # v_P = v_O + w x r
-    cx = w[1] * rz - w[2] * ry
-    cy = w[2] * rx - w[0] * rz
-    cz = w[0] * ry - w[1] * rx
-    v[0] = w[3] + cx
-    v[1] = w[4] + cy
-    v[2] = w[5] + cz
+    wx, wy, wz = t[body, 0], t[body, 1], t[body, 2]
+    ax, ay, az = tdot[body, 0], tdot[body, 1], tdot[body, 2]
+    rx = G[P, 0] - oj[body, 0]
+    ry = G[P, 1] - oj[body, 1]
+    rz = G[P, 2] - oj[body, 2]
+    cx = wy * rz - wz * ry  # w x r
+    cy = wz * rx - wx * rz
+    cz = wx * ry - wy * rx
+    G[v, 0] = t[body, 3] + cx  # v_P = v_O + w x r
+    G[v, 1] = t[body, 4] + cy
+    G[v, 2] = t[body, 5] + cz
     # a_P = a_O + w' x r + w x (w x r)
-    acc[0] = wd[3] + (wd[1] * rz - wd[2] * ry) + (w[1] * cz - w[2] * cy)
-    acc[1] = wd[4] + (wd[2] * rx - wd[0] * rz) + (w[2] * cx - w[0] * cz)
-    acc[2] = wd[5] + (wd[0] * ry - wd[1] * rx) + (w[0] * cy - w[1] * cx)
+    G[acc, 0] = tdot[body, 3] + (ay * rz - az * ry) + (wy * cz - wz * cy)
+    G[acc, 1] = tdot[body, 4] + (az * rx - ax * rz) + (wz * cx - wx * cz)
+    G[acc, 2] = tdot[body, 5] + (ax * ry - ay * rx) + (wx * cy - wy * cx)
 
 
 @njit(cache=True, inline="always")
-def _angular(t, tdot, body, out_w, out_wd):
-    if body < 0:
-        for r in range(3):
-            out_w[r] = 0.0
-            out_wd[r] = 0.0
-    else:
-        for r in range(3):
-            out_w[r] = t[body, r]
-            out_wd[r] = tdot[body, r]
-
-
-@njit(cache=True, inline="always")
-def _cross(x, y, out):
-    a0 = x[1] * y[2] - x[2] * y[1]
-    a1 = x[2] * y[0] - x[0] * y[2]
-    a2 = x[0] * y[1] - x[1] * y[0]
-    out[0] = a0
-    out[1] = a1
-    out[2] = a2
+def _angular(t, tdot, body, G, w, wd):
+    for r in range(3):
+        G[w, r] = t[body, r] if body >= 0 else 0.0
+        G[wd, r] = tdot[body, r] if body >= 0 else 0.0
 
 
 @njit(cache=True)
-def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, gamma):
+def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, G, gamma):
     """gamma (m,) = J' qd, from the twists t and twist rates tdot computed at qdd = 0
     with base acceleration -g_base (the gravity the recursion used; it cancels).
 
@@ -251,47 +231,43 @@ def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, gamma):
                     + delta . (w'_a x c + w_a x (w_a x c))
       orientation : (w'_b - w'_a) . (d x c) + (w_b - w_a) . ((w_b x d) x c + d x (w_a x c))
     """
-    G = np.empty((8, 3))
-    c = np.empty(3)
-    dv = np.empty(3)
-    S = np.empty((10, 3))
-    va, aa, vb, ab = S[0], S[1], S[2], S[3]
-    wa, wda, wb, wdb = S[4], S[5], S[6], S[7]
-    x, y = S[8], S[9]
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
     last = -1
     for r in range(mv.m):
         l = row_loop[r]
-        a = loop_body[l, 0]
-        b = loop_body[l, 1]
         if l != last:
+            a = loop_body[l, 0]
+            b = loop_body[l, 1]
             _loop_geometry(mv, Rl, ol, l, G)
-            _point_motion(t, tdot, oj, a, G[0], g_base, va, aa)
-            _point_motion(t, tdot, oj, b, G[1], g_base, vb, ab)
-            _angular(t, tdot, a, wa, wda)
-            _angular(t, tdot, b, wb, wdb)
+            _point_motion(t, tdot, oj, a, g_base, G, _PA, _VA, _AA)
+            _point_motion(t, tdot, oj, b, g_base, G, _PB, _VB, _AB)
+            _angular(t, tdot, a, G, _WA, _WDA)
+            _angular(t, tdot, b, G, _WB, _WDB)
             last = l
-        kind = _row_directions(row_kind[r], G, c, dv)
-        if kind == 0:
-            gamma[r] = (ab[0] - aa[0]) * c[0] + (ab[1] - aa[1]) * c[1] + (ab[2] - aa[2]) * c[2]
-        elif kind == 1:
-            s = (ab[0] - aa[0]) * c[0] + (ab[1] - aa[1]) * c[1] + (ab[2] - aa[2]) * c[2]
-            _cross(wa, c, x)  # c' = w_a x c
-            s += 2.0 * ((vb[0] - va[0]) * x[0] + (vb[1] - va[1]) * x[1] + (vb[2] - va[2]) * x[2])
-            _cross(wa, x, y)  # w_a x (w_a x c)
-            _cross(wda, c, x)  # w'_a x c
-            s += _dot3(G[6], x) + _dot3(G[6], y)
+        kind = _row_directions(row_kind[r], G)
+        if kind == 2:
+            _cross_rows(G, _D, _C, _X)  # d x c
+            s = 0.0
+            for k in range(3):
+                s += (G[_WDB, k] - G[_WDA, k]) * G[_X, k]
+            _cross_rows(G, _WB, _D, _Y)  # d' = w_b x d
+            _cross_rows(G, _Y, _C, _X)  # d' x c
+            _cross_rows(G, _WA, _C, _Y)  # c' = w_a x c
+            _cross_rows(G, _D, _Y, _Y)  # d x c'
+            for k in range(3):
+                s += (G[_WB, k] - G[_WA, k]) * (G[_X, k] + G[_Y, k])
             gamma[r] = s
         else:
-            _cross(dv, c, x)  # d x c
-            s = ((wdb[0] - wda[0]) * x[0] + (wdb[1] - wda[1]) * x[1]
-                 + (wdb[2] - wda[2]) * x[2])
-            _cross(wb, dv, y)  # d' = w_b x d
-            _cross(y, c, x)  # d' x c
-            _cross(wa, c, y)  # c' = w_a x c
-            _cross(dv, y, y)  # d x c'
-            s += ((wb[0] - wa[0]) * (x[0] + y[0]) + (wb[1] - wa[1]) * (x[1] + y[1])
-                  + (wb[2] - wa[2]) * (x[2] + y[2]))
+            s = 0.0
+            for k in range(3):
+                s += (G[_AB, k] - G[_AA, k]) * G[_C, k]
+            if kind == 1:
+                _cross_rows(G, _WA, _C, _X)  # c' = w_a x c
+                for k in range(3):
+                    s += 2.0 * (G[_VB, k] - G[_VA, k]) * G[_X, k]
+                _cross_rows(G, _WA, _X, _Y)  # w_a x (w_a x c)
+                _cross_rows(G, _WDA, _C, _X)  # w'_a x c
+                s += _dot_rows(G, _DELTA, _X) + _dot_rows(G, _DELTA, _Y)
             gamma[r] = s
 
 
@@ -302,14 +278,15 @@ def _closure_at(F, I, ws, q, qd, want, Phi, J, gamma):
     D = data_views(ws, mv.n, mv.m)
     Rj, oj, Rl, ol, e, A, t, tdot = D.Rj, D.oj, D.Rl, D.ol, D.e, D.A, D.t, D.tdot
     denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, D.d, D.c, D.M, A)
+    G = D.G
     if want & 1:
-        closure_residual(mv, Rl, ol, Phi)
+        closure_residual(mv, Rl, ol, G, Phi)
     if want & 2:
-        closure_jacobian(mv, Rl, ol, oj, e, J)
+        closure_jacobian(mv, Rl, ol, oj, e, G, J)
     if want & 4:
         zero3 = np.zeros(3)
         denoc.twist_rates(mv, qd, D.zero, zero3, oj, e, A, t, tdot)
-        closure_acceleration_term(mv, Rl, ol, oj, t, tdot, zero3, gamma)
+        closure_acceleration_term(mv, Rl, ol, oj, t, tdot, zero3, G, gamma)
 
 
 # ----------------------------------------------------------------------------------

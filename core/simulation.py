@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from scipy.integrate import DOP853
 
-from .dynamics import (energy, forward_dynamics, kernel_of, link_wrenches, project_state,
+from .closed_chains import kkt_forward_dynamics
+from .dynamics import (energy, forward_dynamics, kernel_of, link_wrenches, project_samples,
                        state_derivative)
 from .workspace import thread_workspace
 from .errors import SimulationCancelled, SimulationError, SingularMassMatrixError
@@ -212,20 +213,18 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         t, q, qd = grid[lo:hi], Y[lo:hi, :n], Y[lo:hi, n:]
         if hi == lo:
             return Trajectory.empty(n, kind, m)
-        if k.nl:  # dense-output samples onto the loops, as the accepted steps are
-            for i in range(hi - lo):
-                project_state(k.F, k.I, thread_workspace(n, m), Y[lo + i], 1e-14)
-            q, qd = Y[lo:hi, :n], Y[lo:hi, n:]
-        applied = applied_forces(t, q, qd)
         if k.nl:
-            from .closed_chains import cut_joint_forces
-            from .loop_kinematics import loop_residual
-            qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
-            lam = cut_joint_forces(robot, q, qd, applied, f_ext=w[None])
-            resid = np.array([np.max(np.abs(loop_residual(robot, qi)), initial=0.0) for qi in q])
+            # dense-output samples onto the loops, as the accepted steps are; then the
+            # accelerations and cut-joint forces of the constrained system
+            resid = np.empty(hi - lo)
+            project_samples(k.F, k.I, thread_workspace(n, m), Y[lo:hi], 1e-14, resid)
+            q, qd = Y[lo:hi, :n], Y[lo:hi, n:]
+            applied = applied_forces(t, q, qd)
+            qdd, lam = kkt_forward_dynamics(robot, q, qd, applied, f_ext=w[None])
             part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied, energy(robot, q, qd),
                               kind, lam, resid)
         else:
+            applied = applied_forces(t, q, qd)
             qdd = forward_dynamics(robot, q, qd, applied, f_ext=w[None])
             part = Trajectory(t.copy(), q.copy(), qd.copy(), qdd, applied,
                               energy(robot, q, qd), kind)

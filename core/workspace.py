@@ -24,6 +24,7 @@ Fields (n joints, m active constraint rows; base frame throughout):
     zero (n,)    zeros (qdd = 0 for the bias forces); never written
     tau (n,)     applied joint forces (simulation right-hand side)
     tmp66 (2, 6, 6), s3 (8, 3), s6 (4, 6)  scratch
+    G (20, 3)    scratch of the loop kernels (core.loop_kinematics names its rows)
     Phi (m,)     loop-closure residual (m, rad)                           (Jalon 8.3)
     J (m, n)     loop Jacobian: J qd = time derivative of Phi
     gamma (m,)   J' qd: the rows' second derivative at qdd = 0, so J qdd + gamma = 0
@@ -42,41 +43,63 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from .buffers import view
+
 Data = namedtuple("Data", (
     "Rj", "oj", "Rl", "ol", "e", "d", "c", "M", "A", "t", "tdot", "w", "M_tilde", "M_hat",
     "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "tau", "tmp66", "s3",
-    "s6", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
+    "s6", "G", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
 
 
 @njit(cache=True)
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
-    return n * (2 * 9 + 6 * 3 + 3 * 36 + 6 * 6 + 6) + 72 + 24 + 24 + m * (5 + 2 * n + m)
+    return n * (2 * 9 + 6 * 3 + 3 * 36 + 6 * 6 + 6) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
 
 
 @njit(cache=True)
 def data_views(ws, n, m):
-    """Cut the flat buffer `ws` (at least data_size(n, m) floats) into the fields of Data.
-
-    Fields of one shape are cut with one reshape (each reshape is a call into numba's
-    C helpers) and then indexed."""
+    """Cut the flat buffer `ws` (at least data_size(n, m) floats) into the fields of Data
+    (`core.buffers.view`: no copies, no reference counting; ws must outlive them)."""
     i = 0
-    R = ws[i:i + 18 * n].reshape((2, n, 3, 3)); i += 18 * n
-    v3 = ws[i:i + 18 * n].reshape((6, n, 3)); i += 18 * n
-    m66 = ws[i:i + 108 * n].reshape((3, n, 6, 6)); i += 108 * n
-    v6 = ws[i:i + 36 * n].reshape((6, n, 6)); i += 36 * n
-    s1 = ws[i:i + 6 * n].reshape((6, n)); i += 6 * n
-    tmp66 = ws[i:i + 72].reshape((2, 6, 6)); i += 72
-    s3 = ws[i:i + 24].reshape((8, 3)); i += 24
-    s6 = ws[i:i + 24].reshape((4, 6)); i += 24
-    r1 = ws[i:i + 5 * m].reshape((5, m)); i += 5 * m
-    rn = ws[i:i + 2 * m * n].reshape((2, m, n)); i += 2 * m * n
-    delassus = ws[i:i + m * m].reshape((m, m)); i += m * m
-    zero = s1[3]  # never written: a new buffer is all zeros
-    return Data(R[0], v3[0], R[1], v3[1], v3[2], v3[3], v3[4], m66[0], v3[5], v6[0], v6[1],
-                v6[2], m66[1], m66[2], v6[3], s1[0], v6[4], s1[1], v6[5], s1[2], zero, s1[4],
-                tmp66, s3, s6, r1[0], rn[0], r1[1], rn[1], delassus, r1[2], r1[3],
-                s1[5], r1[4])
+    Rj = view(ws, i, (n, 3, 3)); i += 9 * n
+    Rl = view(ws, i, (n, 3, 3)); i += 9 * n
+    oj = view(ws, i, (n, 3)); i += 3 * n
+    ol = view(ws, i, (n, 3)); i += 3 * n
+    e = view(ws, i, (n, 3)); i += 3 * n
+    d = view(ws, i, (n, 3)); i += 3 * n
+    c = view(ws, i, (n, 3)); i += 3 * n
+    A = view(ws, i, (n, 3)); i += 3 * n
+    M = view(ws, i, (n, 6, 6)); i += 36 * n
+    M_tilde = view(ws, i, (n, 6, 6)); i += 36 * n
+    M_hat = view(ws, i, (n, 6, 6)); i += 36 * n
+    t = view(ws, i, (n, 6)); i += 6 * n
+    tdot = view(ws, i, (n, 6)); i += 6 * n
+    w = view(ws, i, (n, 6)); i += 6 * n
+    psi_hat = view(ws, i, (n, 6)); i += 6 * n
+    eta = view(ws, i, (n, 6)); i += 6 * n
+    mu = view(ws, i, (n, 6)); i += 6 * n
+    m_hat = view(ws, i, (n,)); i += n
+    phi_hat = view(ws, i, (n,)); i += n
+    phi = view(ws, i, (n,)); i += n
+    zero = view(ws, i, (n,)); i += n  # never written: a new buffer is all zeros
+    tau = view(ws, i, (n,)); i += n
+    qdd_free = view(ws, i, (n,)); i += n
+    tmp66 = view(ws, i, (2, 6, 6)); i += 72
+    s3 = view(ws, i, (8, 3)); i += 24
+    s6 = view(ws, i, (4, 6)); i += 24
+    G = view(ws, i, (20, 3)); i += 60
+    Phi = view(ws, i, (m,)); i += m
+    gamma = view(ws, i, (m,)); i += m
+    lam = view(ws, i, (m,)); i += m
+    rhs = view(ws, i, (m,)); i += m
+    keep = view(ws, i, (m,)); i += m
+    J = view(ws, i, (m, n)); i += m * n
+    Y = view(ws, i, (m, n)); i += m * n
+    delassus = view(ws, i, (m, m)); i += m * m
+    return Data(Rj, oj, Rl, ol, e, d, c, M, A, t, tdot, w, M_tilde, M_hat, psi_hat, m_hat, eta,
+                phi_hat, mu, phi, zero, tau, tmp66, s3, s6, G, Phi, J, gamma, Y, delassus, lam,
+                rhs, qdd_free, keep)
 
 
 _local = threading.local()
@@ -98,5 +121,6 @@ def thread_workspace(n: int, m: int = 0) -> np.ndarray:
 
 
 def data_of(ws: np.ndarray, n: int, m: int = 0) -> Data:
-    """The named views of a buffer, from Python (for tests and inspection)."""
-    return data_views(ws, n, m)
+    """The fields of a buffer as numpy copies, from Python (for inspection; the
+    kernels' views hold raw pointers, unsafe to keep in Python)."""
+    return Data(*(a.copy() for a in data_views(ws, n, m)))
