@@ -12,7 +12,7 @@ from .trajectory import Trajectory
 
 def trajectory_header(traj: Trajectory, robot) -> list[str]:
     """Column names with units, e.g. 'q2 shoulder [rad]', 'tau3 [N]'; for a mechanism
-    with loops also 'lambda C x [N]' per closure row and 'loop residual [m, rad]'."""
+    with loops also 'lambda C x [N]' per closure row and "loop residual [m or rad]"."""
     names = robot.link_names
     rev = robot.is_revolute
     cols = ["t [s]"]
@@ -24,7 +24,7 @@ def trajectory_header(traj: Trajectory, robot) -> list[str]:
         from .loop_kinematics import constraint_row_labels, constraint_row_units
         cols += [f"lambda {label} [{unit}]" for label, unit in
                  zip(constraint_row_labels(robot), constraint_row_units(robot))]
-        cols.append("loop residual [m, rad]")
+        cols.append("loop residual [m or rad]")
     return cols
 
 
