@@ -340,8 +340,9 @@ def _build_robot(doc) -> Robot:
 def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
                     required=LINK_REQUIRED, table: str = "[[link]]") -> Link:
     """One link from its parsed table (a robot file's [[link]], a mechanism file's
-    [[chain.link]]): every field's type, finite numbers, mass > 0, increasing limits,
-    angles in `unit` converted to rad. `w` places errors (its link number is set by
+    [[chain.link]]): every field's type and finite numbers, angles in `unit` converted
+    to rad. What the values must satisfy (mass > 0, increasing limits, the inertia's
+    triangle inequality) is checked once, by the model (`core.robot.validate_link`). `w` places errors (its link number is set by
     the caller; the link's name is filled in here). `known` lists the fields allowed
     (extra ones, such as "actuated", are left to the caller), `required` the fields
     that must be present, `table` names the table in messages. Raises what
@@ -366,8 +367,6 @@ def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
     deg = unit == "deg"
     vals = {k: number(row[k], w, k, _expected(k, unit), deg=deg and k in ("alpha", "theta"))
             for k in ("a", "b", "alpha", "theta", "mass")}
-    if not vals["mass"] > 0.0:
-        raise w.error("mass", f"mass must be > 0 kg, got {num_text(row['mass'])}")
     com = numbers(row["com"], 3, w, "com", _expected("com", unit), "a number in m")
     inertia = _build_inertia(row["inertia"], w, unit)
 
@@ -377,10 +376,6 @@ def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
         limits = numbers(row["limits"], 2, w, "limits", _expected("limits", unit),
                          f"a number in {unit if joint is JointType.REVOLUTE else 'm'}",
                          deg=lim_deg)
-        lo, hi = row["limits"]
-        if not limits[0] < limits[1]:
-            raise w.error("limits", f"limits must be increasing [lower, upper], got "
-                                    f"[{num_text(lo)}, {num_text(hi)}]")
     return Link(joint=joint, a=vals["a"], b=vals["b"], alpha=vals["alpha"],
                 theta=vals["theta"], mass=vals["mass"], com=com, inertia=inertia,
                 limits=limits, name=name)
