@@ -7,6 +7,9 @@ from PySide6.QtCore import QCoreApplication, QEvent
 
 ROOT = Path(__file__).resolve().parents[2]
 ROBOTS = ROOT / "robots"
+#: the serial-arm files of robots/ (the window opens these; robots/ also holds mechanisms)
+ROBOT_FILES = sorted(p for p in ROBOTS.glob("*.toml")
+                     if 'format = "armdyn-robot/1"' in p.read_text(encoding="utf-8"))
 PUMA = ROBOTS / "puma560_saha.toml"
 SCARA = ROBOTS / "scara.toml"
 PLANAR = ROBOTS / "two_link_planar.toml"

@@ -12,7 +12,7 @@ from core.robot_file import load_robot
 from gui.arm_scene import LAYERS, Sizes, build_parts, up_vector
 from gui.view3d import ArmView
 
-from gui_helpers import PLANAR, PUMA, ROBOTS, SCARA, flush_events
+from gui_helpers import PLANAR, PUMA, ROBOT_FILES, SCARA, flush_events
 
 pytestmark = pytest.mark.gui
 
@@ -46,7 +46,7 @@ def centre(actor) -> np.ndarray:
     return (b[0::2] + b[1::2]) / 2
 
 
-@pytest.mark.parametrize("path", sorted(ROBOTS.glob("*.toml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", ROBOT_FILES, ids=lambda p: p.stem)
 def test_every_bundled_robot_has_its_parts(path):
     robot = load_robot(path)
     names = {p.name for p in build_parts(robot)}
@@ -56,7 +56,7 @@ def test_every_bundled_robot_has_its_parts(path):
 
 
 def test_the_floor_is_below_everything_the_arm_can_reach():
-    for path in ROBOTS.glob("*.toml"):
+    for path in ROBOT_FILES:
         robot = load_robot(path)
         up = up_vector(robot)
         floor = next(p for p in build_parts(robot) if p.name == "floor").mesh
