@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from core import (
     SingularConfigurationError,
@@ -330,7 +329,8 @@ def test_free_fall_of_shipped_mechanisms_conserves_energy_and_closure(name):
     # rates closed too, accelerations consistent
     for s in range(0, len(tr), 50):
         J = loop_jacobian(mech, tr.q[s])
-        assert_close(J @ tr.qd[s], np.zeros(mech.kernel.m), 1e-8, scale_of(np.abs(J) @ np.abs(tr.qd[s])) + 1e-3)
+        assert_close(J @ tr.qd[s], np.zeros(mech.kernel.m), 1e-12,
+                     scale_of(J) * scale_of(tr.qd[s]), f"J qd at t = {tr.t[s]}")
     # inverse dynamics of the simulated motion: no actuator force, the same cut forces
     for s in range(0, len(tr), 100):
         q, qd, qdd = tr.q[s], tr.qd[s], tr.qdd[s]
@@ -403,7 +403,8 @@ def test_slider_crank_at_constant_crank_speed_matches_the_closed_forms():
     assert tau.shape == (S, 3)
     np.testing.assert_array_equal(tau[:, 1:], 0.0)
     h = 1e-5
-    dE = (sum(slider_crank_energy(mech, Q[:, 0] + h, w)) - sum(slider_crank_energy(mech, Q[:, 0] - h, w))) / (2 * h)
+    dE = (sum(slider_crank_energy(mech, Q[:, 0] + h, w))
+          - sum(slider_crank_energy(mech, Q[:, 0] - h, w))) / (2 * h)
     assert_close(tau[:, 0], dE, 1e-8, what="crank torque vs dE/d alpha")
     # subsystem recursion and system approach agree along the turn
     for s in range(0, S, 20):
@@ -480,11 +481,18 @@ def test_carpet_scraper_at_45_rpm():
 # ----------------------------------------------------------------------------------
 
 
+#: Pinocchio's proximal settings here: those of pinocchio_reference with more iterations
+#: (it converges slowly where a loop locks some joints: one 400-example run with 100
+#: iterations saw a 2e-5 disagreement, not reproduced in 2000 more; with 1000
+#: iterations 1500 examples saw none)
+PROXIMAL = (1e-14, 1e-14, 1e-8, 1000)
+
+
 def compare_with_pinocchio(mech, q, N, rng, rtol=1e-7):
     from pinocchio_reference import pinocchio_constrained_fd
     qd = closed_rates(N, rng)
     tau = rng.uniform(-5, 5, mech.n)
-    expected = pinocchio_constrained_fd(mech, q, qd, tau)
+    expected = pinocchio_constrained_fd(mech, q, qd, tau, prox=PROXIMAL)
     assert np.all(np.isfinite(expected))
     M = mass_matrix(mech, q)
     h = tree_inverse_dynamics(mech, q, qd, np.zeros(mech.n))

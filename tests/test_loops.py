@@ -215,7 +215,7 @@ def second_order_consistent(mech, q, loops, N, rng, tries=3):
         def second(h):
             return (phi(q + h * qd) - 2 * phi(q) + phi(q - h * qd)) / (h * h)
         c = (4 * second(5e-4) - second(1e-3)) / 3
-        if scale_of(left.T @ c) > 1e-5 * L * (1 + scale_of(qd)) ** 2:
+        if scale_of(left.T @ c) > 1e-7 * L * (1 + scale_of(qd)) ** 2:
             return False
     return True
 
