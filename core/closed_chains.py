@@ -55,7 +55,8 @@ from .workspace import data_views, thread_workspace
 
 @njit(cache=True)
 def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
-    """Row-wise constrained FD; lam (T, m). Returns -1 or sample * n + singular joint."""
+    """Row-wise constrained FD; lam (T, m). Returns -1, or sample * (n + m) + the
+    kernel's code (a singular joint j < n, or n + an inconsistent row)."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
     multipliers = D.lam
@@ -63,7 +64,7 @@ def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
         bad = constrained_forward_dynamics_kernel(mv, ws, q[s], qd[s], tau[s],
                                                   f_ext[s if f_ext.shape[0] > 1 else 0], qdd[s])
         if bad >= 0:
-            return s * mv.n + bad
+            return s * (mv.n + mv.m) + bad
         for r in range(mv.m):
             lam[s, r] = multipliers[r]
     return -1
@@ -79,9 +80,21 @@ def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
     bad = _constrained_batch(k.F, k.I, thread_workspace(k.n, k.m), Q, Qd, Tau,
                              link_wrenches(f_ext, k.n, Q.shape[0]), qdd, lam)
     if bad >= 0:
-        s, j = divmod(int(bad), k.n)
-        raise singular_error(model, Q[s], j)
+        s, code = divmod(int(bad), k.n + k.m)
+        raise constrained_failure(model, Q[s], code)
     return (qdd[0], lam[0]) if single else (qdd, lam)
+
+
+def constrained_failure(model, q, code: int) -> Exception:
+    """The error for a code of the constrained forward dynamics kernel at pose q."""
+    k = kernel_of(model)
+    if code < k.n:
+        return singular_error(model, q, code)
+    from .loop_kinematics import constraint_row_labels
+    label = constraint_row_labels(model)[code - k.n]
+    return SingularConfigurationError(
+        f"loop row {label!r} loses rank at this pose: no acceleration keeps the loops "
+        "closed (the loop is at a singular configuration)", q=np.array(q, dtype=float))
 
 
 def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None

@@ -35,6 +35,9 @@ from .workspace import data_views
 
 #: Relative pivot below which a Delassus row is taken as redundant.
 REDUNDANT_PIVOT = 1e-13
+#: A dropped row whose acceleration constraint is off by more than this (relative to
+#: its terms) marks a singular configuration.
+INCONSISTENT_ROW = 1e-8
 
 
 @njit(cache=True)
@@ -106,7 +109,10 @@ def pivoted_cholesky_solve(A, b, x, keep, y, tol):
 def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     """qdd (n,) that keeps the loops closed under joint forces tau and link wrenches
     f_ext (n, 6), on the workspace buffer ws (whose Data then holds the multipliers in
-    lam). Returns -1, or the 0-based tree joint whose articulated pivot vanished."""
+    lam). Returns -1; or the 0-based tree joint whose articulated pivot vanished; or
+    n + r when row r was dropped as redundant but its acceleration constraint does not
+    hold (the rows lose rank at this pose only: no acceleration keeps the loops closed,
+    a singular configuration)."""
     n, m = mv.n, mv.m
     D = data_views(ws, n, m)
     J, Y, gamma, qdd_free, rhs, delassus, lam = D.J, D.Y, D.gamma, D.qdd_free, D.rhs, \
@@ -144,6 +150,17 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
         for r in range(m):
             s += Y[r, j] * lam[r]
         qdd[j] = s
+    # a dropped row must hold by itself (it does when it is truly redundant)
+    keep = D.keep
+    for r in range(m):
+        if keep[r] == 0.0:
+            s = gamma[r]
+            size = abs(gamma[r])
+            for j in range(n):
+                s += J[r, j] * qdd[j]
+                size += abs(J[r, j] * qdd[j])
+            if abs(s) > INCONSISTENT_ROW * (1.0 + size):
+                return n + r
     return -1
 
 

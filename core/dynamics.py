@@ -333,6 +333,9 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
         if bad >= 0:
             if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(tau).all()):
                 joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
+            if k.nl:
+                from .closed_chains import constrained_failure
+                raise constrained_failure(model, q, bad)
             raise singular_error(model, q, bad)
         return qdd
     if k.nl:

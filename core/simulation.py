@@ -28,7 +28,8 @@ from .closed_chains import kkt_forward_dynamics
 from .dynamics import (energy, forward_dynamics, kernel_of, link_wrenches, project_samples,
                        state_derivative)
 from .workspace import thread_workspace
-from .errors import SimulationCancelled, SimulationError, SingularMassMatrixError
+from .errors import (SimulationCancelled, SimulationError, SingularConfigurationError,
+                     SingularMassMatrixError)
 from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
                          Dop853State)
 from .trajectory import Trajectory, output_grid
@@ -247,8 +248,14 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
             chunk = take(sent, next_out)
         except SingularMassMatrixError as err:
             raise failure(str(err), err.joint) from None
+        except SingularConfigurationError as err:
+            raise failure(err.reason, None) from None
         sent = next_out
         if status == STATUS_SINGULAR:
+            if info >= n:  # a loop's rows lost rank (core.constrained_dynamics)
+                from .loop_kinematics import constraint_row_labels
+                raise failure(f"loop row {constraint_row_labels(robot)[info - n]!r} loses "
+                              "rank: the loops reached a singular configuration", None)
             raise failure(str(SingularMassMatrixError(info + 1)), info + 1)
         if status == STATUS_BLOWUP:
             # name the joint that ran away: the largest |q| or |qd| of the last good state

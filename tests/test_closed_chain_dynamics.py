@@ -534,3 +534,33 @@ def test_spatial_rusr_against_pinocchio():
 def test_random_closed_mechanisms_against_pinocchio(case, seed):
     mech, _, N = case
     compare_with_pinocchio(mech, mech.q_home, N, np.random.default_rng(seed))
+
+
+def test_a_folded_four_bar_is_a_singular_configuration_not_a_wrong_answer():
+    """Every link on one line: the closure rows lose rank there, and with the joints
+    moving along the null space of J no acceleration keeps the loop closed (gamma is not
+    in the range of J). Forward dynamics says so instead of returning accelerations
+    that open the loop."""
+    from core import Assembly, Chain, Link, Loop, Mechanism, Placement
+
+    def rod(name, length, theta, actuated=False):
+        return Link(name=name, a=length, theta=theta, mass=1.0, com=(-length / 2, 0, 0),
+                    inertia=(1e-4, length ** 2 / 12, length ** 2 / 12, 0, 0, 0),
+                    actuated=actuated)
+
+    mech = Mechanism("folded four-bar", chains=(
+        Chain("a", (rod("crank", 1.0, 0.0, True), rod("coupler", 2.0, math.pi))),
+        Chain("b", (rod("rocker", 1.0, 0.0),), base=Placement((-2.0, 0.0, 0.0)))),
+        loops=(Loop("C", "revolute", ("coupler", "rocker")),), gravity=(0, -9.81, 0),
+        assembly=Assembly(independent=("crank", "rocker")))
+    J = loop_jacobian(mech, mech.q_home)
+    assert numerical_rank(J) == 1  # two in-plane rows, one of them lost
+    _, s, vt = np.linalg.svd(J)
+    qd = vt[1:].T @ np.array([1.0, 0.5])  # moving, and J qd = 0
+    gamma = loop_acceleration_term(mech, mech.q_home, qd)
+    # gamma has a part outside the range of J: no qdd gives J qdd + gamma = 0
+    u = np.linalg.svd(J)[0]
+    assert abs(u[:, 1] @ gamma) > 1e-3 * np.abs(gamma).max()
+    with pytest.raises(SingularConfigurationError) as info:
+        forward_dynamics(mech, mech.q_home, qd, np.zeros(3))
+    assert "'C " in str(info.value) and info.value.q is not None
