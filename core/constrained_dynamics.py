@@ -5,7 +5,7 @@ lambda (Jalon & Bayo eq. 8.114; Saha seed 001 eqs. 40-42 with N^T):
 
     M qdd + h = tau + J^T lambda,     J qdd + gamma = 0
 
-are solved without forming or inverting M (closed-chains notes Sec 2.4):
+are solved without forming or inverting M:
 
     qdd_free = FD_tree(q, qd, tau)               RFDSIM, eqs. 18-21 (UDU^T)
     Y_r      = M^-1 J_r^T                        one UDU^T solve per constraint row

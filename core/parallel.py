@@ -19,8 +19,8 @@ motion of joint i alone gives the platform at E is
     p~_i = A_{ei} p_i = [e_i; (O_i - E) x e_i]   (revolute),   [0; e_i]  (prismatic).
 
 Kinematics (eqs. 24-29, in the form exact for any number of passive joints per leg,
-docs closed-chains.md Sec 2.2). For leg l with actuated joint 1 and passive joints
-2..m (the loop joint last):
+the printed recursion being exact only with one passive joint per leg). For leg l
+with actuated joint 1 and passive joints 2..m (the loop joint last):
 
     t_e = p~_1 th'_1 + P~ th'_u,          P~ = [p~_2 ... p~_m]               (eq. 26)
     Delta = P~^T P~,   P^l = 1 - P~ Delta^-1 P~^T                      (eqs. 25, 27b)

@@ -53,7 +53,7 @@ the spectral radius of the step exceeds 1 for alpha h^2 / m_c below about 100. T
 Bricard at alpha = 1e6, h = 0.008 s and a four-bar at h = 0.0025 s blew up. It is
 therefore not offered.
 
-**Differences from the book** (`docs/closed-chains.md` Sec 2.5):
+**Differences from the book** (in joint coordinates, not the book's natural coordinates):
 - Joint coordinates. M(q) varies and h(q, q') holds Coriolis and centrifugal terms.
   M q'' + h is evaluated by one RIDIM call (`tree_inverse_dynamics`). Only the few
   loop-closure rows are penalised, not the rigid-body conditions of natural

@@ -329,7 +329,8 @@ def test_free_fall_of_shipped_mechanisms_conserves_energy_and_closure(name):
     # rates closed too, accelerations consistent
     for s in range(0, len(tr), 50):
         J = loop_jacobian(mech, tr.q[s])
-        assert_close(J @ tr.qd[s], np.zeros(mech.kernel.m), 1e-12,
+        # the samples are projected when |J qd| > 1e-14 (core.simulation): ~1e-14 absolute
+        assert_close(J @ tr.qd[s], np.zeros(mech.kernel.m), 1e-11,
                      scale_of(J) * scale_of(tr.qd[s]), f"J qd at t = {tr.t[s]}")
     # inverse dynamics of the simulated motion: no actuator force, the same cut forces
     for s in range(0, len(tr), 100):
