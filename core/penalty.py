@@ -88,7 +88,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dynamics import energy, forward_dynamics, kernel_of, mass_matrix, tree_inverse_dynamics
-from .errors import SimulationCancelled, SimulationError
+from .errors import SimulationError
+from .simulation import run_chunks
 from .loop_kinematics import loop_jacobian, loop_residual
 from .trajectory import Trajectory
 
@@ -501,18 +502,4 @@ def penalty_simulate(mech, duration: float, q0=None, qd0=None, h: float = DEFAUL
                                   newton_iterations=newton_iterations, newton_tol=newton_tol,
                                   dt_out=dt_out, damping=damping, tau=tau, f_ext=f_ext,
                                   chunk_duration=max(0.05, duration / 50), stats=stats)
-    parts: list[Trajectory] = []
-    while True:
-        try:
-            part = next(gen)
-        except StopIteration as stop:
-            if progress is not None:
-                progress(1.0)
-            return stop.value
-        parts.append(part)
-        if progress is not None and len(part):
-            progress(min(1.0, float(part.t[-1]) / duration))
-        if cancel is not None and cancel():
-            gen.close()
-            done = Trajectory.concatenate(parts)
-            raise SimulationCancelled(time=float(done.t[-1]) if len(done) else 0.0, result=done)
+    return run_chunks(gen, duration, progress, cancel)

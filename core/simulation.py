@@ -285,6 +285,19 @@ def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
     # bound of each chunk keeps cancel() prompt
     gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out,
                           chunk_duration=max(0.05, duration / 50), f_ext=f_ext)
+    return run_chunks(gen, duration, progress, cancel)
+
+
+def run_chunks(gen: Iterator[Trajectory], duration: float,
+               progress: Callable[[float], None] | None = None,
+               cancel: Callable[[], bool] | None = None) -> Trajectory:
+    """Drive a generator of Trajectory chunks (`simulate_chunks`, or another simulator's
+    of the same kind) to its end and return the whole Trajectory it returns.
+
+    progress(fraction) is called after each chunk with the simulated fraction of
+    `duration` (s); when cancel() returns True the generator is closed and
+    SimulationCancelled is raised with `.result`, the samples so far.
+    """
     parts: list[Trajectory] = []
     while True:
         try:
