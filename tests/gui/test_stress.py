@@ -72,7 +72,8 @@ def test_a_few_hundred_random_actions_leave_a_consistent_window(make_window, mon
             panel.stop()
         elif panel.isEnabled():
             start = rng.choice([panel.start_free_fall, panel.start_inverse])
-            start(rng.choice([0.1, 0.3, 60.0, 600.0]))
+            # 3000 s: long enough to be still running when a later action stops it
+            start(rng.choice([0.1, 0.3, 60.0, 3000.0]))
         else:  # invalid cells disable runs: take edits back until the tables are valid
             for _ in range(20):
                 if panel.isEnabled():
