@@ -523,12 +523,3 @@ def project_samples(F, I, ws, Y, tol, residual):
         for r in range(mv.m):
             err = max(err, abs(Phi[r]))
         residual[s] = err
-
-
-@njit(cache=True)
-def project_state(F, I, ws, y, tol):
-    """Keep a simulated state y = [q; qd] on the loops (no-op for trees); True if moved."""
-    mv = model_views(F, I)
-    if mv.m == 0:
-        return False
-    return project_onto_loops(mv, ws, y, tol)

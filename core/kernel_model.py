@@ -157,16 +157,6 @@ class KernelModel:
             self._views = ModelViews(*fields)
         return self._views
 
-    def with_rows(self, row_loop, row_kind) -> "KernelModel":
-        """The same model with another selection of active constraint rows."""
-        v = self.views
-        return pack_model(dh=v.dh, revolute=v.revolute, mass=v.mass, com=v.com,
-                          inertia=v.inertia.reshape(-1, 3, 3), parent=v.parent,
-                          place_R=v.place_R, place_p=v.place_p, gravity=v.gravity,
-                          loop_body=v.loop_body, loop_type=v.loop_type,
-                          loop_point=v.loop_point, loop_axis=v.loop_axis,
-                          independent=v.independent, row_loop=row_loop, row_kind=row_kind)
-
 
 def topological_order(parent) -> np.ndarray:
     """Joint indices with every parent before its children (stable: file order where it can)."""

@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 import pinocchio as pin
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from core import (
@@ -388,6 +388,8 @@ def test_batch_calls_equal_per_sample_calls(case, T, seed, with_wrench):
 @given(trees_and_states())
 def test_gravity_torques_are_the_gradient_of_potential_energy(case):
     mech, q, _, _ = case
+    # central differences of V cannot resolve a gravity near the underflow range
+    assume(float(np.linalg.norm(mech.gravity)) > 1e-6)
     n = mech.n
     g = gravity_torques(mech, q)
     h = 1e-6
