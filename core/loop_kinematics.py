@@ -582,7 +582,6 @@ def _names(indices, names) -> str:
 def _suggest_independent(J, independent, names) -> str:
     """Which joints to add: the pivots of a column-pivoted QR of the null space."""
     import scipy.linalg
-    n = J.shape[1]
     # null-space basis of J; independent coordinates = rows of the basis that are
     # linearly independent (column pivoting on its transpose)
     u, s, vt = np.linalg.svd(J)

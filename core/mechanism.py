@@ -25,7 +25,7 @@ import numpy as np
 from .errors import MechanismError, RobotError
 from .kernel_model import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
                            pack_model)
-from .robot import DEFAULT_GRAVITY, Link, Robot, validate_link
+from .robot import DEFAULT_GRAVITY, JointTable, Link, Robot, validate_link
 
 #: Most tree joints in one mechanism.
 MAX_JOINTS = 1000
@@ -131,7 +131,7 @@ class Assembly:
 
 
 @dataclass(frozen=True)
-class Mechanism:
+class Mechanism(JointTable):
     """Chains (trees) and loops of DH links plus gravity. Immutable and always valid.
 
     Derived at construction (read-only attributes):
@@ -188,29 +188,8 @@ class Mechanism:
         return tuple(link for chain in self.chains for link in chain.links)
 
     @property
-    def q_home(self) -> np.ndarray:
-        """The closed home pose, (n,), rad / m."""
-        return np.array([link.q_home for link in self.links], dtype=float)
-
-    @property
-    def is_revolute(self) -> np.ndarray:
-        return np.array([link.is_revolute for link in self.links], dtype=bool)
-
-    @property
-    def joint_limits(self) -> np.ndarray:
-        """(n, 2), -inf/+inf where a link has none."""
-        out = np.empty((self.n, 2))
-        for i, link in enumerate(self.links):
-            out[i] = link.limits if link.limits is not None else (-np.inf, np.inf)
-        return out
-
-    @property
     def link_names(self) -> list[str]:
         return list(self.joint_names)
-
-    @property
-    def total_mass(self) -> float:
-        return float(sum(link.mass for link in self.links))
 
     def joint_index(self, name: str) -> int:
         """0-based joint index of the link called `name` (KeyError if none)."""

@@ -69,12 +69,13 @@ from .atomic import write_atomically
 from .errors import MechanismError, MechanismFileError, RobotError, RobotFileError
 from .mechanism import (DEFAULT_TOLERANCE, MAX_JOINTS, Assembly, Chain, Loop, LoopJointType,
                         Mechanism, Placement)
-from .robot import DEFAULT_GRAVITY, Robot
+from .robot import Robot
 from .robot_file import FORMAT as ROBOT_FORMAT
 from .robot_file import LINK_FIELDS as ROBOT_LINK_FIELDS
 from .robot_file import LINK_REQUIRED as ROBOT_LINK_REQUIRED
-from .robot_file import link_from_table, link_toml_lines, robot_from_dict, robot_from_toml
-from .toml_io import (ANGLE_UNITS, Where, boolean, check_keys, decode_utf8, deg_text, describe,
+from .robot_file import (header_fields, link_from_table, link_toml_lines, robot_from_dict,
+                         robot_from_toml)
+from .toml_io import (Where, boolean, check_keys, decode_utf8, deg_text, describe,
                       display_path, float_text, key_on_line, number, numbers, parse_toml,
                       read_bytes, short, string, suggest, syntax_error_line, toml_str, utf8)
 
@@ -396,22 +397,7 @@ def _build_mechanism(doc: dict) -> Mechanism:
                                 f'format = "{ROBOT_FORMAT}" for a serial arm)')
     check_keys(doc, TOP_FIELDS, where="the mechanism's top-level fields", w=top)
 
-    if "name" not in doc:
-        raise top.error("name", "missing field 'name'; expected the mechanism's name, a string")
-    name = string(doc["name"], top, "name", "the mechanism's name, a non-empty string")
-    if not name.strip():
-        raise top.error("name", "expected the mechanism's name, a non-empty string, got an "
-                                "empty string")
-    description = string(doc.get("description", ""), top, "description",
-                         "free text, a string")
-    unit = string(doc.get("angle_unit", "deg"), top, "angle_unit", '"deg" or "rad"')
-    if unit not in ANGLE_UNITS:
-        raise top.error("angle_unit", f'expected "deg" or "rad", got {short(unit)}'
-                                      f"{suggest(unit, ANGLE_UNITS)}")
-    gravity = DEFAULT_GRAVITY
-    if "gravity" in doc:
-        gravity = numbers(doc["gravity"], 3, top, "gravity",
-                          "an array of 3 numbers [gx, gy, gz] in m/s^2", "a number in m/s^2")
+    name, description, unit, gravity = header_fields(doc, top, "mechanism")
 
     rows = _tables(doc, "chain", "[[chain]]", "one per serial chain", required=True)
     total = sum(len(r["link"]) for r in rows

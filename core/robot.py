@@ -95,8 +95,38 @@ class Link:
         return replace(self, theta=q) if self.is_revolute else replace(self, b=q)
 
 
+class JointTable:
+    """Per-joint arrays read off a model's `links` (in joint order): what a serial
+    `Robot` and a `Mechanism` share."""
+
+    links: tuple[Link, ...]
+
+    @property
+    def q_home(self) -> np.ndarray:
+        """Home configuration, shape (n,), rad / m (closed, for a mechanism)."""
+        return np.array([link.q_home for link in self.links], dtype=float)
+
+    @property
+    def is_revolute(self) -> np.ndarray:
+        """Boolean mask of revolute joints, shape (n,)."""
+        return np.array([link.is_revolute for link in self.links], dtype=bool)
+
+    @property
+    def joint_limits(self) -> np.ndarray:
+        """Joint ranges, shape (n, 2); -inf/+inf where a link has none."""
+        out = np.empty((len(self.links), 2))
+        for i, link in enumerate(self.links):
+            out[i] = link.limits if link.limits is not None else (-np.inf, np.inf)
+        return out
+
+    @property
+    def total_mass(self) -> float:
+        """kg."""
+        return float(sum(link.mass for link in self.links))
+
+
 @dataclass(frozen=True)
-class Robot:
+class Robot(JointTable):
     """A serial arm: DH and inertia tables plus gravity. Immutable.
 
     Construction validates every field and raises `RobotError` naming the
@@ -125,30 +155,8 @@ class Robot:
         return len(self.links)
 
     @property
-    def q_home(self) -> np.ndarray:
-        """Home configuration, shape (n,), rad / m."""
-        return np.array([link.q_home for link in self.links], dtype=float)
-
-    @property
-    def is_revolute(self) -> np.ndarray:
-        """Boolean mask of revolute joints, shape (n,)."""
-        return np.array([link.is_revolute for link in self.links], dtype=bool)
-
-    @property
-    def joint_limits(self) -> np.ndarray:
-        """Joint ranges, shape (n, 2); -inf/+inf where a link has none."""
-        out = np.empty((self.n, 2))
-        for i, link in enumerate(self.links):
-            out[i] = link.limits if link.limits is not None else (-np.inf, np.inf)
-        return out
-
-    @property
     def link_names(self) -> list[str]:
         return [link.name or f"link {i + 1}" for i, link in enumerate(self.links)]
-
-    @property
-    def total_mass(self) -> float:
-        return float(sum(link.mass for link in self.links))
 
     def with_links(self, links) -> "Robot":
         """A new robot with other links (validated)."""

@@ -65,7 +65,7 @@ from .errors import RobotError, RobotFileError
 from .robot import DEFAULT_GRAVITY, JointType, Link, Robot
 from .toml_io import MAX_ABS, MAX_FILE_BYTES  # noqa: F401 (re-exported)
 from .toml_io import (ANGLE_UNITS, Where, check_keys, decode_utf8, deg_text, describe,
-                      display_path, float_text, key_on_line, num_text, number, numbers,
+                      display_path, float_text, key_on_line, number, numbers,
                       parse_toml, read_bytes, short, string, suggest, syntax_error_line,
                       toml_str, utf8)
 
@@ -301,22 +301,7 @@ def _build_robot(doc) -> Robot:
                                   f'"{FORMAT}"')
     check_keys(doc, TOP_FIELDS, where="the robot's top-level fields", w=top)
 
-    if "name" not in doc:
-        raise top.error("name", "missing field 'name'; expected the robot's name, a string")
-    name = string(doc["name"], top, "name", "the robot's name, a non-empty string")
-    if not name.strip():
-        raise top.error("name", "expected the robot's name, a non-empty string, got an "
-                                "empty string")
-    description = string(doc.get("description", ""), top, "description",
-                         "free text, a string")
-    unit = string(doc.get("angle_unit", "deg"), top, "angle_unit", '"deg" or "rad"')
-    if unit not in ANGLE_UNITS:
-        raise top.error("angle_unit", f'expected "deg" or "rad", got {short(unit)}'
-                                      f"{suggest(unit, ANGLE_UNITS)}")
-    gravity = DEFAULT_GRAVITY
-    if "gravity" in doc:
-        gravity = numbers(doc["gravity"], 3, top, "gravity",
-                          "an array of 3 numbers [gx, gy, gz] in m/s^2", "a number in m/s^2")
+    name, description, unit, gravity = header_fields(doc, top, "robot")
 
     if "link" not in doc:
         raise top.error("link", "a robot needs at least one [[link]] table, found none")
@@ -335,6 +320,28 @@ def _build_robot(doc) -> Robot:
                   for i, row in enumerate(rows, start=1))
     return Robot(name=name, links=links, gravity=gravity, description=description,
                  angle_unit=unit)
+
+
+def header_fields(doc: dict, top: Where, what: str) -> tuple[str, str, str, tuple]:
+    """name, description, angle_unit and gravity, the top-level fields robot and mechanism
+    files share (`what`: "robot" or "mechanism", for messages)."""
+    if "name" not in doc:
+        raise top.error("name", f"missing field 'name'; expected the {what}'s name, a string")
+    name = string(doc["name"], top, "name", f"the {what}'s name, a non-empty string")
+    if not name.strip():
+        raise top.error("name", f"expected the {what}'s name, a non-empty string, got an "
+                                "empty string")
+    description = string(doc.get("description", ""), top, "description",
+                         "free text, a string")
+    unit = string(doc.get("angle_unit", "deg"), top, "angle_unit", '"deg" or "rad"')
+    if unit not in ANGLE_UNITS:
+        raise top.error("angle_unit", f'expected "deg" or "rad", got {short(unit)}'
+                                      f"{suggest(unit, ANGLE_UNITS)}")
+    gravity = DEFAULT_GRAVITY
+    if "gravity" in doc:
+        gravity = numbers(doc["gravity"], 3, top, "gravity",
+                          "an array of 3 numbers [gx, gy, gz] in m/s^2", "a number in m/s^2")
+    return name, description, unit, gravity
 
 
 def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
