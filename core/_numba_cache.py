@@ -3,12 +3,15 @@
 numba's cache checks only the timestamp of the file that holds a compiled
 function, not of the files it calls into (core.denoc, core.linalg6); after an
 edit there, a stale kernel could be loaded. Pointing NUMBA_CACHE_DIR at a folder
-named after a hash of every core source file rules that out.
+named after a hash of the core's compiled modules and of every core module they
+import (directly or not) rules that out. Modules outside that closure (file
+formats, the CLI) cannot change a kernel, so editing them keeps the cache.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 import time
@@ -21,7 +24,7 @@ def configure_numba_cache() -> None:
         return
     here = Path(__file__).resolve().parent
     digest = hashlib.sha1()
-    for path in sorted(here.glob("*.py")):
+    for path in _compiled_closure(here):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "armdyn"
@@ -34,3 +37,26 @@ def configure_numba_cache() -> None:
     except OSError:
         return  # read-only home: numba falls back to __pycache__
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+
+
+_RELATIVE_IMPORT = re.compile(r"^\s*from \.(\w*) import (\([^)]*\)|[^\n]+)", re.MULTILINE)
+
+
+def _compiled_closure(here: Path) -> list[Path]:
+    """The core modules that use numba, and every core module they import."""
+    sources = {path.stem: path.read_text(encoding="utf-8") for path in here.glob("*.py")}
+
+    def imports(name: str) -> set[str]:
+        found = set()
+        for module, names in _RELATIVE_IMPORT.findall(sources[name]):
+            found |= {module} if module else set(re.split(r"[\s,()]+", names))
+        return found & sources.keys()
+
+    todo = [name for name, text in sources.items()
+            if re.search(r"^\s*(from numba|import numba)", text, re.MULTILINE)]
+    closure = set(todo)
+    while todo:
+        for module in imports(todo.pop()) - closure:
+            closure.add(module)
+            todo.append(module)
+    return [here / f"{name}.py" for name in sorted(closure)]
