@@ -43,7 +43,8 @@ _RELATIVE_IMPORT = re.compile(r"^\s*from \.(\w*) import (\([^)]*\)|[^\n]+)", re.
 
 
 def _compiled_closure(here: Path) -> list[Path]:
-    """The core modules that use numba, and every core module they import."""
+    """The core modules that compile (they import numba, or core.buffers for its
+    `compiled_kernel` decorator), and every core module they import."""
     sources = {path.stem: path.read_text(encoding="utf-8") for path in here.glob("*.py")}
 
     def imports(name: str) -> set[str]:
@@ -53,7 +54,8 @@ def _compiled_closure(here: Path) -> list[Path]:
         return found & sources.keys()
 
     todo = [name for name, text in sources.items()
-            if re.search(r"^\s*(from numba|import numba)", text, re.MULTILINE)]
+            if re.search(r"^\s*(from numba|import numba|from \.buffers import)", text,
+                         re.MULTILINE)]
     closure = set(todo)
     while todo:
         for module in imports(todo.pop()) - closure:

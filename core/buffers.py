@@ -1,33 +1,57 @@
-"""Named views into flat buffers, without reference counting.
+"""Compiled kernels without reference counting, and named views into flat buffers.
 
 The model (`core.kernel_model`) and the per-call state (`core.workspace`) are flat
-numpy buffers cut into named arrays inside the compiled kernels. Cutting them with
-slices and `reshape` made every field a reference-counted view and every reshape a
-call into numba's C helpers: about two microseconds per call for the sixty fields,
-as much as a whole forward dynamics of a small arm. `view(buffer, offset, shape)`
-is instead a plain array over the buffer's memory (numba's `carray` of a pointer):
-free to make, and valid while the buffer lives, which the caller guarantees by
-holding the buffer for the whole call.
+numpy buffers cut into named arrays inside the compiled kernels. Two costs of numba's
+defaults dominated kernels as short as ours (a few hundred flops per joint):
+
+- Reference counting. numba's runtime (NRT) increments and decrements a counter
+  around every use of an array, through an out-of-line call: 226 calls in the loop
+  geometry of one cut joint, three quarters of its time, and half the time of a
+  closed-chain forward dynamics. The kernels never allocate: every array they touch
+  belongs to a buffer the caller holds for the whole call. So they are compiled
+  without NRT (`compiled_kernel`); numba then refuses, at compile time, any
+  allocation in them (np.empty, np.zeros, ...), and does not box the arrays they
+  would return: a kernel whose result Python reads returns numbers, or writes into
+  arrays Python passed in. (Dispatch is cheaper too: an array argument is not
+  wrapped in a counted handle.)
+- Views. Slicing and `reshape` call into numba's C helpers for every field.
+  `view(buffer, offset, shape)` is instead a plain C-ordered array over the buffer's
+  memory, made inline: free, and valid while the buffer lives.
 """
 from __future__ import annotations
 
-from numba import carray, njit, types
+from numba import njit, types
+from numba.core import cgutils
 from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
+
+#: Decorator of every compiled kernel: nopython mode, cached on disk (`core._numba_cache`)
+#: and compiled without numba's reference counting (see the module docstring). Helpers
+#: of a few lines use `njit(cache=True, inline="always")` instead: they are inlined into
+#: (and compiled with) their caller.
+compiled_kernel = njit(cache=True, _nrt=False)
 
 
 @intrinsic
-def _address_of(typingctx, buffer, offset):
-    """A raw pointer to buffer[offset] (a 1-D contiguous array)."""
-    sig = types.CPointer(buffer.dtype)(buffer, offset)
+def view(typingctx, buffer, offset, shape):
+    """The C-ordered array of `shape` (a tuple of ints) over buffer[offset:] (a 1-D
+    contiguous array): no copy, no reference, no bounds check against the buffer."""
+    ndim = len(shape)
+    result = types.Array(buffer.dtype, ndim, "C")
 
     def codegen(context, builder, signature, args):
-        array = context.make_array(signature.args[0])(context, builder, args[0])
-        return builder.gep(array.data, [args[1]])
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        data = builder.gep(source.data, [args[1]])
+        dims = [context.cast(builder, value, typ, types.intp) for value, typ in
+                zip(cgutils.unpack_tuple(builder, args[2]), signature.args[2])]
+        itemsize = context.get_constant(
+            types.intp, context.get_abi_sizeof(context.get_data_type(buffer.dtype)))
+        strides = [itemsize] * ndim
+        for i in range(ndim - 2, -1, -1):
+            strides[i] = builder.mul(strides[i + 1], dims[i + 1])
+        out = context.make_array(result)(context, builder)
+        populate_array(out, data=data, shape=dims, strides=strides, itemsize=itemsize,
+                       meminfo=None)
+        return out._getvalue()
 
-    return sig, codegen
-
-
-@njit(cache=True, inline="always")
-def view(buffer, offset, shape):
-    """The array of `shape` over buffer[offset:], no copy, no reference counting."""
-    return carray(_address_of(buffer, offset), shape)
+    return result(buffer, offset, shape), codegen

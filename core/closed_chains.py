@@ -37,8 +37,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from .buffers import compiled_kernel
 from .constrained_dynamics import constrained_forward_dynamics_kernel
 from .dynamics import (joint_rows, joint_vector, kernel_of, link_wrenches, mass_matrix,
                        singular_error, tree_inverse_dynamics)
@@ -53,7 +53,7 @@ from .workspace import data_views, thread_workspace
 # Forward dynamics
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
     """Row-wise constrained FD; lam (T, m). Returns -1, or sample * (n + m) + the
     kernel's code (a singular joint j < n, or n + an inconsistent row)."""

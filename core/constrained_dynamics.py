@@ -27,8 +27,8 @@ J qd = 0, each the least-norm correction.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .buffers import compiled_kernel
 from . import denoc
 from .loop_kinematics import closure_acceleration_term, closure_jacobian, closure_residual
 from .workspace import data_views
@@ -40,7 +40,7 @@ REDUNDANT_PIVOT = 1e-13
 INCONSISTENT_ROW = 1e-8
 
 
-@njit(cache=True)
+@compiled_kernel
 def pivoted_cholesky_solve(A, b, x, keep, y, tol):
     """Solve the symmetric positive semi-definite A x = b by Cholesky with diagonal
     pivoting, in place on A (y (m,) is scratch). Rows whose pivot falls below
@@ -105,7 +105,7 @@ def pivoted_cholesky_solve(A, b, x, keep, y, tol):
     return rank
 
 
-@njit(cache=True)
+@compiled_kernel
 def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     """qdd (n,) that keeps the loops closed under joint forces tau and link wrenches
     f_ext (n, 6), on the workspace buffer ws (whose Data then holds the multipliers in
@@ -164,7 +164,7 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
     """out = J^T (J J^T)^+ v: the least-norm x with J x = v (rhs, delassus, lam, keep, y:
     work arrays of the m rows)."""
@@ -185,7 +185,7 @@ def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
         out[j] = s
 
 
-@njit(cache=True)
+@compiled_kernel
 def project_onto_loops(mv, ws, y, tol):
     """Move the state y = [q; qd] back onto Phi(q) = 0 and J qd = 0 when it has drifted
     by more than tol (m, rad, and per second). Returns True if y changed."""

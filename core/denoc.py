@@ -29,8 +29,8 @@ references of every view, which tripled the cost of a recursion.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .buffers import compiled_kernel
 from .linalg6 import A_times, AT_times_add, ATMA_add, M_p, add_p_times, p_dot
 from .workspace import data_views
 
@@ -39,7 +39,7 @@ from .workspace import data_views
 # Kinematics: DH frames on a tree
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def dh_frames(mv, q, Rj, oj, Rl, ol):
     """Joint frames (Rj, oj) and link frames (Rl, ol), each (n, 3, 3) and (n, 3).
 
@@ -102,7 +102,7 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
 # Per-link DeNOC quantities at one configuration
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
     """Frames, e, d, c, M and A of every link at configuration q (base frame)."""
     n = mv.n
@@ -165,7 +165,7 @@ def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
 # RIDIM: recursive inverse dynamics (seed 001 Sec 2.4.1; seed 000 Sec 5.1)
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def twists(mv, qd, e, A, t):
     """Forward recursion for the twists, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
     order, parent, revolute = mv.order, mv.parent, mv.revolute
@@ -180,7 +180,7 @@ def twists(mv, qd, e, A, t):
         add_p_times(revolute[k], e, k, qd[k], t, k)
 
 
-@njit(cache=True)
+@compiled_kernel
 def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
     """Twists and twist rates, eqs. 11c and 17 (gravity enters as tdot_base = [0; -g]).
 
@@ -223,7 +223,7 @@ def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
             tdot[k, 5] += 2.0 * cz * qd[k]
 
 
-@njit(cache=True)
+@compiled_kernel
 def inverse_dynamics_kernel(mv, qd, qdd, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, wstar,
                             tau):
     """RIDIM: joint forces tau (n,) for rates qd, qdd at the configuration of the link
@@ -278,7 +278,7 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, oj, ol, e, d, M, A, f_ext, t, 
             AT_times_add(A, k, wstar, k, wstar, p)
 
 
-@njit(cache=True)
+@compiled_kernel
 def energy_kernel(mv, gravity, c, M, t):
     """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J)."""
     mass = mv.mass
@@ -298,7 +298,7 @@ def energy_kernel(mv, gravity, c, M, t):
 # Composite bodies and the GIM (seed 000 eqs. 23b-24)
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def composite_inertias(mv, M, A, M_tilde, tmp66):
     """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k}."""
     n = mv.n
@@ -315,7 +315,7 @@ def composite_inertias(mv, M, A, M_tilde, tmp66):
             ATMA_add(A, k, M_tilde, k, M_tilde, p, scratch)
 
 
-@njit(cache=True)
+@compiled_kernel
 def gim_from_composite(mv, e, A, M_tilde, s6, I):
     """eq. 24: i_kj = p_k^T A_{jk}^T M~_j p_j for every ancestor k of j (and symmetric);
     zero where neither joint is an ancestor of the other. s6 (>= 2, 6) is scratch."""
@@ -347,7 +347,7 @@ def gim_from_composite(mv, e, A, M_tilde, s6, I):
 # RFDSIM: recursive forward dynamics by UDU^T (seed 001 eqs. 18-21; seed 000 App. B)
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of a joint
     whose pivot m_hat is not positive (singular GIM), or -1.
@@ -382,7 +382,7 @@ def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors
     psi_hat, m_hat of `articulated_inertias`; eta, phi_hat, mu are its work arrays."""
@@ -419,7 +419,7 @@ def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
         add_p_times(revolute[k], e, k, qdd[k], mu, k)
 
 
-@njit(cache=True)
+@compiled_kernel
 def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, c, M, A, t,
                           tdot, w, tmp66, zero, phi, M_hat, psi_hat, m_hat, eta, phi_hat, mu,
                           qdd):
@@ -439,7 +439,7 @@ def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, 
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def forward_dynamics_on(mv, ws, q, qd, tau, f_ext, gravity, qdd):
     """`forward_dynamics_tree` with the arrays of the workspace buffer ws."""
     D = data_views(ws, mv.n, mv.m)

@@ -16,17 +16,23 @@ gives one per link; batches add a leading T axis: (T, 6) or (T, n, 6).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from . import denoc
+from .buffers import compiled_kernel
 from .constrained_dynamics import constrained_forward_dynamics_kernel, project_onto_loops
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
 from .loop_kinematics import closure_residual
-from .workspace import data_views, new_workspace, thread_workspace
+from .workspace import data_of, data_views, new_workspace, thread_workspace
+
+#: What the single-state kernels return when an argument has the wrong length, or is
+#: not finite.
+WRONG_LENGTH, NOT_FINITE = -2, -3
+_ARRAY, _FLOAT = np.ndarray, np.dtype(np.float64)  # the fast path's type tests
 
 # ----------------------------------------------------------------------------------
 # Compiled entry points: one numba call per public call, everything else inside.
@@ -34,7 +40,7 @@ from .workspace import data_views, new_workspace, thread_workspace
 # ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled_kernel
 def _gravity(mv, with_gravity, out):
     """The model's gravity, or zeros, in out (3,)."""
     for r in range(3):
@@ -42,7 +48,7 @@ def _gravity(mv, with_gravity, out):
     return out
 
 
-@njit(cache=True)
+@compiled_kernel
 def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
     """tau[s] = ID(q[s], qd[s], qdd[s]) for every sample s; f_ext (1 or T, n, 6)."""
     mv = model_views(F, I)
@@ -57,21 +63,48 @@ def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
                                       tau[s])
 
 
-@njit(cache=True)
-def _forward_dynamics_one(F, I, ws, q, qd, tau, no_wrench, qdd):
-    """The common call: one state, no external wrench. Returns -1 or the singular joint."""
+@compiled_kernel
+def _inverse_dynamics_one(F, I, ws, q, qd, qdd, no_wrench, tau):
+    """The common call: one state, no external wrench, gravity in. Returns -1, or
+    WRONG_LENGTH, or NOT_FINITE (the caller then takes the checked path)."""
     mv = model_views(F, I)
+    n = mv.n
+    if q.shape[0] != n or qd.shape[0] != n or qdd.shape[0] != n:
+        return WRONG_LENGTH
+    s = 0.0
+    for k in range(n):
+        s += q[k] + qd[k] + qdd[k]
+    if not math.isfinite(s):
+        return NOT_FINITE
+    D = data_views(ws, n, mv.m)
+    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
+    denoc.inverse_dynamics_kernel(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
+                                  no_wrench, D.t, D.tdot, D.w, tau)
+    return -1
+
+
+@compiled_kernel
+def _forward_dynamics_one(F, I, ws, q, qd, tau, no_wrench, qdd):
+    """The common call: one state, no external wrench. Returns -1, the singular joint,
+    or WRONG_LENGTH."""
+    mv = model_views(F, I)
+    n = mv.n
+    if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n:
+        return WRONG_LENGTH
     return denoc.forward_dynamics_on(mv, ws, q, qd, tau, no_wrench, mv.gravity, qdd)
 
 
-@njit(cache=True)
+@compiled_kernel
 def _constrained_one(F, I, ws, q, qd, tau, no_wrench, qdd):
     """One state of a mechanism with loops, no external wrench (the common call)."""
     mv = model_views(F, I)
+    n = mv.n
+    if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n:
+        return WRONG_LENGTH
     return constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, no_wrench, qdd)
 
 
-@njit(cache=True)
+@compiled_kernel
 def _forward_dynamics_batch(F, I, ws, q, qd, tau, f_ext, qdd):
     """Row-wise RFDSIM; returns -1 or (sample * n + joint) of the first vanished pivot."""
     mv = model_views(F, I)
@@ -92,7 +125,7 @@ def _forward_dynamics_batch(F, I, ws, q, qd, tau, f_ext, qdd):
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _mass_matrix(F, I, ws, q, GIM):
     """GIM from composite bodies (seed 000 eqs. 23b-24); leaves M~ in D.M_tilde."""
     mv = model_views(F, I)
@@ -103,7 +136,7 @@ def _mass_matrix(F, I, ws, q, GIM):
     denoc.gim_from_composite(mv, e, A, D.M_tilde, D.s6, GIM)
 
 
-@njit(cache=True)
+@compiled_kernel
 def cholesky_solve(A, b, x):
     """Solve A x = b by Cholesky A = L L^T, in place on A (O(n^3)). Returns -1 or the bad row."""
     n = A.shape[0]
@@ -132,7 +165,7 @@ def cholesky_solve(A, b, x):
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _forward_dynamics_composite(F, I, ws, q, qd, tau, f_ext, GIM, qdd):
     """GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
     mv = model_views(F, I)
@@ -148,7 +181,7 @@ def _forward_dynamics_composite(F, I, ws, q, qd, tau, f_ext, GIM, qdd):
     return cholesky_solve(GIM, phi, qdd)
 
 
-@njit(cache=True)
+@compiled_kernel
 def _energy_batch(F, I, ws, q, qd, out):
     """out[s] = (kinetic, potential) at sample s."""
     mv = model_views(F, I)
@@ -162,7 +195,7 @@ def _energy_batch(F, I, ws, q, qd, out):
         out[s, 1] = U
 
 
-@njit(cache=True)
+@compiled_kernel
 def _articulated(F, I, ws, q):
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
@@ -283,6 +316,15 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
     Sec 4 subsystem recursion, see `core.closed_chains.closed_chain_inverse_dynamics`).
     """
     k = kernel_of(model)
+    if (f_ext is None and not k.nl and type(q) is _ARRAY and type(qd) is _ARRAY
+            and type(qdd) is _ARRAY and q.dtype is _FLOAT and qd.dtype is _FLOAT
+            and qdd.dtype is _FLOAT and q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1):
+        # the common call (one state of float vectors): straight to the kernel, which
+        # checks the lengths and finiteness (else the checked path below explains)
+        tau = np.empty(k.n)
+        if _inverse_dynamics_one(k.F, k.I, thread_workspace(k.n, k.m), q, qd, qdd,
+                                 k.no_wrench, tau) == -1:
+            return tau
     if k.nl:
         from .closed_chains import closed_chain_inverse_dynamics
         (Q, Qd, Qdd), single = joint_rows(k.n, q=q, qd=qd, qdd=qdd)
@@ -324,20 +366,23 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
     """
     k = kernel_of(model)
     n = k.n
-    if method == "denoc" and f_ext is None and is_state(q, n) and is_state(qd, n) \
-            and is_state(tau, n):
-        # the common call (one state, float arrays): straight to the kernel
+    if (f_ext is None and method == "denoc" and type(q) is _ARRAY and type(qd) is _ARRAY
+            and type(tau) is _ARRAY and q.dtype is _FLOAT and qd.dtype is _FLOAT
+            and tau.dtype is _FLOAT and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
+        # the common call (one state of float vectors): straight to the kernel, which
+        # checks the lengths
         qdd = np.empty(n)
-        one = _constrained_one if k.nl else _forward_dynamics_one
-        bad = one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau, k.no_wrench, qdd)
-        if bad >= 0:
-            if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(tau).all()):
-                joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
-            if k.nl:
-                from .closed_chains import constrained_failure
-                raise constrained_failure(model, q, bad)
-            raise singular_error(model, q, bad)
-        return qdd
+        bad = (_constrained_one if k.nl else _forward_dynamics_one)(
+            k.F, k.I, thread_workspace(n, k.m), q, qd, tau, k.no_wrench, qdd)
+        if bad == -1:
+            return qdd
+        if bad == WRONG_LENGTH or not (np.isfinite(q).all() and np.isfinite(qd).all()
+                                       and np.isfinite(tau).all()):
+            joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
+        if k.nl:
+            from .closed_chains import constrained_failure
+            raise constrained_failure(model, q, bad)
+        raise singular_error(model, q, bad)
     if k.nl:
         from .closed_chains import constrained_forward_dynamics
         return constrained_forward_dynamics(model, q, qd, tau, method=method, f_ext=f_ext)
@@ -392,7 +437,7 @@ def composite_body_inertias(model, q) -> np.ndarray:
     k = kernel_of(model)
     ws = new_workspace(k.n, k.m)
     _mass_matrix(k.F, k.I, ws, joint_vector(q, k.n, "q"), np.empty((k.n, k.n)))
-    return data_views(ws, k.n, k.m).M_tilde.copy()
+    return data_of(ws, k.n, k.m).M_tilde
 
 
 @dataclass(frozen=True)
@@ -414,10 +459,10 @@ def articulated_body_inertias(model, q, check: bool = True) -> ArticulatedBodyIn
     k = kernel_of(model)
     ws = new_workspace(k.n, k.m)
     bad = _articulated(k.F, k.I, ws, joint_vector(q, k.n, "q"))
-    D = data_views(ws, k.n, k.m)
+    D = data_of(ws, k.n, k.m)
     if check and bad >= 0:
         raise SingularMassMatrixError(int(bad) + 1, float(D.m_hat[bad]))
-    return ArticulatedBodyInertias(D.M_hat.copy(), D.psi_hat.copy(), D.m_hat.copy())
+    return ArticulatedBodyInertias(D.M_hat, D.psi_hat, D.m_hat)
 
 
 def udu_factors(model, q) -> tuple[np.ndarray, np.ndarray]:
@@ -430,7 +475,7 @@ def udu_factors(model, q) -> tuple[np.ndarray, np.ndarray]:
     k = kernel_of(model)
     ws = new_workspace(k.n, k.m)
     _articulated(k.F, k.I, ws, joint_vector(q, k.n, "q"))
-    D = data_views(ws, k.n, k.m)
+    D = data_of(ws, k.n, k.m)
     mv = k.views
     U = np.eye(k.n)
     for j in range(k.n):
@@ -478,7 +523,7 @@ def energy(model, q, qd) -> np.ndarray:
     return res[0] if single else res
 
 
-@njit(cache=True)
+@compiled_kernel
 def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
     """ydot = [qd; qdd] for the state y = [q; qd] under tau - damping * qd (eq. 16a).
 
@@ -489,7 +534,7 @@ def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
     return state_derivative_kernel(model_views(F, I), ws, y, tau, damping, f_ext, ydot)
 
 
-@njit(cache=True)
+@compiled_kernel
 def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
     """`state_derivative` on model views mv and the workspace buffer ws."""
     n = mv.n
@@ -507,7 +552,7 @@ def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
                                        D.m_hat, D.eta, D.phi_hat, D.mu, ydot[n:])
 
 
-@njit(cache=True)
+@compiled_kernel
 def project_samples(F, I, ws, Y, tol, residual):
     """Project every state row of Y (S, 2n) onto the loops (in place) and write the
     largest closure error |Phi| left in each into residual (S,)."""

@@ -64,9 +64,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
+from .buffers import compiled_kernel
 from .constrained_dynamics import project_onto_loops
 from .dynamics import kernel_of, link_wrenches, state_derivative, state_derivative_kernel
 from .kernel_model import model_views
@@ -106,7 +106,7 @@ def new_scratch(n2: int) -> np.ndarray:
     return np.zeros((SCRATCH_ROWS, n2))
 
 
-@njit(cache=True)
+@compiled_kernel
 def _rms_unit(v):
     """RMS norm of v, scaled against overflow/underflow like np.linalg.norm."""
     big = 0.0
@@ -121,7 +121,7 @@ def _rms_unit(v):
     return big * math.sqrt(s) / math.sqrt(v.shape[0])
 
 
-@njit(cache=True)
+@compiled_kernel
 def _rms(x, scale):
     """RMS norm of x / scale (common.norm)."""
     big = 0.0
@@ -136,7 +136,7 @@ def _rms(x, scale):
     return big * math.sqrt(s) / math.sqrt(x.shape[0])
 
 
-@njit(cache=True)
+@compiled_kernel
 def initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
                  rtol, atol, max_step, y1, f1):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
@@ -170,7 +170,7 @@ def initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
     return min(100 * h0, h1, interval_length, max_step), -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _first_nonfinite(x):
     for i in range(x.shape[0]):
         if not np.isfinite(x[i]):
@@ -178,7 +178,7 @@ def _first_nonfinite(x):
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _stage_input(K, s, a_row, y, h, out):
     """out = y + (K[:s].T @ a_row[:s]) * h (SciPy's evaluation order)."""
     m = y.shape[0]
@@ -189,7 +189,7 @@ def _stage_input(K, s, a_row, y, h, out):
         out[i] = y[i] + acc * h
 
 
-@njit(cache=True)
+@compiled_kernel
 def _dense_build(mv, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
                  ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1 or singular joint."""
@@ -214,7 +214,7 @@ def _dense_build(mv, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
     return -1
 
 
-@njit(cache=True)
+@compiled_kernel
 def _dense_eval(F, y_old, x, out):
     """SciPy's Dop853DenseOutput at x = (t - t_old) / h."""
     m = y_old.shape[0]
@@ -229,7 +229,7 @@ def _dense_eval(F, y_old, x, out):
         out[i] = v + y_old[i]
 
 
-@njit(cache=True)
+@compiled_kernel
 def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge):
     """Advance the DOP853 integration; see the module docstring for the contract."""

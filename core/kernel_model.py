@@ -42,9 +42,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+
 from numba import njit
 
-from .buffers import view
+from .buffers import compiled_kernel, view
 
 LOOP_REVOLUTE = 0
 LOOP_SPHERICAL = 1
@@ -72,7 +73,7 @@ ModelViews = namedtuple("ModelViews", (
 _HEADER = 4
 
 
-@njit(cache=True)
+@compiled_kernel
 def buffer_sizes(n, nl, m, ni):
     """(float buffer length, int buffer length) for the given counts."""
     n_float = 3 + n * (4 + 1 + 3 + 9 + 9 + 3) + nl * (6 + 6 + 3 + 3 + 3)
@@ -80,7 +81,7 @@ def buffer_sizes(n, nl, m, ni):
     return n_float, n_int
 
 
-@njit(cache=True)
+@compiled_kernel
 def model_views(F, I):
     """Cut the model buffers into the named fields listed in the module docstring
     (`core.buffers.view`: no copies, no reference counting)."""
@@ -111,6 +112,13 @@ def model_views(F, I):
     return ModelViews(n, nl, m, ni, parent, revolute, order, placed, loop_body, loop_type,
                       row_loop, row_kind, independent, gravity, dh, mass, com, inertia,
                       place_R, place_p, loop_point, loop_axis, loop_u, loop_v, loop_x)
+
+
+@njit(cache=True)
+def _model_views_from_python(F, I):
+    """`model_views` for Python callers (compiled with reference counting, which numba
+    needs to hand arrays to Python). The arrays point into F and I: keep them alive."""
+    return model_views(F, I)
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -149,7 +157,7 @@ class KernelModel:
         raw pointers into F and I, unsafe to keep in Python)."""
         if self._views is None:
             fields = []
-            for x in model_views(self.F, self.I):
+            for x in _model_views_from_python(self.F, self.I):
                 if isinstance(x, np.ndarray):
                     x = x.copy()
                     x.setflags(write=False)
@@ -203,7 +211,7 @@ def pack_model(*, dh, revolute, mass, com, inertia, parent, place_R=None, place_
     F = np.zeros(nf)
     I = np.zeros(nint, dtype=np.int64)
     I[:_HEADER] = (n, nl, m, ni)
-    v = model_views(F, I)
+    v = _model_views_from_python(F, I)
     v.parent[:] = parent
     v.revolute[:] = revolute
     v.order[:] = topological_order(parent)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from .buffers import compiled_kernel
 from .denoc import dh_frames
 from .dynamics import joint_vector, kernel_of
 from .kernel_model import model_views
@@ -48,7 +48,7 @@ class Kinematics:
         return self.frames[-1]
 
 
-@njit(cache=True)
+@compiled_kernel
 def _frames(F, I, q, Rj, oj, Rl, ol):
     dh_frames(model_views(F, I), q, Rj, oj, Rl, ol)
 

@@ -28,6 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .buffers import compiled_kernel
 from . import denoc
 from .errors import LoopClosureError, MechanismError
 from .kernel_model import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
@@ -47,10 +48,10 @@ MAX_ASSEMBLY_ITERATIONS = 200
 # Compiled kernels: the closure rows of every loop at the configuration in D
 # ----------------------------------------------------------------------------------
 
-# G (20, 3) is the kernels' scratch (Data.G), one 3-vector per row, addressed by index
-# (numba counts the references of every view, which would dominate these short loops):
+# G (20, 3) is the kernels' scratch (Data.G), one 3-vector per row, addressed by index:
 _PA, _PB, _U, _V, _ZB, _XB, _DELTA, _C, _D = 0, 1, 2, 3, 4, 5, 6, 7, 8  # geometry of a loop
 _VA, _AA, _VB, _AB, _WA, _WDA, _WB, _WDB, _X, _Y = 9, 10, 11, 12, 13, 14, 15, 16, 17, 18
+_ZERO = 19  # (0, 0, 0): no gravity, for gamma alone
 
 
 @njit(cache=True, inline="always")
@@ -65,7 +66,7 @@ def _rotate_into(Rl, ol, body, x, y, z, point, G, o):
             G[o, r] += ol[body, r]
 
 
-@njit(cache=True)
+@compiled_kernel
 def _loop_geometry(mv, Rl, ol, l, G):
     """G[_PA], G[_PB]: the loop's points on links a and b; G[_U], G[_V] (on a), G[_ZB],
     G[_XB] (on b): its directions; G[_DELTA] = P_b - P_a (all in the base frame)."""
@@ -97,7 +98,7 @@ def _cross_rows(G, i, j, o):
     G[o, 0], G[o, 1], G[o, 2] = x, y, z
 
 
-@njit(cache=True)
+@compiled_kernel
 def _row_directions(kind, G):
     """G[_C] = c: the direction a point or line row projects P_b - P_a on, or the vector
     on a of an orientation row c . d, with G[_D] = d on b. Returns 0 for point rows (a
@@ -119,7 +120,7 @@ def _row_directions(kind, G):
     return 2
 
 
-@njit(cache=True)
+@compiled_kernel
 def closure_residual(mv, Rl, ol, G, Phi):
     """Phi (m,) at the link frames Rl, ol (filled by link_quantities); G scratch."""
     row_loop, row_kind = mv.row_loop, mv.row_kind
@@ -135,7 +136,7 @@ def closure_residual(mv, Rl, ol, G, Phi):
             Phi[r] = _dot_rows(G, _DELTA, _C)
 
 
-@njit(cache=True)
+@compiled_kernel
 def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
     """Add sign * (the row's rate per unit qd_j) to J[row, j] for every joint j on body's
     path to the base. point: G's row of the loop point on `body`; kind as
@@ -168,7 +169,7 @@ def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
         j = parent[j]
 
 
-@njit(cache=True)
+@compiled_kernel
 def closure_jacobian(mv, Rl, ol, oj, e, G, J):
     """J (m, n) at the link frames Rl, ol, joint points oj and axes e; G scratch."""
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
@@ -221,7 +222,7 @@ def _angular(t, tdot, body, G, w, wd):
         G[wd, r] = tdot[body, r] if body >= 0 else 0.0
 
 
-@njit(cache=True)
+@compiled_kernel
 def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, G, gamma):
     """gamma (m,) = J' qd, from the twists t and twist rates tdot computed at qdd = 0
     with base acceleration -g_base (the gravity the recursion used; it cancels).
@@ -271,7 +272,7 @@ def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, G, gamma):
             gamma[r] = s
 
 
-@njit(cache=True)
+@compiled_kernel
 def _closure_at(F, I, ws, q, qd, want, Phi, J, gamma):
     """Fill Phi (want & 1), J (want & 2) and gamma (want & 4) at (q, qd)."""
     mv = model_views(F, I)
@@ -284,7 +285,8 @@ def _closure_at(F, I, ws, q, qd, want, Phi, J, gamma):
     if want & 2:
         closure_jacobian(mv, Rl, ol, oj, e, G, J)
     if want & 4:
-        zero3 = np.zeros(3)
+        zero3 = G[_ZERO]
+        zero3[:] = 0.0
         denoc.twist_rates(mv, qd, D.zero, zero3, oj, e, A, t, tdot)
         closure_acceleration_term(mv, Rl, ol, oj, t, tdot, zero3, G, gamma)
 

@@ -61,8 +61,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from .buffers import compiled_kernel
 from . import denoc
 from .dynamics import energy, joint_vector, kernel_of, mass_matrix, tree_inverse_dynamics
 from .errors import (LoopClosureError, MechanismError, SimulationError,
@@ -276,17 +276,16 @@ def is_parallel(mech) -> bool:
 # The DeNOC quantities at one state (compiled recursions of core.denoc)
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True)
+@compiled_kernel
 def _state_kernel(F, I, ws, q, qd, qdd, with_gravity):
     """Frames, axes, extended masses (eq. 6), twists and twist rates (eqs. 11c, 17)."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
     oj, e, A = D.oj, D.e, D.A
     denoc.link_quantities(mv, q, D.Rj, oj, D.Rl, D.ol, e, D.d, D.c, D.M, A)
-    g = np.zeros(3)
-    if with_gravity:
-        for r in range(3):
-            g[r] = mv.gravity[r]
+    g = D.s3[7]  # scratch row
+    for r in range(3):
+        g[r] = mv.gravity[r] if with_gravity else 0.0
     denoc.twist_rates(mv, qd, qdd, g, oj, e, A, D.t, D.tdot)
 
 

@@ -41,9 +41,10 @@ import threading
 from collections import namedtuple
 
 import numpy as np
+
 from numba import njit
 
-from .buffers import view
+from .buffers import compiled_kernel, view
 
 Data = namedtuple("Data", (
     "Rj", "oj", "Rl", "ol", "e", "d", "c", "M", "A", "t", "tdot", "w", "M_tilde", "M_hat",
@@ -51,13 +52,13 @@ Data = namedtuple("Data", (
     "s6", "G", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
 
 
-@njit(cache=True)
+@compiled_kernel
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
     return n * (2 * 9 + 6 * 3 + 3 * 36 + 6 * 6 + 6) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
 
 
-@njit(cache=True)
+@compiled_kernel
 def data_views(ws, n, m):
     """Cut the flat buffer `ws` (at least data_size(n, m) floats) into the fields of Data
     (`core.buffers.view`: no copies, no reference counting; ws must outlive them)."""
@@ -123,4 +124,11 @@ def thread_workspace(n: int, m: int = 0) -> np.ndarray:
 def data_of(ws: np.ndarray, n: int, m: int = 0) -> Data:
     """The fields of a buffer as numpy copies, from Python (for inspection; the
     kernels' views hold raw pointers, unsafe to keep in Python)."""
-    return Data(*(a.copy() for a in data_views(ws, n, m)))
+    return Data(*(a.copy() for a in _data_views_from_python(ws, n, m)))
+
+
+@njit(cache=True)
+def _data_views_from_python(ws, n, m):
+    """`data_views` for `data_of` (compiled with reference counting, which numba needs
+    to hand arrays to Python)."""
+    return data_views(ws, n, m)
