@@ -29,7 +29,8 @@ from numba.np.arrayobj import populate_array
 #: and compiled without numba's reference counting (see the module docstring). Helpers
 #: of a few lines use `njit(cache=True, inline="always")` instead: they are inlined into
 #: (and compiled with) their caller.
-compiled_kernel = njit(cache=True, _nrt=False)
+KERNEL_OPTIONS = {"cache": True, "_nrt": False}
+compiled_kernel = njit(**KERNEL_OPTIONS)
 
 
 @intrinsic
