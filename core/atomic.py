@@ -1,46 +1,228 @@
-"""Atomic file writes: a temporary file in the same folder, fsync, then os.replace.
+"""Safe file writes: a regular file is replaced atomically, anything else is written through.
 
-A reader sees the old file or the new one, never half of either, and a failed
-write leaves the old file untouched and no temporary file behind.
+- A regular file, or a path that does not exist yet: the data goes to a temporary
+  file in the same folder, is fsynced, and is renamed over the target
+  (``os.replace``). A reader sees the old file or the new one, never half of
+  either; the target keeps its permission bits. A symbolic link is followed: the
+  file it points to is replaced and the link stays a link.
+- A device, a named pipe or a socket (``/dev/null``, a FIFO a reader waits on):
+  opened and written, never replaced.
+- A name of one of this process's open descriptors (``/dev/stdout``,
+  ``/dev/fd/N``, ``/proc/self/fd/N``): written to that descriptor, as a shell
+  does, so ``-o /dev/stdout`` works whether stdout is a terminal, a pipe or a
+  file opened with ``>>``.
+- A directory: refused (IsADirectoryError).
+
+No temporary file survives an interrupted write. Where the file system allows it
+(Linux, O_TMPFILE) the temporary file has no name until its data is complete and
+synced, so even SIGKILL or a crash leaves nothing; it is then linked under a
+hidden name and renamed at once. While a temporary file has a name (those two
+steps, or the whole write on a file system without O_TMPFILE), SIGTERM and SIGHUP
+first remove it and then take their default course (when they have their default
+disposition and the write runs in the main thread), and any exception removes it.
+
+Every OSError raised names the path exactly as the caller gave it, never the
+temporary file.
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import re
 import secrets
+import signal
 import stat
+import sys
+import threading
+
+__all__ = ["write_atomically"]
+
+#: Write regular files through an unnamed temporary file (O_TMPFILE) where possible.
+#: Set False to use a named temporary file throughout (the fallback; tests use it).
+_UNNAMED_TEMPORARY = hasattr(os, "O_TMPFILE")
+
+#: Signals whose default action ends the process without Python's cleanup.
+_TERMINATING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+_DESCRIPTOR_NAME = re.compile(r"/dev/(?:(stdin|stdout|stderr)|fd/(\d+))|/proc/(self|\d+)/fd/(\d+)")
 
 
-def write_atomically(target: str, data: bytes) -> None:
-    """Write `data` to `target` via a temporary file and os.replace; OSError on failure."""
-    directory = os.path.dirname(target) or "."
-    base = os.path.basename(target)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        tmp = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise OSError(f"cannot create a temporary file in {directory}")
+def write_atomically(target: str | os.PathLike, data: bytes) -> None:
+    """Write `data` to `target` (see the module docstring for what each kind of
+    target gets); OSError naming `target` on failure."""
+    shown = os.fspath(target)
     try:
-        with open(fd, "wb", closefd=True) as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        try:  # keep the permission bits of the file being replaced
-            os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
+        fd = _descriptor_named(shown)
+        if fd is not None:
+            _write_all(fd, data)
+            return
         try:
-            os.unlink(tmp)
-        except OSError:
+            st = os.stat(shown)  # follows symbolic links
+        except FileNotFoundError:
+            st = None  # a new file (or a link to one still to be made)
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", shown)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            _write_through(shown, data)
+        else:
+            _replace(os.path.realpath(shown), data, st)
+    except OSError as e:
+        if e.filename == shown and e.filename2 is None:
+            raise
+        raise OSError(e.errno or errno.EIO, e.strerror or str(e), shown) from e
+
+
+def _descriptor_named(path: str) -> int | None:
+    """The descriptor number if `path` names one of this process's open descriptors."""
+    m = _DESCRIPTOR_NAME.fullmatch(os.path.normpath(path))
+    if m is None:
+        return None
+    std, dev_fd, proc, proc_fd = m.groups()
+    if proc is not None and proc != "self" and int(proc) != os.getpid():
+        return None  # another process's descriptor: an ordinary path to us
+    fd = ("stdin", "stdout", "stderr").index(std) if std else int(dev_fd or proc_fd)
+    for stream in (sys.stdout, sys.stderr):  # keep text already printed ahead of ours
+        try:
+            if stream is not None and stream.fileno() == fd:
+                stream.flush()
+        except (AttributeError, OSError, ValueError):
             pass
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _write_through(path: str, data: bytes) -> None:
+    """A device, pipe or socket: open it (a FIFO waits for its reader) and write."""
+    fd = os.open(path, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _replace(path: str, data: bytes, old: os.stat_result | None) -> None:
+    """Temp-and-rename onto `path`, a regular file or a new one (symbolic links resolved)."""
+    directory = os.path.dirname(path) or "."
+    mode = stat.S_IMODE(old.st_mode) if old is not None else None
+    if not (_UNNAMED_TEMPORARY and _replace_via_unnamed(path, directory, data, mode)):
+        _replace_via_named(path, directory, data, mode)
+    _sync_directory(directory)
+
+
+def _replace_via_unnamed(path: str, directory: str, data: bytes, mode: int | None) -> bool:
+    """O_TMPFILE: the data gets a (hidden) name only once complete and synced, then is
+    renamed at once. False, with nothing written, where this is not possible."""
+    try:
+        fd = os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o666)
+    except OSError:
+        return False  # unsupported here, or a real error that the named way reports
+    try:
+        _fill(fd, data, mode)
+        with _removed_on_termination() as names:
+            tmp = _link_unnamed(fd, directory, os.path.basename(path), names)
+            if tmp is None:
+                return False
+            os.replace(tmp, path)
+            return True
+    finally:
+        os.close(fd)
+
+
+def _replace_via_named(path: str, directory: str, data: bytes, mode: int | None) -> None:
+    with _removed_on_termination() as names:
+        tmp, fd = _named_temporary(directory, os.path.basename(path), names)
+        try:
+            _fill(fd, data, mode)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+
+
+def _fill(fd: int, data: bytes, mode: int | None) -> None:
+    _write_all(fd, data)
+    if mode is not None and os.chmod in os.supports_fd:  # keep the replaced file's bits
+        with contextlib.suppress(OSError):
+            os.chmod(fd, mode)
+    os.fsync(fd)
+
+
+def _hidden_names(directory: str, base: str):
+    for _ in range(100):
+        yield os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
+    raise FileExistsError(errno.EEXIST, "cannot find a free temporary-file name", directory)
+
+
+def _link_unnamed(fd: int, directory: str, base: str, names: list[str]) -> str | None:
+    """Give the unnamed file `fd` a hidden name (recorded in `names`); None if impossible."""
+    for tmp in _hidden_names(directory, base):
+        names.append(tmp)
+        try:
+            os.link(f"/proc/self/fd/{fd}", tmp, follow_symlinks=True)
+            return tmp
+        except FileExistsError:
+            names.pop()
+        except OSError:
+            names.pop()
+            return None
+
+
+def _named_temporary(directory: str, base: str, names: list[str]) -> tuple[str, int]:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for tmp in _hidden_names(directory, base):
+        names.append(tmp)  # before it exists: a signal right after the open still finds it
+        try:
+            return tmp, os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            names.pop()  # someone else's
+
+
+class _Terminated(BaseException):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def _removed_on_termination():
+    """Yield a list; on leaving with an exception (or SIGTERM/SIGHUP, which then take
+    their default course) every path in it that still exists is removed."""
+    names: list[str] = []
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        def terminate(signum, frame):
+            raise _Terminated(signum)
+        for signum in _TERMINATING:
+            with contextlib.suppress(OSError, ValueError):
+                if signal.getsignal(signum) == signal.SIG_DFL:
+                    installed[signum] = signal.signal(signum, terminate)
+    try:
+        yield names
+    except BaseException as exc:
+        for tmp in names:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        for signum, previous in installed.items():
+            signal.signal(signum, previous)
+        installed.clear()
+        if isinstance(exc, _Terminated):
+            signal.raise_signal(exc.signum)  # the default action: the process ends here
+            raise SystemExit(128 + exc.signum) from None
         raise
-    try:  # make the rename durable; not possible everywhere (e.g. Windows)
+    finally:
+        for signum, previous in installed.items():
+            signal.signal(signum, previous)
+
+
+def _sync_directory(directory: str) -> None:
+    """Make the rename durable; not possible everywhere (e.g. Windows)."""
+    try:
         dir_fd = os.open(directory, os.O_RDONLY)
     except OSError:
         return

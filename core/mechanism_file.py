@@ -60,7 +60,6 @@ Angles
 """
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import replace
@@ -175,7 +174,7 @@ def save_mechanism(mech, path) -> None:
     except (RobotError, MechanismError) as e:
         raise _file_error(shown, e) from None
     try:
-        write_atomically(os.path.realpath(os.fspath(path)), data)
+        write_atomically(path, data)
     except OSError as e:
         raise MechanismFileError(shown, f"cannot write the file: {e.strerror or e}") from e
 

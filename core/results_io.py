@@ -43,6 +43,8 @@ def trajectory_csv_text(traj: Trajectory, robot) -> str:
 
 
 def write_trajectory_csv(traj: Trajectory, robot, path: str | os.PathLike) -> None:
-    """Save a trajectory as CSV (atomic). Read back with numpy.loadtxt(path, delimiter=',', skiprows=3)."""
+    """Save a trajectory as CSV: a file is replaced atomically, a device, pipe or
+    /dev/stdout written through (`core.atomic`); an OSError names `path` as given.
+    Read back with numpy.loadtxt(path, delimiter=',', skiprows=3)."""
     data = trajectory_csv_text(traj, robot).encode("utf-8")
-    write_atomically(os.path.realpath(os.fspath(path)), data)
+    write_atomically(path, data)

@@ -57,7 +57,6 @@ Angles
 """
 from __future__ import annotations
 
-import os
 import re
 
 from .atomic import write_atomically
@@ -135,7 +134,7 @@ def save_robot(robot: Robot, path) -> None:
     except RobotError as e:
         raise _file_error(shown, e) from None
     try:
-        write_atomically(os.path.realpath(os.fspath(path)), data)
+        write_atomically(path, data)
     except OSError as e:
         raise RobotFileError(shown, f"cannot write the file: {e.strerror or e}") from e
 
