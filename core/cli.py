@@ -6,6 +6,9 @@ print a one-line summary and exit non-zero with a one-line message, never a
 traceback, on bad input: 2 for bad arguments or files, 1 when a simulation blew up
 or reached a singular pose (the samples computed so far are still written).
 
+The output (-o) is a file, replaced atomically, or '-' (stdout), a device, a named pipe or
+/dev/stdout, written through; a directory or a missing folder is refused before any work.
+
 Joint values on the command line: one per joint, or, for a mechanism with loops,
 one per actuated joint (`inverse`) or independent joint (`simulate`); the other
 joints follow by assembly.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Sequence
 
@@ -28,6 +32,10 @@ from .trajectory import Trajectory, run_inverse_dynamics
 
 class _UsageError(Exception):
     pass
+
+
+class _OutputError(Exception):
+    """The CSV could not be written (the message names the path as the user gave it)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,7 +87,9 @@ def _parser() -> _Parser:
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = _Parser(add_help=False)
     common.add_argument("robot", help="robot file (TOML, see robots/)")
-    common.add_argument("-o", "--output", default="-", help="CSV file to write ('-': stdout)")
+    common.add_argument("-o", "--output", default="-",
+                        help="CSV file to write, replaced atomically ('-': stdout; a device, "
+                        "pipe or /dev/stdout is written through)")
     common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
     common.add_argument("--units", choices=("deg", "rad"), default="deg",
                         help="unit of revolute joint values on the command line (deg)")
@@ -99,14 +109,32 @@ def _parser() -> _Parser:
     return p
 
 
+def _check_output(output: str) -> None:
+    """Refuse, before any work, an output path that cannot be a file (named as given)."""
+    if output == "-":
+        return
+    if os.path.isdir(output):
+        raise _UsageError(f"-o {output}: is a directory; give a file name")
+    folder = os.path.dirname(output)
+    if folder and not os.path.isdir(folder):
+        what = "not a directory" if os.path.exists(folder) else "no such directory"
+        raise _UsageError(f"-o {output}: {what}: {folder}")
+
+
 def _emit(traj: Trajectory, robot, output: str) -> None:
+    """Write the CSV to `output` ('-': stdout); a device, pipe or /dev/stdout is written
+    through, a file replaced atomically (core.atomic)."""
     if output == "-":
         sys.stdout.write(trajectory_csv_text(traj, robot))
-    else:
+        sys.stdout.flush()
+        return
+    try:
         write_trajectory_csv(traj, robot, output)
+    except OSError as err:
+        raise _OutputError(f"cannot write {output}: {err.strerror or err}") from None
 
 
-def _summary(traj: Trajectory, robot, output: str) -> str:
+def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
     if len(traj) == 0:
         return "no samples"
     where = "stdout" if output == "-" else output
@@ -120,18 +148,21 @@ def _summary(traj: Trajectory, robot, output: str) -> str:
         return head + (f"peak |tau| {peak[j]:.4g} {unit} at joint {j + 1}; {loops}"
                        f"wrote {where}")
     E = traj.energy
-    drift = float(np.abs(E[:, 2] - E[0, 2]).max())
     peak_T = float(E[:, 0].max())
+    if damping > 0:  # the total energy falls by what the damping took out
+        energy = f"energy dissipated {float(E[0, 2] - E[-1, 2]):.4g} J"
+    else:
+        energy = f"total-energy drift {float(np.abs(E[:, 2] - E[0, 2]).max()):.2g} J"
     loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
              if traj.cut_forces.shape[1] else "")
-    return head + (f"peak kinetic energy {peak_T:.4g} J, total-energy drift {drift:.2g} J; "
-                   f"{loops}wrote {where}")
+    return head + f"peak kinetic energy {peak_T:.4g} J, {energy}; {loops}wrote {where}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(argv)
+        _check_output(args.output)
         robot = load_mechanism(args.robot)
         loops = bool(robot.loops)
         if args.command == "inverse":
@@ -150,15 +181,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traj = simulate(robot, args.duration, q0=q0, qd0=qd0, damping=args.damping,
                                 rtol=args.rtol, atol=args.atol, dt_out=args.dt)
             except SimulationError as err:
-                if err.result is not None and len(err.result):
-                    _emit(err.result, robot, args.output)
-                print(f"armdyn: {err} ({len(err.result) if err.result is not None else 0} samples written)",
-                      file=sys.stderr)
+                samples = len(err.result) if err.result is not None else 0
+                written = f"{samples} samples written"
+                if samples:
+                    try:
+                        _emit(err.result, robot, args.output)
+                    except _OutputError as bad:
+                        written = f"{samples} samples not written: {bad}"
+                print(f"armdyn: {err} ({written})", file=sys.stderr)
                 return 1
         _emit(traj, robot, args.output)
-        print(_summary(traj, robot, args.output), file=sys.stderr)
+        damping = args.damping if args.command == "simulate" else 0.0
+        print(_summary(traj, robot, args.output, damping), file=sys.stderr)
         return 0
-    except _UsageError as err:
+    except (_UsageError, _OutputError) as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 2
     except SingularConfigurationError as err:

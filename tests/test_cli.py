@@ -5,6 +5,10 @@ computes), and every bad input exits with 2 and one line naming the problem.
 """
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -89,3 +93,84 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, words):
     code, out, err = run(capsys, *argv)
     assert code == 2
     assert err.count("\n") == 1 and words in err
+
+
+# --- the output path (issue #8 and #9): messages name the path as the user typed it ---
+
+def test_a_directory_as_output_is_refused_as_such(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    code, out, err = run(capsys, "inverse", ROBOTS / "two_link_planar.toml", "--target", "10,20",
+                         "-T", "0.2", "-o", "results")
+    assert code == 2 and err.count("\n") == 1
+    assert "results" in err and "is a directory" in err and ".tmp" not in err
+    assert os.listdir(tmp_path / "results") == []
+
+
+def test_a_missing_output_folder_is_named_as_given(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    target = os.path.join("no_such_folder", "out.csv")
+    code, out, err = run(capsys, "simulate", ROBOTS / "two_link_planar.toml", "-T", "0.2",
+                         "-o", target)
+    assert code == 2 and err.count("\n") == 1
+    assert target in err and str(tmp_path) not in err and ".tmp" not in err
+
+
+def test_a_failed_write_names_the_output_path(tmp_path, capsys):
+    full = tmp_path / "full"  # the device of /dev/full (every write: no space left)
+    try:
+        os.mknod(full, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+        os.close(os.open(full, os.O_WRONLY))
+    except OSError as e:
+        pytest.skip(f"cannot make a device node here: {e}")
+    code, out, err = run(capsys, "inverse", ROBOTS / "two_link_planar.toml", "--target", "10,20",
+                         "-T", "0.2", "-o", full)
+    assert code == 2 and err.count("\n") == 1
+    assert f"cannot write {full}" in err and "No space left on device" in err
+    assert stat.S_ISCHR(os.lstat(full).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["full"]
+
+
+def test_dev_stdout_as_output_writes_to_stdout(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    argv = [sys.executable, "-m", "core.cli", "inverse", str(ROBOTS / "two_link_planar.toml"),
+            "--target", "10,20", "-T", "0.2", "--dt", "0.1"]
+    ref = subprocess.run(argv + ["-o", "-"], cwd=ROBOTS.parent, env=env, capture_output=True,
+                         timeout=120)
+    assert ref.returncode == 0, ref.stderr.decode()
+    run_ = subprocess.run(argv + ["-o", "/dev/stdout"], cwd=ROBOTS.parent, env=env,
+                          capture_output=True, timeout=120)
+    assert run_.returncode == 0, run_.stderr.decode()
+    assert run_.stdout == ref.stdout and run_.stdout.startswith(b"# ArmDyn inverse-dynamics")
+    assert b"wrote /dev/stdout" in run_.stderr
+
+
+def test_a_symbolic_link_as_output_stays_a_link(tmp_path, capsys):
+    real = tmp_path / "real.csv"
+    real.write_text("old\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to("real.csv")
+    code, _, err = run(capsys, "inverse", ROBOTS / "two_link_planar.toml", "--target", "10,20",
+                       "-T", "0.2", "--dt", "0.1", "-o", link)
+    assert code == 0, err
+    assert link.is_symlink() and os.readlink(link) == "real.csv"
+    header, table = read_csv(real)
+    assert table.shape == (3, 1 + 4 * 2 + 3)
+
+
+def test_a_damped_run_reports_dissipated_energy_not_drift(tmp_path, capsys):
+    out = tmp_path / "damped.csv"
+    code, _, err = run(capsys, "simulate", ROBOTS / "two_link_planar.toml", "-T", "2",
+                       "--damping", "0.5", "-o", out)
+    assert code == 0, err
+    assert "drift" not in err
+    header, table = read_csv(out)
+    total = table[:, header.index("total energy [J]")]
+    dissipated = total[0] - total[-1]
+    assert dissipated > 0.1
+    assert f"dissipated {dissipated:.4g} J" in err
+    # an undamped run still reports the drift of its total energy
+    code, _, err = run(capsys, "simulate", ROBOTS / "two_link_planar.toml", "-T", "2",
+                       "-o", out)
+    assert code == 0, err
+    assert "total-energy drift" in err and "dissipated" not in err
