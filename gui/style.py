@@ -11,8 +11,12 @@ __all__ = ["apply_style", "STYLE_SHEET"]
 
 log = logging.getLogger(__name__)
 
-#: The application style sheet (optional: the palette alone is a usable theme).
-STYLE_SHEET = Path(__file__).resolve().parent.parent / "resources" / "style.qss"
+_HERE = Path(__file__).resolve().parent
+#: The application style sheet (optional: the palette alone is a usable theme), in
+#: gui/resources/ once installed (pyproject.toml maps resources/ there), else in
+#: resources/ next to the gui package (the source tree and the editable install).
+STYLE_SHEET = (_HERE / "resources" if (_HERE / "resources").is_dir()
+               else _HERE.parent / "resources") / "style.qss"
 
 _PALETTE = {
     QPalette.ColorRole.Window: "#F2F4F7",
