@@ -48,8 +48,22 @@ from .closed_chains import (
     reduced_mass_matrix,
     velocity_transformation,
 )
+from .matrix_dynamics import (
+    LinkMatrices,
+    joint_action_matrices,
+    lagrange_inverse_dynamics,
+    link_matrices,
+    link_motion_matrices,
+    loop_closure_matrices,
+    matrix_closed_chain_inverse_dynamics,
+    matrix_energy,
+    matrix_inverse_dynamics,
+    matrix_mass_matrix,
+    pseudo_inertia,
+)
 from .robot_file import load_robot, save_robot
 from .mechanism_file import load_mechanism, save_mechanism
+from .urdf import load_urdf, save_urdf
 from .simulation import simulate, simulate_chunks
 from .trajectory import (
     Trajectory,
@@ -70,8 +84,13 @@ __all__ = [
     "constrained_forward_dynamics", "constraint_row_labels", "convective_torques",
     "cut_joint_forces", "cycloidal_trajectory", "energy", "forward_dynamics",
     "forward_kinematics", "gravity_torques", "inverse_dynamics", "inverse_dynamics_chunks",
-    "load_mechanism", "load_robot", "loop_acceleration_term", "loop_jacobian",
+    "load_mechanism", "load_robot", "load_urdf", "loop_acceleration_term", "loop_jacobian",
     "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
-    "run_inverse_dynamics", "save_mechanism", "save_robot", "simulate", "simulate_chunks",
-    "tree_inverse_dynamics", "udu_factors", "velocity_transformation", "warm_up",
+    "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
+    "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
+    "warm_up",
+    # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)
+    "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
+    "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",
+    "matrix_energy", "matrix_inverse_dynamics", "matrix_mass_matrix", "pseudo_inertia",
 ]
