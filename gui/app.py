@@ -60,7 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="armdyn", description="ArmDyn: dynamics of serial robot arms. "
                 "`armdyn inverse ...` and `armdyn simulate ...` run without a window.")
     p.add_argument("robot", nargs="?", type=Path,
-                   help="robot file (.toml) to open (default: the bundled PUMA 560)")
+                   help="robot or mechanism file (.toml) to open (default: the bundled "
+                   "PUMA 560)")
     run = p.add_mutually_exclusive_group()
     run.add_argument("--free-fall", type=_seconds, metavar="SECONDS",
                      help="start a free-fall run of this length from the home pose")
@@ -85,14 +86,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
     from core import RobotFileError
-    from core.robot_file import load_robot
+
+    from .model_files import load_model
 
     if args.robot is None and DEFAULT_ROBOT.exists():
         args.robot = DEFAULT_ROBOT  # something to look at on the first start
     robot = None
     if args.robot is not None:
         try:
-            robot = load_robot(args.robot)
+            robot = load_model(args.robot)
         except RobotFileError as e:
             print(f"armdyn: {e}", file=sys.stderr)
             return 2

@@ -1,22 +1,38 @@
-"""The arm as meshes fixed in its DH frames. Qt-free (pyvista and core only).
+"""The arm or mechanism as meshes fixed in its DH frames. Qt-free (pyvista and core only).
 
 Every mesh is built once, in the coordinates of the frame it rides on. A new
 pose only moves frames: each part's actor gets ``user_matrix = frames[k]``
 (times a z-scale for the rod of a prismatic joint, whose length is the joint
 variable). Link i (1-based) follows the DH chain Rz(theta) Tz(b) Tx(a) Rx(alpha):
 
-    origin_(i-1) --(b along z_(i-1))--> elbow_i --(a along x_i)--> origin_i
+    joint frame i --(b along its z)--> elbow_i --(a along x_i)--> origin_i
+
+The frames a part can ride on are `scene_frames`: the base and the n link frames
+(`Kinematics.frames`, indices 0..n), then the n joint frames (indices n+1..2n). In a
+serial arm joint frame i is link frame i-1; in a tree or a closed chain it is the
+parent link's frame times the chain's base placement.
 
 Parts (names as in `Part.name`):
 
-- ``joint i``   cylinder (revolute) or box (prismatic) on z_(i-1), frame i-1
-- ``offset i``  the b segment, frame i-1 (from 0 to b along z)
+- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, joint frame i
+- ``offset i``  the b segment, joint frame i (from 0 to b along z)
 - ``length i``  the a segment, frame i (from (-a, 0, 0) to the origin)
 - ``elbow i``   a ball where the two segments meet, (-a, 0, 0) in frame i
 - ``com i``     a ball at the link's mass centre, frame i       (layer "com")
 - ``frame k``   x/y/z arrows (red/green/blue) of frame k         (layer "frames")
-- ``effector``  a marker on frame n                              (layer "effector")
+- ``effector``  a marker on frame n (serial arms)                (layer "effector")
 - ``base``, ``pedestal``, ``floor``, ``grid``: fixed in the base frame (layer "ground")
+
+A mechanism (`core.Mechanism`) adds, from the same data:
+
+- ``root c``    chain c's root: a plate under its first joint when it starts on the
+                base (layer "ground"), a strut from the parent link's origin to the
+                chain's base point when it starts on a link
+- ``cut l a``   loop l's cut joint on its first link: a sleeve along the joint axis
+                at the attachment point (layer "arm")
+- ``cut l b``   the same joint on its second link (or the base): a pin
+- ``gap l``     a red rod from one attachment point to the other, stretched by
+                `gap_matrix` each pose, hidden while the loop is closed
 
 Sizes scale with the robot's reach (sum of |a| + |b|), so a 0.3 m SCARA and a
 1.5 m arm both look right. The floor is perpendicular to gravity, below
@@ -31,12 +47,12 @@ from functools import cache
 import numpy as np
 import pyvista as pv
 
-from core import JointType, Link, Robot, forward_kinematics
+from core import JointType, Kinematics, Link, LoopJointType, Mechanism, Robot, forward_kinematics
 
 from .colors import joint_color
 
 __all__ = ["Part", "Sizes", "build_parts", "part_matrix", "topology_key", "geometry_key",
-           "up_vector", "LAYERS"]
+           "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS"]
 
 #: Layers the view can show or hide.
 LAYERS = ("arm", "com", "frames", "effector", "ground")
@@ -47,6 +63,12 @@ PEDESTAL_COLOR = "#B4BDC7"
 EFFECTOR_COLOR = "#2E3440"
 FLOOR_COLOR = "#EDF0F4"
 GRID_COLOR = "#C3CAD3"
+CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
+CUT_COLOR_B = "#8C4A00"   # and the pin on the second
+GAP_COLOR = "#D00000"
+#: A loop whose attachment points are further apart than this share of the drawing
+#: size shows its gap rod.
+GAP_VISIBLE = 1e-4
 AXIS_RGB = np.array([[214, 39, 40], [44, 160, 44], [31, 119, 180]], dtype=np.uint8)
 
 _EPS = 1e-9
@@ -63,6 +85,7 @@ class Part:
     color   : a colour, or None if the mesh carries its own "rgb" cell colours
     stretch : index of the joint whose value scales the mesh along local z
               (the rod of a prismatic joint), else None
+    gap     : index of the loop whose closure gap the mesh (a unit rod) shows, else None
     """
 
     name: str
@@ -71,6 +94,7 @@ class Part:
     mesh: pv.PolyData
     color: str | None
     stretch: int | None = None
+    gap: int | None = None
 
 
 @dataclass(frozen=True)
@@ -80,8 +104,11 @@ class Sizes:
     reach: float
 
     @classmethod
-    def of(cls, robot: Robot) -> "Sizes":
-        reach = sum(abs(link.a) + _travel(link) for link in robot.links)
+    def of(cls, robot: Robot | Mechanism) -> "Sizes":
+        if isinstance(robot, Mechanism):
+            reach = _mechanism_span(robot)
+        else:
+            reach = sum(abs(link.a) + _travel(link) for link in robot.links)
         return cls(reach if reach > 1e-6 else 0.5)
 
     @property
@@ -120,6 +147,58 @@ def _b_range(link: Link) -> tuple[float, float]:
     return (min(0.0, link.b), max(0.0, link.b))
 
 
+def _mechanism_span(mech: Mechanism) -> float:
+    """A mechanism's drawing size, m: its extent at home (every frame origin), but at
+    least its longest link (a serial arm's reach sums its links; a mechanism's loops
+    keep it much smaller than that sum)."""
+    kin = forward_kinematics(mech, mech.q_home)
+    points = np.vstack([kin.origins, kin.joint_origins])
+    extent = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
+    longest = max((abs(link.a) + _travel(link) for link in mech.links), default=0.0)
+    return max(extent, longest)
+
+
+def scene_frames(kin: Kinematics) -> np.ndarray:
+    """(2n+1, 4, 4): the base and link frames (0..n), then the joint frames (n+1..2n)."""
+    return np.concatenate([kin.frames, kin.joint_frames])
+
+
+def _joint_frame(n: int, i: int) -> int:
+    """Scene-frame index of joint i's frame (0-based i)."""
+    return n + 1 + i
+
+
+def _body_frame(mech: Mechanism, name: str) -> int | None:
+    """Scene-frame index of a link's own frame by name; None for "base"."""
+    return None if name == "base" else mech.joint_index(name) + 1
+
+
+def loop_points(mech: Mechanism, frames: np.ndarray) -> np.ndarray:
+    """(L, 2, 3): each loop's attachment point on its first and on its second link
+    (the base for "base"), in the base frame, m, for scene frames `frames`."""
+    out = np.zeros((len(mech.loops), 2, 3))
+    for l, loop in enumerate(mech.loops):
+        for side in range(2):
+            k = _body_frame(mech, loop.links[side])
+            T = np.eye(4) if k is None else frames[k]
+            out[l, side] = T[:3, :3] @ np.asarray(loop.at[side], dtype=float) + T[:3, 3]
+    return out
+
+
+def gap_matrix(p_a: np.ndarray, p_b: np.ndarray, radius: float) -> np.ndarray | None:
+    """The user matrix that stretches a unit rod (z from 0 to 1, radius 1) from p_a to
+    p_b with the given radius; None when the points coincide (nothing to draw)."""
+    d = np.asarray(p_b, dtype=float) - np.asarray(p_a, dtype=float)
+    length = float(np.linalg.norm(d))
+    if length < 1e-12:
+        return None
+    e1 = _perpendicular(d / length)
+    e2 = np.cross(d / length, e1)
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = radius * e1, radius * e2, d, p_a
+    return m
+
+
 def up_vector(robot: Robot) -> np.ndarray:
     """Unit vector against gravity in the base frame (z_0 if there is no gravity)."""
     g = np.asarray(robot.gravity, dtype=float)
@@ -127,9 +206,18 @@ def up_vector(robot: Robot) -> np.ndarray:
     return -g / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
 
 
-def topology_key(robot: Robot) -> tuple:
+def _structure_key(model: Robot | Mechanism) -> tuple:
+    """A mechanism's chains (parents, bases) and loops; () for a serial arm."""
+    if not isinstance(model, Mechanism):
+        return ()
+    return (tuple((c.parent, c.base, len(c.links)) for c in model.chains),
+            tuple((loop.joint, loop.links, loop.at, loop.axis) for loop in model.loops))
+
+
+def topology_key(robot: Robot | Mechanism) -> tuple:
     """What decides which parts exist: rebuild the actors when it changes."""
-    return tuple((link.joint, abs(link.a) > _EPS, abs(link.b) > _EPS) for link in robot.links)
+    rows = tuple((link.joint, abs(link.a) > _EPS, abs(link.b) > _EPS) for link in robot.links)
+    return rows, isinstance(robot, Mechanism), _structure_key(robot)
 
 
 def geometry_key(robot: Robot) -> tuple:
@@ -140,11 +228,12 @@ def geometry_key(robot: Robot) -> tuple:
     """
     rows = tuple((link.joint, link.a, link.b if link.is_revolute else _b_range(link),
                   link.alpha, link.com) for link in robot.links)
-    return rows, tuple(robot.gravity)
+    return rows, tuple(robot.gravity), _structure_key(robot)
 
 
 def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The 4x4 user matrix of `part` for frames (n+1, 4, 4) at joint values q (n,)."""
+    """The 4x4 user matrix of `part` for scene frames (2n+1, 4, 4) (`scene_frames`) at
+    joint values q (n,). (Gap rods are placed by `gap_matrix`.)"""
     m = np.eye(4) if part.frame is None else frames[part.frame].copy()
     if part.stretch is not None:
         s = float(q[part.stretch])
@@ -157,11 +246,14 @@ def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
 # Building the parts
 # ----------------------------------------------------------------------------------
 
-def build_parts(robot: Robot) -> list[Part]:
-    """All meshes of `robot`, each in the frame it rides on (see module docstring)."""
+def build_parts(robot: Robot | Mechanism) -> list[Part]:
+    """All meshes of `robot` (a serial arm or a mechanism), each in the frame it rides on
+    (see module docstring)."""
     s = Sizes.of(robot)
     jr, lr = s.joint_radius, s.link_radius
-    parts = _ground_parts(robot, s)
+    n = robot.n
+    mechanism = isinstance(robot, Mechanism)
+    parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
     for i, link in enumerate(robot.links):
         color = joint_color(i)
         h = s.joint_length
@@ -170,14 +262,15 @@ def build_parts(robot: Robot) -> list[Part]:
         else:
             w = 0.85 * jr
             body = _box((-w, w, -w, w, -h / 2, h / 2))
-        parts.append(Part(f"joint {i + 1}", "arm", i, body, color))
+        joint_frame = _joint_frame(n, i)
+        parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
         if link.joint == JointType.PRISMATIC:
             w = 0.55 * jr
-            parts.append(Part(f"offset {i + 1}", "arm", i, _box((-w, w, -w, w, 0.0, 1.0)),
-                              LINK_COLOR, stretch=i))
+            parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
+                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
         elif abs(link.b) > _EPS:
-            parts.append(Part(f"offset {i + 1}", "arm", i, _rod((0, 0, 0), (0, 0, link.b), lr),
-                              LINK_COLOR))
+            parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
+                              _rod((0, 0, 0), (0, 0, link.b), lr), LINK_COLOR))
         if abs(link.a) > _EPS:
             parts.append(Part(f"length {i + 1}", "arm", i + 1,
                               _rod((-link.a, 0, 0), (0, 0, 0), lr), LINK_COLOR))
@@ -187,7 +280,80 @@ def build_parts(robot: Robot) -> list[Part]:
         parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius), color))
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
-    parts.append(Part("effector", "effector", robot.n, _effector(s), EFFECTOR_COLOR))
+    if mechanism:
+        parts += _branch_parts(robot, s) + _loop_parts(robot, s)
+    else:
+        parts.append(Part("effector", "effector", robot.n, _effector(s), EFFECTOR_COLOR))
+    return parts
+
+
+def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """A plate under the first joint of every chain that starts on the base ("root c",
+    fixed: such a chain's frame 0 does not move), then the floor and its grid below the
+    lowest point of the home pose."""
+    jr = s.joint_radius
+    kin = forward_kinematics(mech, mech.q_home)
+    parts, k = [], 0
+    for c, chain in enumerate(mech.chains):
+        if chain.parent is None:
+            top = -s.joint_length / 2
+            plate = _rod((0, 0, top - 0.6 * jr), (0, 0, top), 2.0 * jr)
+            parts.append(Part(f"root {c + 1}", "ground", _joint_frame(mech.n, k), plate,
+                              BASE_COLOR))
+        k += len(chain.links)
+    up = up_vector(mech)
+    heights = np.concatenate([kin.origins, kin.joint_origins]) @ up
+    floor = float(heights.min()) - 0.15 * s.reach - 1.5 * jr
+    size = 1.9 * s.reach
+    e1 = _perpendicular(up)
+    e2 = np.cross(up, e1)
+    # the floor's centre under the mechanism's middle, not under the base origin
+    middle = np.concatenate([kin.origins, kin.joint_origins]).mean(axis=0)
+    centre = middle - (middle @ up) * up + up * floor
+    parts.append(Part("floor", "ground", None,
+                      pv.Plane(center=centre - up * 1e-3 * s.reach, direction=up,
+                               i_size=size, j_size=size), FLOOR_COLOR))
+    parts.append(Part("grid", "ground", None, _grid(centre, e1, e2, size), GRID_COLOR))
+    return parts
+
+
+def _branch_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """A strut from the parent link's origin to the base point of every chain that
+    starts on a link, and a ball where it starts ("root c", in the parent's frame)."""
+    parts = []
+    for c, chain in enumerate(mech.chains):
+        if chain.parent is None:
+            continue
+        frame = _body_frame(mech, chain.parent)
+        tip = np.asarray(chain.base.xyz, dtype=float)
+        meshes = [_ball((0, 0, 0), 1.1 * s.link_radius)]
+        if np.linalg.norm(tip) > _EPS:
+            meshes += [_rod((0, 0, 0), tip, 0.8 * s.link_radius), _ball(tip, s.link_radius)]
+        parts.append(Part(f"root {c + 1}", "arm", frame, pv.merge(meshes), BASE_COLOR))
+    return parts
+
+
+def _loop_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """Each loop's cut joint at both attachment points (a sleeve on the first link, a pin
+    on the second) and its gap rod."""
+    jr, h = s.joint_radius, s.joint_length
+    parts = []
+    for l, loop in enumerate(mech.loops):
+        for side, name in enumerate("ab"):
+            p = np.asarray(loop.at[side], dtype=float)
+            axis = np.asarray(loop.axis[side], dtype=float)
+            axis = axis / np.linalg.norm(axis)
+            if loop.joint == LoopJointType.SPHERICAL:
+                mesh = _ball(p, (1.05 if side == 0 else 0.7) * jr)
+            elif side == 0:
+                mesh = _rod(p - 0.35 * h * axis, p + 0.35 * h * axis, 1.15 * jr)
+            else:
+                mesh = _rod(p - 0.6 * h * axis, p + 0.6 * h * axis, 0.45 * jr)
+            parts.append(Part(f"cut {l + 1} {name}", "arm",
+                              _body_frame(mech, loop.links[side]), mesh,
+                              CUT_COLOR_A if side == 0 else CUT_COLOR_B))
+        parts.append(Part(f"gap {l + 1}", "arm", None, _unit("cylinder").copy(deep=True),
+                          GAP_COLOR, gap=l))
     return parts
 
 

@@ -22,9 +22,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from core import JointType, Robot
+from core import JointType, Mechanism, Robot
 
-from .draft import COLUMNS, RobotDraft, Row, Value, new_link
+from .draft import COLUMNS, RobotDraft, Row, Value
+from .mechanism_draft import draft_for
 
 __all__ = ["RobotDocument"]
 
@@ -49,7 +50,7 @@ class RobotDocument(QObject):
     def __init__(self, robot: Robot, path: Path | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.draft = RobotDraft.from_robot(robot)
+        self.draft: RobotDraft = draft_for(robot)
         self.path: Path | None = Path(path) if path is not None else None
         self.undo_stack = QUndoStack(self)
         self.undo_stack.cleanChanged.connect(self._on_clean_changed)
@@ -59,9 +60,14 @@ class RobotDocument(QObject):
 
     # ----- state ------------------------------------------------------------------
     @property
-    def robot(self) -> Robot:
-        """The last valid robot."""
+    def robot(self) -> Robot | Mechanism:
+        """The last valid model: a serial `Robot`, or a `Mechanism` for a mechanism file."""
         return self.draft.robot
+
+    @property
+    def is_mechanism(self) -> bool:
+        """True when the document holds a mechanism (chains and loops), not a serial arm."""
+        return isinstance(self.draft.robot, Mechanism)
 
     @property
     def is_valid(self) -> bool:
@@ -80,6 +86,12 @@ class RobotDocument(QObject):
         return self.draft.errors[min(self.draft.errors)]
 
     @property
+    def model_error(self) -> str:
+        """Why the valid cells still make no valid model (a loop that cannot close, a
+        parent cycle), naming the loop or chain; "" when there is no such error."""
+        return getattr(self.draft, "model_error", "")
+
+    @property
     def is_modified(self) -> bool:
         return not self.undo_stack.isClean()
 
@@ -87,7 +99,7 @@ class RobotDocument(QObject):
     def load(self, robot: Robot, path: Path | None) -> None:
         """Show another robot; clears the undo history and marks the document saved."""
         self.about_to_reset.emit()
-        self.draft = RobotDraft.from_robot(robot)
+        self.draft = draft_for(robot)
         self.undo_stack.clear()
         self.reset.emit()
         self.errors_changed.emit()
@@ -139,9 +151,8 @@ class RobotDocument(QObject):
     def insert_link(self, row: int | None = None) -> None:
         """Insert a new link before `row` (None: append at the end)."""
         index = self.draft.n if row is None else max(0, min(row, self.draft.n))
-        link = new_link(self.robot.links)
         what = "Add" if index == self.draft.n else "Insert"
-        self.undo_stack.push(_InsertRows(self, index, [Row.from_link(link)],
+        self.undo_stack.push(_InsertRows(self, index, [self.draft.new_row(index)],
                                          f"{what} link {index + 1}"))
 
     def remove_links(self, first: int, count: int = 1) -> bool:
@@ -157,7 +168,7 @@ class RobotDocument(QObject):
     def move_link(self, row: int, delta: int) -> bool:
         """Move a link up (delta -1) or down (+1). False if it cannot move."""
         dst = row + delta
-        if not (0 <= row < self.draft.n and 0 <= dst < self.draft.n) or delta == 0:
+        if not self.draft.can_move(row, dst):
             return False
         name = self.draft.link_name(row)
         self.undo_stack.push(_MoveRow(self, row, dst,

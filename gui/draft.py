@@ -28,7 +28,7 @@ from core.robot import validate_link
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
-           "COLUMNS", "new_link", "new_robot"]
+           "MECHANISM_DH_COLUMNS", "COLUMNS", "new_link", "new_robot", "link_cells"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Unparsed:
     text: str
 
 
-Value = Union[float, str, JointType, None, Unparsed]
+Value = Union[float, bool, str, JointType, None, Unparsed]
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,8 @@ class Column:
     title : header text
     unit  : unit shown in the header ("m", "deg", "kg", ...; "" for none)
     kind  : how cells are read and shown: "name", "joint", "length", "angle",
-            "limit" (deg for a revolute row, m for a prismatic one), "number"
+            "limit" (deg for a revolute row, m for a prismatic one), "number",
+            "flag" (yes / no)
     field : the `core.Link` field the cell belongs to; core's errors name it
     tip   : header tooltip
     """
@@ -99,8 +100,16 @@ INERTIA_COLUMNS: tuple[Column, ...] = (
            "element, not its negative)"),
 )
 
+#: Whether a motor drives the joint: shown in the tables of a mechanism (a serial arm's
+#: joints are all actuated, so its tables leave the column out).
+ACTUATED_COLUMN = Column("actuated", "actuated", "", "flag", "actuated",
+                         "yes: a motor drives this joint (inverse dynamics gives its torque; "
+                         "by default it is held while the loops are closed); no: passive")
+#: The DH table of a mechanism's chains: a serial arm's columns plus `actuated`.
+MECHANISM_DH_COLUMNS: tuple[Column, ...] = DH_COLUMNS + (ACTUATED_COLUMN,)
+
 #: Every column by key.
-COLUMNS: dict[str, Column] = {c.key: c for c in DH_COLUMNS + INERTIA_COLUMNS}
+COLUMNS: dict[str, Column] = {c.key: c for c in MECHANISM_DH_COLUMNS + INERTIA_COLUMNS}
 
 _COM_KEYS = ("com_x", "com_y", "com_z")
 _INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
@@ -110,6 +119,8 @@ FIELD_CELLS: dict[str, tuple[str, ...]] = {
     **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass")},
 }
 
+_FLAG_WORDS = {"yes": True, "y": True, "true": True, "1": True, "x": True, "on": True,
+               "no": False, "n": False, "false": False, "0": False, "": False, "off": False}
 _JOINT_WORDS = {"revolute": JointType.REVOLUTE, "r": JointType.REVOLUTE,
                 "rev": JointType.REVOLUTE, "prismatic": JointType.PRISMATIC,
                 "p": JointType.PRISMATIC, "pri": JointType.PRISMATIC,
@@ -126,7 +137,7 @@ def link_cells(link: Link) -> dict[str, Value]:
     cells: dict[str, Value] = {
         "name": link.name, "joint": link.joint, "a": link.a, "b": link.b,
         "alpha": link.alpha, "theta": link.theta, "lower": lower, "upper": upper,
-        "mass": link.mass,
+        "mass": link.mass, "actuated": bool(link.actuated),
     }
     cells.update(zip(_COM_KEYS, link.com, strict=True))
     cells.update(zip(_INERTIA_KEYS, link.inertia, strict=True))
@@ -150,6 +161,7 @@ def _cells_link(cells: dict[str, Value], fallback: Link) -> Link:
         inertia=tuple(pick(k, old[k]) for k in _INERTIA_KEYS),
         limits=None if lower is None and upper is None else (lower, upper),
         name=str(cells["name"]),
+        actuated=bool(pick("actuated", fallback.actuated)),
     )
 
 
@@ -205,13 +217,14 @@ class Row:
 
     cells: dict[str, Value]
     valid_link: Link
+    chain: str | None = None  # a mechanism's rows: the name of the chain they belong to
 
     @classmethod
-    def from_link(cls, link: Link) -> "Row":
-        return cls(link_cells(link), link)
+    def from_link(cls, link: Link, chain: str | None = None) -> "Row":
+        return cls(link_cells(link), link, chain)
 
     def copy(self) -> "Row":
-        return Row(dict(self.cells), self.valid_link)
+        return Row(dict(self.cells), self.valid_link, self.chain)
 
 
 @dataclass
@@ -276,6 +289,8 @@ class RobotDraft:
             return ""
         if isinstance(v, JointType):
             return v.value
+        if isinstance(v, bool):
+            return "yes" if v else "no"
         if isinstance(v, str):
             return v
         return rad_to_deg_text(v) if self._in_degrees(row, key) else float_text(v)
@@ -283,6 +298,8 @@ class RobotDraft:
     def display_text(self, row: int, key: str) -> str:
         """The cell as shown: rounded to 6 significant digits; limits with their unit."""
         v = self.value(row, key)
+        if isinstance(v, bool):
+            return "\u2714 yes" if v else "no"
         if isinstance(v, float) and not isinstance(v, bool):
             x = math.degrees(v) if self._in_degrees(row, key) else v
             text = display_text(x)
@@ -306,6 +323,11 @@ class RobotDraft:
             if isinstance(value, JointType):
                 return value
             return _JOINT_WORDS.get(str(value).strip().lower(), Unparsed(str(value)))
+        if col.kind == "flag":
+            if isinstance(value, bool):
+                return value
+            return _FLAG_WORDS.get(str(value).strip().lower().lstrip("\u2714 "),
+                                   Unparsed(str(value)))
         if isinstance(value, bool):
             return Unparsed(str(value))
         degrees = self._in_degrees(row, key, joint)
@@ -328,6 +350,14 @@ class RobotDraft:
         if key == "joint" and isinstance(value, JointType) and value != self.joint(row):
             changes += [(row, "lower", None), (row, "upper", None)]
         return changes
+
+    def new_row(self, index: int) -> Row:
+        """The row that File > Add / Insert puts at `index` (a plausible new link)."""
+        return Row.from_link(new_link(self.robot.links))
+
+    def can_move(self, src: int, dst: int) -> bool:
+        """Whether row `src` may move to `dst` (both in range)."""
+        return 0 <= src < self.n and 0 <= dst < self.n and src != dst
 
     # ----- editing (each returns True if the valid robot changed) -----------------
     def set_cells(self, changes: list[tuple[int, str, Value]]) -> bool:
@@ -372,11 +402,16 @@ class RobotDraft:
         self.errors = errors
         if errors:
             return False
-        candidate = replace(self.robot, links=tuple(links))  # cannot fail: links are valid
-        if candidate == self.robot:
+        candidate = self._candidate(links)
+        if candidate is None or candidate == self.robot:
             return False
         self.robot = candidate
         return True
+
+    def _candidate(self, links: list[Link]) -> Robot | None:
+        """The model the valid rows describe (a subclass may refuse it: None, with its
+        reasons added to `errors`)."""
+        return replace(self.robot, links=tuple(links))  # cannot fail: links are valid
 
     def _check_row(self, i: int, row: Row) -> tuple[Link, dict[tuple[int, str], str]]:
         """The row's link and the reasons of its refused cells (empty if valid)."""

@@ -2,7 +2,10 @@
 
 Shows the generalized inertia matrix (GIM) I(q) and its condition number, the
 D of I = U D U^T, the gravity torques, and, for a chosen link, the composite-
-and articulated-body 6x6 inertias. Every number comes from `core`; these calls
+and articulated-body 6x6 inertias. For a mechanism with loops it adds the
+reduced mass matrix (in the independent coordinates), how far the pose is from a
+singularity of the loops, and Saha's subsystem table (which subsystems of the
+spanning tree are determinate, and in what order they are solved). Every number comes from `core`; these calls
 take well under a millisecond, so they run on the GUI thread, debounced while
 the pose changes quickly (slider drags).
 """
@@ -17,9 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from core import (
-    ArmDynError, Robot, articulated_body_inertias, composite_body_inertias, gravity_torques,
-    mass_matrix, udu_factors,
+    ArmDynError, Mechanism, Robot, articulated_body_inertias, closed_chain_inverse_dynamics,
+    composite_body_inertias, gravity_torques, mass_matrix, reduced_mass_matrix, udu_factors,
 )
+from core.mechanism_pose import dependent_jacobian_conditioning
 
 #: Debounce delay between a pose change and the recomputation, ms.
 DEBOUNCE_MS = 30
@@ -159,6 +163,8 @@ class InspectPanel(QWidget):
         body = QWidget()
         v = QVBoxLayout(body)
         v.addWidget(self._error)
+        self._loops_box = self._build_loops_section()
+        v.addWidget(self._loops_box)
         v.addWidget(_heading("Mass matrix (GIM) I(q)"))
         v.addWidget(_caption(
             "The generalized inertia matrix relates the joint accelerations q\u2033 to the joint "
@@ -211,6 +217,33 @@ class InspectPanel(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
 
+    def _build_loops_section(self) -> QWidget:
+        """Reduced mass matrix, loop conditioning and subsystems (mechanisms with loops)."""
+        box = QWidget()
+        v = QVBoxLayout(box)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.addWidget(_heading("Reduced mass matrix (independent coordinates)"))
+        v.addWidget(_caption(
+            "The mass matrix the independent joints feel with the loops closed: "
+            "R<sup>T</sup> I(q) R, where R maps the independent rates to all joint rates "
+            "(velocity transformation). Forward dynamics in minimal coordinates solves it."))
+        self._reduced = _Table()
+        v.addWidget(self._reduced)
+        v.addWidget(_heading("Distance to a singularity of the loops"))
+        self._singularity = _caption("")
+        v.addWidget(self._singularity)
+        v.addWidget(_heading("Saha's subsystems"))
+        v.addWidget(_caption(
+            "Inverse dynamics of a closed chain splits the spanning tree into subsystems "
+            "(one per branch on the base). A <b>determinate</b> subsystem has as many "
+            "unknowns (actuator torques, cut-joint forces) as equations and is solved on its "
+            "own, in the order shown; the others are solved together (system approach)."))
+        self._subsystems = _Table()
+        v.addWidget(self._subsystems)
+        self._subsystem_rows: list[tuple[str, str, str, str]] = []
+        box.hide()
+        return box
+
     # ----- state ----------------------------------------------------------------------
     def set_state(self, robot: Robot | None, q) -> None:
         """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms debounce."""
@@ -253,6 +286,48 @@ class InspectPanel(QWidget):
         g = gravity_torques(robot, q)
         self._per_joint.set_values(np.column_stack([D, g]), self._per_joint_unit)
         self._show_link()
+        self._show_loops(robot, q)
+
+    def _show_loops(self, robot: Robot | Mechanism, q: np.ndarray) -> None:
+        """The mechanism section: reduced mass matrix, conditioning, subsystems."""
+        loops = isinstance(robot, Mechanism) and bool(robot.loops)
+        self._loops_box.setVisible(loops)
+        if not loops:
+            return
+        names = [robot.joint_names[j] for j in robot.independent]
+        rev = robot.is_revolute[list(robot.independent)]
+        Mr = reduced_mass_matrix(robot, q)
+        self._reduced.set_headers(names, [str(j + 1) for j in robot.independent])
+        self._reduced.set_values(Mr, lambda i, j: _inertia_unit(rev[i], rev[j]), diagonal=True)
+        ratio, cond = dependent_jacobian_conditioning(robot, q)
+        self._singularity.setText(
+            f"Loop Jacobian of the dependent joints: \u03c3<sub>min</sub>/\u03c3<sub>max</sub> = "
+            f"<b>{ratio:.3g}</b> (condition number {cond:.4g}). 1 is far from a singularity; "
+            "at 0 the independent joints no longer fix the pose (a type-II, parallel "
+            "singularity) and inverse dynamics and assembly fail there.")
+        try:
+            result = closed_chain_inverse_dynamics(robot, q, np.zeros(robot.n),
+                                                   np.zeros(robot.n))
+        except ArmDynError as err:
+            self._subsystems.set_headers(["\u2013"], ["why not"])
+            self._subsystems.setItem(0, 0, QTableWidgetItem(str(err)))
+            self._subsystems._fit()
+            return
+        rows = sorted(result.subsystems, key=lambda sub: sub.order)
+        self._subsystem_rows = [
+            (str(sub.order), ", ".join(robot.joint_names[j] for j in sub.joints),
+             ", ".join(sub.unknowns), "determinate" if sub.determinate else "system approach")
+            for sub in rows]
+        self._subsystems.set_headers([f"S{k + 1}" for k in range(len(rows))],
+                                     ["order", "joints", "unknowns", "solved"])
+        for i, cells in enumerate(self._subsystem_rows):
+            for j, text in enumerate(cells):
+                self._subsystems.setItem(i, j, QTableWidgetItem(text))
+        self._subsystems._fit()
+
+    def subsystem_rows(self) -> list[tuple[str, str, str, str]]:
+        """The subsystem table as text: (order, joints, unknowns, how solved) per row."""
+        return list(self._subsystem_rows)
 
     def _set_robot_layout(self, robot: Robot | None) -> None:
         self._shown_robot = robot

@@ -26,9 +26,10 @@ from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QMenu, QMessageBox,
                                QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
-from core import Robot
+from core import LoopClosureError, Mechanism, Robot, assemble
+from core.mechanism_pose import follow_independent
 
-from .bundled import bundled_robots
+from .bundled import bundled_mechanisms, bundled_robots
 from .document import RobotDocument
 from .draft import new_robot
 from .pose_panel import PosePanel, carry_pose
@@ -280,6 +281,12 @@ class MainWindow(QMainWindow):
             action = self.bundled_menu.addAction(title, lambda p=path: self.files.open(p))
             action.setStatusTip(str(path))
         self.bundled_menu.setEnabled(not self.bundled_menu.isEmpty())
+        self.bundled_mechanism_menu = file.addMenu("Open Bundled &Mechanism")
+        for title, path in bundled_mechanisms():
+            action = self.bundled_mechanism_menu.addAction(title,
+                                                           lambda p=path: self.files.open(p))
+            action.setStatusTip(str(path))
+        self.bundled_mechanism_menu.setEnabled(not self.bundled_mechanism_menu.isEmpty())
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file.addSeparator()
@@ -374,9 +381,15 @@ class MainWindow(QMainWindow):
     # ==================================================================================
     # Robot, validity and pose
     # ==================================================================================
-    def _on_robot_changed(self, robot: Robot) -> None:
-        """A new valid robot: every panel gets it; the pose carries over where it can."""
+    def _on_robot_changed(self, robot: Robot | Mechanism) -> None:
+        """A new valid robot or mechanism: every panel gets it; the pose carries over where
+        it can (a mechanism's carried pose is closed again, else it goes home)."""
         q = carry_pose(self._shown_robot, robot, self.pose)
+        if isinstance(robot, Mechanism) and robot.loops:
+            try:
+                q = assemble(robot, q)
+            except LoopClosureError:
+                q = robot.q_home.copy()
         self._shown_robot = robot
         self.pose = q
         self.trajectory = None
@@ -388,7 +401,7 @@ class MainWindow(QMainWindow):
             self.plots.set_robot(robot)
         if self.playback is not None:
             self.playback.clear()
-        self.summary_label.setText(f"{robot.n} links \u00b7 {robot.total_mass:.3g} kg")
+        self.summary_label.setText(self._summary(robot))
         for warning in robot.warnings:
             self.statusBar().showMessage(f"Warning: {warning}", 10000)
         self._update_title()
@@ -396,14 +409,29 @@ class MainWindow(QMainWindow):
         self.robot_changed.emit(robot)
         self.pose_changed.emit(q.copy())
 
+    @staticmethod
+    def _summary(robot: Robot | Mechanism) -> str:
+        """Status-bar summary: links and mass; a mechanism adds chains, loops and DOF."""
+        text = f"{robot.n} links \u00b7 {robot.total_mass:.3g} kg"
+        if isinstance(robot, Mechanism):
+            chains, loops = len(robot.chains), len(robot.loops)
+            text = (f"{chains} chain{'s' * (chains != 1)} \u00b7 {loops} "
+                    f"loop{'s' * (loops != 1)} \u00b7 {robot.dof} DOF \u00b7 " + text)
+        return text
+
     def _on_errors_changed(self) -> None:
         doc = self.document
         bad = len(doc.errors)
+        self.editor.show_model_error(doc.model_error)
         if bad:
-            self.validity_label.setText(f"\u2716 {bad} invalid cell{'s' * (bad != 1)}")
+            what = "last valid mechanism" if doc.is_mechanism else "last valid robot"
+            if doc.model_error:
+                self.validity_label.setText("\u2716 the mechanism cannot be built")
+            else:
+                self.validity_label.setText(f"\u2716 {bad} invalid cell{'s' * (bad != 1)}")
             self.validity_label.setProperty("state", "invalid")
-            self._error_message = (f"{doc.first_error} \u2014 the 3D view and runs use the "
-                                   "last valid robot.")
+            self._error_message = (f"{doc.model_error or doc.first_error} \u2014 the 3D view "
+                                   f"and runs use the {what}.")
             self.statusBar().showMessage(self._error_message)
         else:
             self.validity_label.setText("\u2714 valid")
@@ -418,15 +446,31 @@ class MainWindow(QMainWindow):
             self.run_panel.setToolTip("" if doc.is_valid else
                                       "Fix the marked table cells to run")
 
-    def set_pose(self, q) -> None:
-        """Make q (rad / m, shape (n,)) the current pose: 3D view, sliders, panels."""
+    def set_pose(self, q) -> bool:
+        """Make q (rad / m, shape (n,)) the current pose: 3D view, sliders, panels.
+
+        For a mechanism with loops, q's independent joints are the input: the
+        loops are closed by moving them there from the current pose in small steps
+        (`core.mechanism_pose.follow_independent`, so the branch follows a drag).
+        A pose whose loops cannot close is refused: the sliders snap back, the status
+        bar names the loop, and False is returned.
+        """
         q = np.array(q, dtype=float)
-        if q.shape != (self.document.robot.n,):
-            raise ValueError(f"pose must have shape ({self.document.robot.n},), got {q.shape}")
+        robot = self.document.robot
+        if q.shape != (robot.n,):
+            raise ValueError(f"pose must have shape ({robot.n},), got {q.shape}")
+        if isinstance(robot, Mechanism) and robot.loops:
+            try:
+                q = follow_independent(robot, self.pose, q)
+            except LoopClosureError as err:
+                self.pose_panel.set_pose(self.pose)
+                self.statusBar().showMessage(f"Pose not reachable, snapped back: {err}", 8000)
+                return False
         self.pose = q
         self.view3d.set_pose(q)
         self.pose_panel.set_pose(q)
         self.pose_changed.emit(q.copy())
+        return True
 
     # ==================================================================================
     # Runs, plots, playback
@@ -555,9 +599,10 @@ class MainWindow(QMainWindow):
 
     def about(self) -> None:
         QMessageBox.about(self, "About ArmDyn",
-                          "<b>ArmDyn</b><br>Dynamics of serial robot arms: DH and inertia "
-                          "tables, 3D view, inverse dynamics and free-fall simulation with "
-                          "the recursive DeNOC algorithms.")
+                          "<b>ArmDyn</b><br>Dynamics of robot arms and mechanisms (trees, "
+                          "closed chains, parallel robots): DH and inertia tables, 3D view, "
+                          "inverse dynamics and free-fall simulation with the recursive "
+                          "DeNOC algorithms.")
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(1600, 1000)

@@ -1,7 +1,10 @@
 """Result plots: joint values, rates, torques and energy against time (pyqtgraph).
 
 Four plots with linked time axes, in a 2 x 2 grid when the panel is wide
-(GRID_MIN_WIDTH) and three or four are shown, else in one column. Curves are
+(GRID_MIN_WIDTH) and three or four are shown, else in one column. A mechanism
+with loops adds two: the cut-joint forces (one curve per closure row, coloured
+by loop) and the loop residual on a log axis; its torque plot shows the
+actuated joints only (the passive joints carry no actuator). Curves are
 built once per robot and refreshed with ``setData`` from a ~30 Hz timer while
 chunks stream in. Revolute joints use the left axis (deg, deg/s, N m);
 prismatic joints, drawn dashed, use a right axis (m, m/s, N). Each plot's
@@ -28,7 +31,8 @@ from PySide6.QtWidgets import (
     QWidget, QWidgetAction,
 )
 
-from core import Robot
+from core import Mechanism, Robot
+from core.loop_kinematics import constraint_row_labels, constraint_row_units
 from core.trajectory import Trajectory
 from gui.colors import joint_color
 
@@ -81,7 +85,22 @@ SPECS = (
     PlotSpec("joint_torques", "Joint torques / forces", "Torques / forces", "tau", "torque (N m)",
              "prismatic (N)", " N m", " N", False),
     PlotSpec("energy", "Energy", "Energy", "energy", "energy (J)", "", " J", " J", False),
+    PlotSpec("cut_forces", "Cut-joint forces", "Cut forces", "cut_forces",
+             "force (N, N m)", "", " N", " N m", False),
+    PlotSpec("loop_residual", "Loop residual", "Residual", "loop_residual",
+             "|\u03a6| (m, rad)", "", "", "", False),
 )
+#: The plots that only a mechanism with loops has.
+LOOP_PLOTS = ("cut_forces", "loop_residual")
+#: What a mechanism with loops shows first (the others are a click away).
+MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
+#: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
+LOG_FLOOR = 1e-18
+_DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
+
+
+def _loops(robot: Robot | Mechanism | None) -> bool:
+    return isinstance(robot, Mechanism) and bool(robot.loops)
 
 
 class _ScrubViewBox(pg.ViewBox):
@@ -274,6 +293,9 @@ class _Plot:
         self.curves: list[pg.PlotDataItem] = []
         self.series = _Series(0)
         self.scale = np.ones(0)
+        self.columns: np.ndarray | None = None  # columns of the field shown (None: all)
+        if spec.field == "loop_residual":
+            self.item.setLogMode(x=False, y=True)
 
     @Slot()
     def _fit_legend(self) -> None:
@@ -302,8 +324,26 @@ class _Plot:
             curve.getViewBox().removeItem(curve)
         self.curves = []
         entries: list[_Entry] = []
-        if robot is None:
+        self.columns = None
+        if robot is None or (self.spec.key in LOOP_PLOTS and not _loops(robot)):
             self.scale = np.ones(0)
+        elif self.spec.field == "cut_forces":
+            loop_names = [loop.name for loop in robot.loops]
+            labels = constraint_row_labels(robot)
+            units = constraint_row_units(robot)
+            seen: dict[str, int] = {}
+            for r, (label, unit) in enumerate(zip(labels, units)):
+                loop = next(k for k, name in enumerate(loop_names) if label.startswith(name))
+                dash = _DASHES[seen.setdefault(loop_names[loop], 0) % len(_DASHES)]
+                seen[loop_names[loop]] += 1
+                colour = joint_color(loop)
+                self._add_curve(self.vb, pg.mkPen(colour, width=LINE_WIDTH, style=dash))
+                entries.append(_Entry(label, colour, dash, f" {unit}", "", str(r + 1)))
+            self.scale = np.ones(len(labels))
+        elif self.spec.field == "loop_residual":
+            self._add_curve(self.vb, pg.mkPen("#000", width=LINE_WIDTH))
+            entries.append(_Entry("largest |\u03a6|", "#000", Qt.SolidLine, "", "", "|\u03a6|"))
+            self.scale = np.ones(1)
         elif self.spec.field == "energy":
             for name, colour, dash in ENERGY_STYLE:
                 width = LINE_WIDTH + 1 if name == "total" else LINE_WIDTH
@@ -312,7 +352,13 @@ class _Plot:
             self.scale = np.ones(3)
         else:
             revolute = robot.is_revolute
+            shown = range(robot.n)
+            if self.spec.field == "tau" and _loops(robot):
+                shown = robot.actuated  # a mechanism's actuators; passive joints carry none
+                self.columns = np.array(shown, dtype=int)
             for i, name in enumerate(robot.link_names):
+                if i not in shown:
+                    continue
                 style = Qt.SolidLine if revolute[i] else Qt.DashLine
                 pen = pg.mkPen(joint_color(i), width=LINE_WIDTH, style=style)
                 self._add_curve(self.vb if revolute[i] else self.vb2, pen)
@@ -322,6 +368,8 @@ class _Plot:
                                       str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
             self.scale = np.where(revolute, deg, 1.0)
+            if self.columns is not None:
+                self.scale = self.scale[self.columns]
         self.legend.set_entries(entries)
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
         right = self.item.getAxis("right")
@@ -337,9 +385,20 @@ class _Plot:
         vb.addItem(curve)
         self.curves.append(curve)
 
+    def values(self, part: Trajectory) -> np.ndarray:
+        """The samples this plot draws from `part`, (S, curves), in display units."""
+        data = np.asarray(getattr(part, self.spec.field), dtype=float)
+        if data.ndim == 1:
+            data = data[:, None]
+        if self.columns is not None:
+            data = data[:, self.columns]
+        if self.spec.field == "loop_residual":
+            data = np.maximum(np.abs(data), LOG_FLOOR)  # log axis: a closed loop is 0
+        return data * self.scale
+
     def append(self, part: Trajectory) -> None:
         if self.curves:
-            self.series.append(part.t, getattr(part, self.spec.field) * self.scale)
+            self.series.append(part.t, self.values(part))
 
     def refresh(self) -> None:
         s = self.series
@@ -376,9 +435,9 @@ class PlotsPanel(QWidget):
         self._graphics.setBackground("w")
         self._graphics.ci.setSpacing(6)
         self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
-        self._plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
-        for plot in self._plots[1:]:
-            plot.item.setXLink(self._plots[0].item)
+        self._all_plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
+        for plot in self._all_plots[1:]:
+            plot.item.setXLink(self._all_plots[0].item)
         self._shown: list[_Plot] = []
         self._columns = 1
         self._timer = QTimer(self)
@@ -394,7 +453,7 @@ class PlotsPanel(QWidget):
         row = QHBoxLayout()
         row.setContentsMargins(6, 2, 6, 0)
         row.addWidget(QLabel("Show:"))
-        for plot in self._plots:
+        for plot in self._all_plots:
             button = QToolButton()
             button.setText(plot.spec.button)
             button.setCheckable(True)
@@ -413,7 +472,9 @@ class PlotsPanel(QWidget):
         layout.setSpacing(2)
         layout.addLayout(row)
         layout.addWidget(self._scroll)
-        self._arrange(self._plots)
+        for key in LOOP_PLOTS:
+            self._buttons[key].setVisible(False)
+        self._arrange([p for p in self._all_plots if p.spec.key not in LOOP_PLOTS])
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(900, 900)
@@ -422,14 +483,14 @@ class PlotsPanel(QWidget):
     def set_visible_plots(self, keys) -> None:
         """Stack only the plots named in `keys` (PlotSpec.key, e.g. "joint_angles")."""
         keys = set(keys)
-        unknown = keys - set(self._buttons)
+        unknown = keys - set(self.available_plots())
         if unknown or not keys:
             raise ValueError(f"expected some of {sorted(self._buttons)}, got {sorted(keys)}")
         for key, button in self._buttons.items():
             button.blockSignals(True)
             button.setChecked(key in keys)
             button.blockSignals(False)
-        self._arrange([p for p in self._plots if p.spec.key in keys])
+        self._arrange([p for p in self._all_plots if p.spec.key in keys])
 
     def visible_plots(self) -> list[str]:
         return [p.spec.key for p in self._shown]
@@ -462,12 +523,12 @@ class PlotsPanel(QWidget):
         deleted with the panel like the shown ones.
         """
         ci = self._graphics.ci
-        for plot in self._plots:
+        for plot in self._all_plots:
             if plot.item.parentItem() is not ci:
                 plot.item.setParentItem(ci)
         for plot in self._shown:
             ci.layout.removeItem(plot.item)
-        for plot in self._plots:
+        for plot in self._all_plots:
             plot.item.setVisible(plot in plots)
         columns = self._columns_for(len(plots)) if columns is None else columns
         rows = -(-len(plots) // columns)
@@ -476,7 +537,7 @@ class PlotsPanel(QWidget):
             plot.set_time_axis_label(k + columns >= len(plots))
         for i in range(2):
             ci.layout.setColumnStretchFactor(i, 1 if i < columns else 0)
-        for i in range(len(self._plots)):
+        for i in range(len(self._all_plots)):
             ci.layout.setRowStretchFactor(i, 1 if i < rows else 0)
         self._shown = list(plots)
         self._columns = columns
@@ -484,16 +545,37 @@ class PlotsPanel(QWidget):
         ci.layout.activate()
 
     # ----- data -----------------------------------------------------------------------
-    def set_robot(self, robot: Robot | None) -> None:
-        """Build one curve per joint (legend: robot.link_names); clears the data."""
+    def set_robot(self, robot: Robot | Mechanism | None) -> None:
+        """Build one curve per joint (legend: robot.link_names); clears the data. The
+        loop plots are offered (and shown) only for a mechanism with loops."""
         self._robot = robot
         self._pending = []
         self._timer.stop()
         prismatic = robot is not None and not all(robot.is_revolute)
-        for plot in self._plots:
+        for plot in self._all_plots:
             plot.build(robot)
             plot.item.getAxis("right").setWidth(AXIS_WIDTH if prismatic else NO_RIGHT_AXIS_WIDTH)
+        loops = _loops(robot)
+        had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
+        for key in LOOP_PLOTS:
+            self._buttons[key].setVisible(loops)
+        shown = [k for k in self.visible_plots() if loops or k not in LOOP_PLOTS]
+        if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
+            shown = list(MECHANISM_DEFAULT_PLOTS)
+        elif had_loops and not loops:
+            shown = [p.spec.key for p in self._plots]
+        self.set_visible_plots(shown or ["joint_angles"])
         self.set_cursor_time(None)
+
+    @property
+    def _plots(self) -> list[_Plot]:
+        """The plots of the current model (the loop plots only with loops)."""
+        return [p for p in self._all_plots if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
+
+    def available_plots(self) -> list[str]:
+        """The keys of the plots this model has (the loop plots need loops)."""
+        return [p.spec.key for p in self._all_plots
+                if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
 
     def clear(self) -> None:
         """Remove all samples (the curves stay)."""
@@ -591,7 +673,7 @@ class PlotsPanel(QWidget):
 
     # ----- export and teardown --------------------------------------------------------
     def export_images(self, directory: str | Path, width: int = 1600) -> list[Path]:
-        """Write every plot (shown or not) as PNG (`width` px wide) and SVG into `directory`.
+        """Write every plot of the model (shown or not) as PNG (`width` px wide) and SVG into `directory`.
 
         Each plot is laid out EXPORT_PLOT_HEIGHT px tall at the panel's width for
         the export, whatever the panel's size. Returns the paths written.
@@ -604,13 +686,14 @@ class PlotsPanel(QWidget):
         self.set_cursor_time(None)  # a figure shows the whole run, without the scrub line
         shown = list(self._shown)
         ci = self._graphics.ci
-        self._arrange(self._plots, columns=1)
+        available = list(self._plots)
+        self._arrange(available, columns=1)
         panel_width = max(self._graphics.width(), 600)
-        ci.setGeometry(QRectF(0, 0, panel_width, EXPORT_PLOT_HEIGHT * len(self._plots)))
+        ci.setGeometry(QRectF(0, 0, panel_width, EXPORT_PLOT_HEIGHT * len(available)))
         ci.layout.activate()
         written = []
         try:
-            for plot in self._plots:
+            for plot in available:
                 png = directory / f"{plot.spec.key}.png"
                 exporter = pg_exporters.ImageExporter(plot.item)
                 exporter.parameters()["width"] = int(width)

@@ -3,6 +3,10 @@
 The panel shows a pose and reports the user's edits with ``pose_edited(q)``;
 it does not own the pose (the main window does). Revolute joints are shown in
 degrees, prismatic joints in metres; q is always in rad / m.
+
+For a mechanism with loops only the independent joints get a slider; the other
+joints follow by assembly (the window closes the loops) and show their values
+read-only.
 """
 from __future__ import annotations
 
@@ -13,11 +17,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSlider, QStyle, QVBoxLayout, QWidget)
 
-from core import Robot
+from core import Mechanism, Robot
 
 from .colors import joint_color
 
-__all__ = ["PosePanel", "pose_ranges", "carry_pose", "DEFAULT_REVOLUTE_RANGE",
+__all__ = ["PosePanel", "pose_ranges", "carry_pose", "driven_joints", "DEFAULT_REVOLUTE_RANGE",
            "DEFAULT_PRISMATIC_RANGE"]
 
 #: Slider range of a joint without limits: +-180 deg, +-1 m.
@@ -26,6 +30,14 @@ DEFAULT_PRISMATIC_RANGE = (-1.0, 1.0)
 #: Slider steps per unit shown: 0.1 deg, 1 mm.
 _TICKS_PER_DEG = 10
 _TICKS_PER_M = 1000
+
+
+def driven_joints(robot: Robot | Mechanism) -> tuple[int, ...]:
+    """The joints a person moves: the independent joints of a mechanism with loops
+    (the others follow by assembly), else every joint."""
+    if isinstance(robot, Mechanism) and robot.loops:
+        return tuple(robot.independent)
+    return tuple(range(robot.n))
 
 
 def pose_ranges(robot: Robot) -> np.ndarray:
@@ -59,7 +71,7 @@ class _JointRow:
     """The widgets of one joint: swatch, name, slider, spin box."""
 
     def __init__(self, grid: QGridLayout, row: int, name: str, revolute: bool,
-                 lo: float, hi: float) -> None:
+                 lo: float, hi: float, driven: bool = True) -> None:
         self.revolute = revolute
         self.scale = math.degrees(1.0) if revolute else 1.0   # shown units per rad / m
         ticks = _TICKS_PER_DEG if revolute else _TICKS_PER_M
@@ -84,6 +96,15 @@ class _JointRow:
         self.spin.setMinimumWidth(96)
         self.slider.setObjectName(f"poseSlider{row + 1}")
         self.spin.setObjectName(f"poseSpin{row + 1}")
+        if not driven:  # follows the loops: a read-out, no slider
+            self.slider.hide()
+            self.spin.setReadOnly(True)
+            self.spin.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
+            self.spin.setRange(-1e9, 1e9)
+            self.spin.setToolTip("Follows the loops (a dependent joint): move the joints "
+                                 "with sliders")
+            self.label.setText(f"{row + 1}  {name}  (follows)")
+            self.label.setEnabled(False)
         grid.addWidget(self.swatch, row, 0)
         grid.addWidget(self.label, row, 1)
         grid.addWidget(self.slider, row, 2)
@@ -147,11 +168,15 @@ class PosePanel(QWidget):
         """Show the joints of `robot` at pose q (rebuilding rows only if they changed)."""
         self._robot = robot
         ranges = pose_ranges(robot)
-        shape = (tuple(robot.link_names), tuple(robot.is_revolute), ranges.tobytes())
+        driven = driven_joints(robot)
+        shape = (tuple(robot.link_names), tuple(robot.is_revolute), ranges.tobytes(), driven)
         if shape != self._shape:
             self._shape = shape
-            self._build_rows(robot, ranges)
-        self._summary.setText(f"{robot.n} joints \u00b7 deg / m")
+            self._build_rows(robot, ranges, driven)
+        if len(driven) < robot.n:
+            self._summary.setText(f"{len(driven)} of {robot.n} joints driven \u00b7 deg / m")
+        else:
+            self._summary.setText(f"{robot.n} joints \u00b7 deg / m")
         self.set_pose(q)
 
     def set_pose(self, q: np.ndarray) -> None:
@@ -173,7 +198,7 @@ class PosePanel(QWidget):
         return self._rows[i].slider, self._rows[i].spin
 
     # ----- internals ----------------------------------------------------------------
-    def _build_rows(self, robot: Robot, ranges: np.ndarray) -> None:
+    def _build_rows(self, robot: Robot, ranges: np.ndarray, driven: tuple[int, ...]) -> None:
         for row in self._rows:
             for w in row.widgets():
                 self._grid.removeWidget(w)
@@ -183,7 +208,8 @@ class PosePanel(QWidget):
             self._grid.setRowStretch(r, 0)
         for i, (name, revolute) in enumerate(zip(robot.link_names, robot.is_revolute,
                                                         strict=True)):
-            row = _JointRow(self._grid, i, name, bool(revolute), *ranges[i])
+            row = _JointRow(self._grid, i, name, bool(revolute), *ranges[i],
+                            driven=i in driven)
             row.slider.valueChanged.connect(lambda v, i=i: self._on_slider(i, v))
             row.spin.valueChanged.connect(lambda v, i=i: self._on_spin(i, v))
             self._rows.append(row)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QTabWidget, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QTabWidget, QToolBar, QVBoxLayout, QWidget
 
 from .document import RobotDocument
-from .draft import DH_COLUMNS, INERTIA_COLUMNS
+from .draft import DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS
 from .tables import RobotTableModel, RobotTableView
 
 __all__ = ["RobotEditor"]
@@ -24,7 +24,8 @@ class RobotEditor(QWidget):
     def __init__(self, document: RobotDocument, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.document = document
-        self.dh_model = RobotTableModel(document, DH_COLUMNS, self)
+        self.dh_model = RobotTableModel(document, DH_COLUMNS, self,
+                                        mechanism_columns=MECHANISM_DH_COLUMNS)
         self.inertia_model = RobotTableModel(document, INERTIA_COLUMNS, self,
                                              names_in_header=True)
         self.dh_view = RobotTableView(self.dh_model)
@@ -62,10 +63,21 @@ class RobotEditor(QWidget):
         for a in self.link_actions:
             bar.addAction(a)
 
+        # Errors that belong to no cell (a loop that cannot close, a parent cycle): shown
+        # above the tables, where the person who just typed is looking.
+        self.model_error_label = QLabel()
+        self.model_error_label.setObjectName("modelError")
+        self.model_error_label.setWordWrap(True)
+        self.model_error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.model_error_label.setStyleSheet("background: #F6C6C6; color: #7A1010; "
+                                             "padding: 4px; border-radius: 3px;")
+        self.model_error_label.hide()
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addWidget(bar)
+        layout.addWidget(self.model_error_label)
         layout.addWidget(self.tabs, 1)
 
         for view in self.views:
@@ -111,6 +123,14 @@ class RobotEditor(QWidget):
             index = view.model().index(row, col)
             view.selectionModel().setCurrentIndex(
                 index, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    def show_model_error(self, message: str) -> None:
+        """Show (or, for "", hide) an error that belongs to no cell, e.g. core's "loop 'E':
+        cannot be closed ..."; the last valid model stays in use meanwhile."""
+        self.model_error_label.setText(
+            f"\u2716 {message}\n(The 3D view and runs keep the last valid mechanism; "
+            "undo or change the value back.)" if message else "")
+        self.model_error_label.setVisible(bool(message))
 
     # ----- actions ----------------------------------------------------------------
     def add_link(self) -> None:

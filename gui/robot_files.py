@@ -18,17 +18,17 @@ from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QFileDi
                                QMainWindow, QMenu, QMessageBox)
 
 from core import RobotFileError
-from core.robot_file import load_robot, save_robot
 
 from .bundled import ROBOTS_DIR, is_bundled
 from .document import RobotDocument
 from .draft import new_robot
 from .error_report import show_error
+from .model_files import load_model, save_model
 from .recent_files import RecentFiles
 
 __all__ = ["RobotFiles", "ROBOT_FILTER"]
 
-ROBOT_FILTER = "Robot files (*.toml);;All files (*)"
+ROBOT_FILTER = "Robot and mechanism files (*.toml);;All files (*)"
 Button = QMessageBox.StandardButton
 
 
@@ -66,13 +66,14 @@ class RobotFiles(QObject):
         return self.load(path)
 
     def load(self, path: str | Path) -> bool:
-        """Load a robot file now, without questions; False (and a message) if it cannot be read.
+        """Load a robot or mechanism file now, without questions; False (and a message) if it
+        cannot be read.
 
         A file that cannot be read leaves the current robot as it was.
         """
         path = Path(path)
         try:
-            robot = load_robot(path)
+            robot = load_model(path)
         except RobotFileError as e:
             self.error("Cannot open robot file", str(e))
             if not path.exists():
@@ -106,7 +107,7 @@ class RobotFiles(QObject):
             return False
         path = Path(path)
         try:
-            save_robot(doc.robot, path)
+            save_model(doc.robot, path)
         except RobotFileError as e:
             self.error("Cannot save robot file", str(e))
             return False

@@ -2,9 +2,13 @@
 
 Two modes, one tab each:
   * Inverse dynamics: the torques along a cycloidal rest-to-rest motion from the
-    current pose to a target pose (`core.trajectory.inverse_dynamics_chunks`).
+    current pose to a target pose (`core.trajectory.inverse_dynamics_chunks`). For a
+    mechanism with loops only the actuated joints have targets: they move along
+    the cycloid and the other joints follow the loops.
   * Free fall: the arm released at rest from the current pose with no joint
-    torques, optionally damped (`core.simulation.simulate_chunks`).
+    torques, optionally damped (`core.simulation.simulate_chunks`). A mechanism
+    with loops may instead use the penalty / augmented-Lagrangian method
+    (`core.penalty.penalty_simulate_chunks`), chosen by `FallMethod`.
 
 The GUI thread only moves widgets: the core generator runs in a `GeneratorWorker`
 and its small Trajectory chunks arrive through queued signals.
@@ -12,17 +16,21 @@ and its small Trajectory chunks arrive through queued signals.
 from __future__ import annotations
 
 import logging
+from enum import Enum
 from html import escape
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-    QTabWidget, QVBoxLayout, QWidget,
+    QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QProgressBar,
+    QPushButton, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from core import Robot, SimulationError
+from core import (LoopClosureError, Mechanism, Robot, SimulationError,
+                  SingularConfigurationError)
+from core.mechanism_pose import follow_independent
+from core.penalty import penalty_simulate_chunks
 from core.simulation import simulate_chunks
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 from gui.colors import joint_color
@@ -49,6 +57,26 @@ JOIN_TIMEOUT_S = 5.0
 
 MODE_INVERSE = 0
 MODE_FREE_FALL = 1
+
+
+class FallMethod(Enum):
+    """How a free fall is integrated."""
+
+    #: adaptive DOP853; with loops, Lagrange multipliers and projection onto the loops
+    MULTIPLIERS = "Lagrange multipliers (DOP853, projected)"
+    #: with loops only: Jalon & Bayo's penalty / augmented Lagrangian, trapezoidal rule
+    PENALTY = "Penalty, augmented Lagrangian (trapezoidal, h = 0.01 s)"
+
+
+def has_loops(model: Robot | Mechanism | None) -> bool:
+    """True for a mechanism with loop (cut) joints."""
+    return isinstance(model, Mechanism) and bool(model.loops)
+
+
+def driven_by_targets(model: Robot | Mechanism) -> tuple[int, ...]:
+    """The joints an inverse-dynamics run moves along the cycloid: a mechanism's actuated
+    joints (the others follow the loops), else every joint."""
+    return tuple(model.actuated) if has_loops(model) else tuple(range(model.n))
 
 
 def _seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
@@ -178,6 +206,15 @@ class RunPanel(QWidget):
                                  "-c q\u0307 (N m s/rad at revolute, N s/m at prismatic joints).")
         form.addRow("Joint damping c:", self._damping)
         form.addRow("", QLabel("N m s/rad (N s/m for prismatic joints)"))
+        self._method = QComboBox()
+        for method in FallMethod:
+            self._method.addItem(method.value, method)
+        self._method.setToolTip("For a mechanism with loops: keep the loops closed with "
+                                "Lagrange multipliers (exact) or hold them with stiff "
+                                "penalty springs and an augmented Lagrangian (Garc\u00eda de "
+                                "Jal\u00f3n and Bayo, fixed step)")
+        self._method_label = QLabel("Method:")
+        form.addRow(self._method_label, self._method)
         v.addLayout(form)
         v.addStretch(1)
         return page
@@ -194,6 +231,7 @@ class RunPanel(QWidget):
             header = QLabel(f"<b>{text}</b>")
             self._targets.addWidget(header, 0, col)
         self._current_labels = []
+        driven = driven_by_targets(self._robot)
         for i, (name, revolute) in enumerate(zip(self._robot.link_names, self._robot.is_revolute)):
             label = QLabel(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
             current = QLabel()
@@ -213,6 +251,12 @@ class RunPanel(QWidget):
                 box.setRange(lo if np.isfinite(lo) else -FREE_RANGE_M,
                              hi if np.isfinite(hi) else FREE_RANGE_M)
             box.valueChanged.connect(self._on_target_edited)
+            if i not in driven:  # follows the loops: no target of its own
+                box.setEnabled(False)
+                box.setToolTip("A passive joint: it follows the loops")
+                box.setSpecialValueText("follows")
+                box.setMinimum(box.minimum() - 1.0)
+                box.setValue(box.minimum())
             self._targets.addWidget(label, i + 1, 0)
             self._targets.addWidget(current, i + 1, 1)
             self._targets.addWidget(box, i + 1, 2)
@@ -240,6 +284,9 @@ class RunPanel(QWidget):
         else:
             self._targets_edited = False
             self._set_default_targets()
+        loops = has_loops(robot)
+        self._method.setVisible(loops)
+        self._method_label.setVisible(loops)
         self._progress.setValue(0)
         self._status.setText("Ready." if robot is not None else "Load a robot to start.")
         self._update_buttons()
@@ -255,11 +302,17 @@ class RunPanel(QWidget):
             self._set_default_targets()
 
     def target_pose(self) -> np.ndarray:
-        """Target pose of the inverse-dynamics motion, shape (n,), rad / m."""
+        """Target pose of the inverse-dynamics motion, shape (n,), rad / m. For a
+        mechanism with loops only the actuated joints' values count (the others are
+        the current pose's)."""
         if self._robot is None:
             return np.zeros(0)
         shown = np.array([b.value() for b in self._target_boxes])
-        return np.where(self._robot.is_revolute, np.radians(shown), shown)
+        target = np.where(self._robot.is_revolute, np.radians(shown), shown)
+        driven = list(driven_by_targets(self._robot))
+        out = self._pose.copy()
+        out[driven] = target[driven]
+        return out
 
     def set_target_pose(self, q) -> None:
         """Set the target pose, shape (n,), rad / m (counts as a user edit)."""
@@ -280,7 +333,8 @@ class RunPanel(QWidget):
         self._setting_targets = True
         try:
             for box, value in zip(self._target_boxes, self._display(q)):
-                box.setValue(float(value))
+                if box.isEnabled():
+                    box.setValue(float(value))
         finally:
             self._setting_targets = False
 
@@ -292,9 +346,26 @@ class RunPanel(QWidget):
         degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
         offset = np.where(self._robot.is_revolute, np.radians(degrees), TARGET_OFFSET_M)
         lo, hi = self._robot.joint_limits.T
+        if has_loops(self._robot):
+            self._show_targets(self._reachable_target(offset))
+            return
         ahead = self._pose + offset
         target = np.where((ahead >= lo) & (ahead <= hi), ahead, self._pose - offset)
         self._show_targets(np.clip(target, lo, hi))
+
+    def _reachable_target(self, offset: np.ndarray) -> np.ndarray:
+        """A mechanism's default target: its actuated joints moved by the offsets (or
+        back, or by smaller steps) to a pose where the loops still close (checked by
+        core's assembly along the way), else the current pose."""
+        driven = list(driven_by_targets(self._robot))
+        for scale in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25):
+            target = self._pose.copy()
+            target[driven] += scale * offset[driven]
+            try:
+                return follow_independent(self._robot, self._pose, target)
+            except (LoopClosureError, SingularConfigurationError):
+                continue
+        return self._pose.copy()
 
     @Slot()
     def _on_target_edited(self) -> None:
@@ -312,11 +383,22 @@ class RunPanel(QWidget):
         self._id_seconds.setValue(seconds)
         self.run()
 
-    def start_free_fall(self, seconds: float) -> None:
-        """Run a free fall of `seconds` s from the current pose."""
+    def start_free_fall(self, seconds: float, method: FallMethod | None = None) -> None:
+        """Run a free fall of `seconds` s from the current pose (by `method`, if given)."""
         self._tabs.setCurrentIndex(MODE_FREE_FALL)
         self._ff_seconds.setValue(seconds)
+        if method is not None:
+            self.set_fall_method(method)
         self.run()
+
+    def fall_method(self) -> FallMethod:
+        """The free-fall method in use (multipliers unless the model has loops)."""
+        if not has_loops(self._robot):
+            return FallMethod.MULTIPLIERS
+        return self._method.currentData()
+
+    def set_fall_method(self, method: FallMethod) -> None:
+        self._method.setCurrentIndex(self._method.findData(method))
 
     @Slot()
     def run(self) -> None:
@@ -332,6 +414,14 @@ class RunPanel(QWidget):
             worker = GeneratorWorker(inverse_dynamics_chunks, self._robot, self._pose.copy(),
                                      self.target_pose(), self._duration, dt_out=dt,
                                      chunk_samples=ID_CHUNK_SAMPLES)
+        elif self.fall_method() == FallMethod.PENALTY:
+            self._duration = self._ff_seconds.value()
+            self._kind = "Free fall (penalty)"
+            worker = GeneratorWorker(penalty_simulate_chunks, self._robot, self._duration,
+                                     q0=self._pose.copy(), qd0=np.zeros(self._robot.n),
+                                     damping=self._damping.value(), dt_out=dt,
+                                     chunk_duration=SIM_CHUNK_S,
+                                     max_wall_per_chunk=SIM_CHUNK_WALL_S)
         else:
             self._duration = self._ff_seconds.value()
             self._kind = "Free fall"
@@ -443,8 +533,8 @@ class RunPanel(QWidget):
 
     @Slot(object)
     def _on_finished(self, traj: Trajectory) -> None:
-        if not self._current():
-            return
+        if not self._current() or self._stop_emitted:
+            return  # (a run that ended while Stop was pressed stays stopped)
         self._progress.setValue(1000)
         self._status.setText(f"{self._kind}: finished, {len(traj)} samples over "
                              f"{self._duration:.2f} s.")
@@ -459,12 +549,19 @@ class RunPanel(QWidget):
     def _on_errored(self, message: str) -> None:
         if not self._current():
             return
-        self._status.setText(f"<span style='color:#B00020'><b>Failed:</b> "
-                             f"{escape(message)}</span>")
-        self.failed.emit(message)
         # a SimulationError carries every sample computed so far, some perhaps not yet yielded
         partial = self._error.result if isinstance(self._error, SimulationError) else None
-        self.stopped.emit(partial if isinstance(partial, Trajectory) else self._partial())
+        partial = partial if isinstance(partial, Trajectory) else self._partial()
+        if isinstance(self._error, SingularConfigurationError) and self._error.time is None:
+            # inverse dynamics along a motion: the pose after the last computed sample
+            after = f"t = {partial.t[-1]:.3f} s" if len(partial) else "the start"
+            message = f"{message} (after {after}; {len(partial)} samples kept)"
+        elif isinstance(self._error, SimulationError):
+            message = f"{message} ({len(partial)} samples kept)"
+        self._status.setText(f"<span style='color:#B00020'><b>Stopped:</b> "
+                             f"{escape(message)}</span>")
+        self.failed.emit(message)
+        self.stopped.emit(partial)
 
     @Slot(object)
     def _on_aborted(self, _values: list) -> None:
@@ -492,4 +589,5 @@ class RunPanel(QWidget):
         if self._chunks:
             return Trajectory.concatenate(self._chunks)
         kind = "inverse-dynamics" if self._kind == "Inverse dynamics" else "free-fall"
-        return Trajectory.empty(self._robot.n, kind)
+        m = self._robot.kernel.m if has_loops(self._robot) else 0
+        return Trajectory.empty(self._robot.n, kind, m)

@@ -41,10 +41,12 @@ class RobotTableModel(QAbstractTableModel):
     """One row per link, the given `columns` of the document's draft."""
 
     def __init__(self, document: RobotDocument, columns: tuple[Column, ...],
-                 parent=None, *, names_in_header: bool = False) -> None:
+                 parent=None, *, names_in_header: bool = False,
+                 mechanism_columns: tuple[Column, ...] | None = None) -> None:
         super().__init__(parent)
         self._doc = document
-        self._columns = columns
+        self._serial_columns = columns
+        self._mechanism_columns = mechanism_columns or columns
         self._names_in_header = names_in_header
         self._icons: dict[str, QIcon] = {}
         d = document
@@ -65,7 +67,12 @@ class RobotTableModel(QAbstractTableModel):
 
     @property
     def columns(self) -> tuple[Column, ...]:
-        return self._columns
+        """The columns shown: a mechanism's (with `actuated`) or a serial arm's."""
+        return self._mechanism_columns if self._doc.is_mechanism else self._serial_columns
+
+    @property
+    def _columns(self) -> tuple[Column, ...]:
+        return self.columns
 
     def key(self, column: int) -> str:
         """Cell key of a column ("a", "mass", ...)."""
@@ -142,7 +149,7 @@ class RobotTableModel(QAbstractTableModel):
                 return PLACEHOLDER_FOREGROUND
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if kind in ("name", "joint"):
+            if kind in ("name", "joint", "flag"):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -171,6 +178,10 @@ class RobotTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if self._names_in_header:
                 return f"{section + 1}  {self._doc.draft.link_name(section)}"
+            chain = self._doc.draft.rows[section].chain
+            if chain is not None and self._doc.draft.chain_rows(chain)[0] == section:
+                short = chain if len(chain) <= 12 else chain[:11] + "\u2026"
+                return f"{section + 1} \u25b8 {short}"  # a mechanism's chain starts here
             return str(section + 1)
         if role == Qt.ItemDataRole.DecorationRole:
             color = joint_color(section)
@@ -178,7 +189,9 @@ class RobotTableModel(QAbstractTableModel):
                 self._icons[color] = swatch(color)
             return self._icons[color]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"Link {section + 1}: {self._doc.draft.link_name(section)}"
+            chain = self._doc.draft.rows[section].chain
+            where = f" (chain {chain!r})" if chain is not None else ""
+            return f"Link {section + 1}: {self._doc.draft.link_name(section)}{where}"
         return None
 
 

@@ -1,8 +1,9 @@
-"""The 3D view: the arm drawn from its DH frames in a pyvistaqt `QtInteractor`.
+"""The 3D view: the arm or mechanism drawn from its DH frames in a pyvistaqt `QtInteractor`.
 
 Meshes come from `gui.arm_scene` and are added once per robot structure. A
 pose change only sets each actor's ``user_matrix`` from
-`core.forward_kinematics` and asks for one render; several requests in the
+`core.forward_kinematics` (a loop's gap rod is stretched between its two
+attachment points, and shown only while they are apart) and asks for one render; several requests in the
 same event-loop turn give one render. When the robot's geometry changes
 (a, b, alpha, mass centre...) the meshes are rebuilt in place; when its
 topology changes (links added, removed, joint type changed) the actors are
@@ -21,10 +22,10 @@ from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pyvistaqt import QtInteractor
 
-from core import Robot, forward_kinematics
+from core import Mechanism, Robot, forward_kinematics
 
-from .arm_scene import (LAYERS, Part, build_parts, geometry_key, part_matrix, topology_key,
-                        up_vector)
+from .arm_scene import (GAP_VISIBLE, LAYERS, Part, Sizes, build_parts, gap_matrix, geometry_key,
+                        loop_points, part_matrix, scene_frames, topology_key, up_vector)
 
 __all__ = ["ArmView", "VIEWS"]
 
@@ -66,14 +67,18 @@ class ArmView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plotter)
 
-        self.robot: Robot | None = None
+        self.robot: Robot | Mechanism | None = None
         self.q: np.ndarray = np.zeros(0)
+        #: (L,) distance between the two attachment points of every loop at the shown
+        #: pose, m (empty for a serial arm or a tree)
+        self.loop_gaps: np.ndarray = np.zeros(0)
         self.parts: list[Part] = []
         self.actors: dict[str, pv.Actor] = {}
         self._topology: tuple | None = None
         self._geometry: tuple | None = None
         self._visible = {layer: layer in ("arm", "effector", "ground") for layer in LAYERS}
         self._fit_mode: str | None = None  # refit on resize until the user moves the camera
+        self._sizes: Sizes | None = None
         self._closed = False
         self.plotter.installEventFilter(self)
 
@@ -83,12 +88,14 @@ class ArmView(QWidget):
         self._render_timer.timeout.connect(self.render_now)
 
     # ----- content ----------------------------------------------------------------
-    def set_robot(self, robot: Robot, q: np.ndarray | None = None) -> None:
-        """Show `robot` at pose `q` (home if None). Rebuilds only what changed."""
+    def set_robot(self, robot: Robot | Mechanism, q: np.ndarray | None = None) -> None:
+        """Show `robot` (a serial arm or a mechanism) at pose `q` (home if None).
+        Rebuilds only what changed."""
         q = robot.q_home if q is None else np.asarray(q, dtype=float)
         topology, geometry = topology_key(robot), geometry_key(robot)
         first = self.robot is None
         self.robot = robot
+        self._sizes = Sizes.of(robot)
         if topology != self._topology:
             self._rebuild_actors(robot)
         elif geometry != self._geometry:
@@ -103,11 +110,31 @@ class ArmView(QWidget):
         if self.robot is None or self._closed:
             return
         q = np.asarray(q, dtype=float)
-        frames = forward_kinematics(self.robot, q).frames
+        frames = scene_frames(forward_kinematics(self.robot, q))
+        gaps = []
         for part in self.parts:
-            self.actors[part.name].user_matrix = part_matrix(part, frames, q)
+            if part.gap is None:
+                self.actors[part.name].user_matrix = part_matrix(part, frames, q)
+            else:
+                gaps.append(self._place_gap(part, frames))
+        self.loop_gaps = np.array(gaps)
         self.q = q.copy()
         self.request_render()
+
+    def _place_gap(self, part: Part, frames: np.ndarray) -> float:
+        """Stretch a loop's gap rod between its attachment points; show it only when they
+        are apart. Returns the gap, m."""
+        p_a, p_b = loop_points(self.robot, frames)[part.gap]
+        gap = float(np.linalg.norm(p_b - p_a))
+        size = Sizes.of(self.robot) if self._sizes is None else self._sizes
+        matrix = gap_matrix(p_a, p_b, 0.3 * size.joint_radius)
+        actor = self.actors[part.name]
+        if matrix is None or gap < GAP_VISIBLE * size.reach:
+            actor.SetVisibility(False)
+        else:
+            actor.user_matrix = matrix
+            actor.SetVisibility(self._visible[part.layer])
+        return gap
 
     def _rebuild_actors(self, robot: Robot) -> None:
         for actor in self.actors.values():
@@ -116,7 +143,7 @@ class ArmView(QWidget):
         self.actors = {}
         for part in self.parts:
             actor = self._add(part)
-            actor.SetVisibility(self._visible[part.layer])
+            actor.SetVisibility(self._visible[part.layer] and part.gap is None)
             self.actors[part.name] = actor
         self._apply_up()
 
@@ -147,8 +174,10 @@ class ArmView(QWidget):
         """Show or hide a layer: "com", "frames", "ground", "effector" or "arm"."""
         self._visible[layer] = bool(visible)
         for part in self.parts:
-            if part.layer == layer:
+            if part.layer == layer and part.gap is None:
                 self.actors[part.name].SetVisibility(bool(visible))
+        if self.robot is not None:
+            self.set_pose(self.q)  # gap rods: visible only where a loop is open
         self.request_render()
 
     def layer_visible(self, layer: str) -> bool:
@@ -169,7 +198,8 @@ class ArmView(QWidget):
     def arm_bounds(self) -> tuple[float, float, float, float, float, float]:
         """Bounds of the visible arm parts and the base plate (not the floor), m."""
         boxes = [np.array(self.actors[p.name].GetBounds()) for p in self.parts
-                 if (p.layer in ("arm", "effector", "com", "frames") or p.name == "base")
+                 if (p.layer in ("arm", "effector", "com", "frames") or p.name == "base"
+                     or p.name.startswith("root"))
                  and self.actors[p.name].GetVisibility()]
         if not boxes:
             return (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)

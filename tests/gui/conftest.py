@@ -86,14 +86,15 @@ def settings(tmp_path: Path) -> QSettings:
 
 @pytest.fixture
 def make_window(qtbot, settings) -> Iterator[Callable[..., "MainWindow"]]:  # noqa: F821
-    """make_window(path=PUMA, size=(1100, 720)) -> a shown MainWindow; closed at teardown."""
-    from core.robot_file import load_robot
+    """make_window(path=PUMA, size=(1100, 720)) -> a shown MainWindow with a robot or
+    mechanism file; closed at teardown."""
     from gui.main_window import MainWindow
+    from gui.model_files import load_model
 
     windows: list[MainWindow] = []
 
     def make(path: Path | None = PUMA, size: tuple[int, int] = (1100, 720)) -> MainWindow:
-        robot = load_robot(path) if path is not None else None
+        robot = load_model(path) if path is not None else None
         window = MainWindow(robot, path, settings=settings, restore_layout=False)
         window.resize(*size)
         window.show()

@@ -140,3 +140,15 @@ def test_a_quick_warm_up_shows_no_splash_and_errors_are_reported(qapp, monkeypat
     monkeypatch.setattr(core, "warm_up", broken)
     assert startup.warm_up_kernels() == "numba cache is unwritable"
     assert shown == ["numba cache is unwritable"]  # a dialog, no splash; the app goes on
+
+
+@pytest.mark.parametrize("run", [("--free-fall", "0.3"), ("--inverse", "0.5")],
+                         ids=["free-fall", "inverse"])
+def test_scripted_runs_of_a_mechanism_file(tmp_path, run):
+    png = tmp_path / "mechanism.png"
+    fivebar = ROOT / "robots" / "fivebar_saha.toml"
+    result = armdyn(str(fivebar), *run, "--screenshot", str(png), "--size", "1280x800")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "failed" not in result.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1280, 800)
