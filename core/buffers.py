@@ -25,11 +25,13 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-#: Decorator of every compiled kernel: nopython mode, cached on disk (`core._numba_cache`)
-#: and compiled without numba's reference counting (see the module docstring). Helpers
-#: of a few lines use `njit(cache=True, inline="always")` instead: they are inlined into
-#: (and compiled with) their caller.
-KERNEL_OPTIONS = {"cache": True, "_nrt": False}
+#: Decorator of every compiled kernel: nopython mode, cached on disk (`core._numba_cache`),
+#: compiled without numba's reference counting (see the module docstring), and running
+#: without Python's global lock (a simulation in a worker thread leaves the window's
+#: thread free; the kernels touch no Python object). Helpers of a few lines use
+#: `njit(cache=True, inline="always")` instead: they are inlined into (and compiled
+#: with) their caller.
+KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
 compiled_kernel = njit(**KERNEL_OPTIONS)
 
 
