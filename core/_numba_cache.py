@@ -19,8 +19,12 @@ from pathlib import Path
 
 
 def configure_numba_cache() -> None:
-    """Set NUMBA_CACHE_DIR (unless the user did, or numba is already imported)."""
-    if "NUMBA_CACHE_DIR" in os.environ or "numba" in sys.modules:
+    """Point numba's cache at this version's folder, unless the user set NUMBA_CACHE_DIR.
+
+    Before the kernels are defined: through the environment, or through numba's config
+    when numba was imported first (its default, a cache beside each source file, would
+    load kernels compiled against an older layout of the workspace)."""
+    if "NUMBA_CACHE_DIR" in os.environ:
         return
     here = Path(__file__).resolve().parent
     digest = hashlib.sha1()
@@ -37,6 +41,9 @@ def configure_numba_cache() -> None:
     except OSError:
         return  # read-only home: numba falls back to __pycache__
     os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if "numba" in sys.modules:
+        from numba.core import config
+        config.CACHE_DIR = str(folder)
 
 
 _RELATIVE_IMPORT = re.compile(r"^\s*from \.(\w*) import (\([^)]*\)|[^\n]+)", re.MULTILINE)

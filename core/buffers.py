@@ -14,11 +14,19 @@ defaults dominated kernels as short as ours (a few hundred flops per joint):
   would return: a kernel whose result Python reads returns numbers, or writes into
   arrays Python passed in. (Dispatch is cheaper too: an array argument is not
   wrapped in a counted handle.)
+- Type tests. A single-state call (one forward dynamics of a small arm: about a
+  microsecond of arithmetic) paid as much again in Python for checking that its
+  arguments were float vectors. A `closed_kernel` is compiled only for the argument
+  types of its first call (`compile_and_call`) and then refuses others: numba matches
+  the types in C, and anything else raises TypeError at once, so the caller's fast
+  path is `try: kernel(...)` and its `except TypeError:` the checked path.
 - Views. Slicing and `reshape` call into numba's C helpers for every field.
   `view(buffer, offset, shape)` is instead a plain C-ordered array over the buffer's
   memory, made inline: free, and valid while the buffer lives.
 """
 from __future__ import annotations
+
+import threading
 
 from numba import njit, types
 from numba.core import cgutils
@@ -33,6 +41,28 @@ from numba.np.arrayobj import populate_array
 #: with) their caller.
 KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
 compiled_kernel = njit(**KERNEL_OPTIONS)
+
+_compiling = threading.Lock()
+
+
+def closed_kernel(function):
+    """`compiled_kernel`, closed to argument types it has not been compiled for (see the
+    module docstring): call it through `compile_and_call` where the types may be new."""
+    kernel = compiled_kernel(function)
+    # (numba's disable_compile() insists on a compiled signature; this is what it sets)
+    kernel._can_compile = False
+    return kernel
+
+
+def compile_and_call(kernel, *args):
+    """kernel(*args) for a `closed_kernel`, compiling (or loading from numba's cache) the
+    types of args first if they are new to it."""
+    with _compiling:
+        kernel._can_compile = True
+        try:
+            return kernel(*args)
+        finally:
+            kernel._can_compile = False
 
 
 @intrinsic

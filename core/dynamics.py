@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import denoc
-from .buffers import compiled_kernel
+from .buffers import closed_kernel, compile_and_call, compiled_kernel
 from .constrained_dynamics import constrained_forward_dynamics_kernel, project_onto_loops
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
@@ -32,7 +32,6 @@ from .workspace import data_of, data_views, new_workspace, thread_workspace
 #: What the single-state kernels return when an argument has the wrong length, or is
 #: not finite.
 WRONG_LENGTH, NOT_FINITE = -2, -3
-_ARRAY, _FLOAT = np.ndarray, np.dtype(np.float64)  # the fast path's type tests
 
 # ----------------------------------------------------------------------------------
 # Compiled entry points: one numba call per public call, everything else inside.
@@ -63,8 +62,8 @@ def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
                                       tau[s])
 
 
-@compiled_kernel
-def _inverse_dynamics_one(F, I, ws, q, qd, qdd, no_wrench, tau):
+@closed_kernel
+def _inverse_dynamics_one(F, I, ws, q, qd, qdd, tau):
     """The common call: one state, no external wrench, gravity in. Returns -1, or
     WRONG_LENGTH, or NOT_FINITE (the caller then takes the checked path)."""
     mv = model_views(F, I)
@@ -79,29 +78,31 @@ def _inverse_dynamics_one(F, I, ws, q, qd, qdd, no_wrench, tau):
     D = data_views(ws, n, mv.m)
     denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
     denoc.inverse_dynamics_kernel(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
-                                  no_wrench, D.t, D.tdot, D.w, tau)
+                                  D.no_wrench, D.t, D.tdot, D.w, tau)
     return -1
 
 
-@compiled_kernel
-def _forward_dynamics_one(F, I, ws, q, qd, tau, no_wrench, qdd):
+@closed_kernel
+def _forward_dynamics_one(F, I, ws, q, qd, tau, qdd):
     """The common call: one state, no external wrench. Returns -1, the singular joint,
     or WRONG_LENGTH."""
     mv = model_views(F, I)
     n = mv.n
     if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n:
         return WRONG_LENGTH
-    return denoc.forward_dynamics_on(mv, ws, q, qd, tau, no_wrench, mv.gravity, qdd)
+    return denoc.forward_dynamics_on(mv, ws, q, qd, tau, data_views(ws, n, mv.m).no_wrench,
+                                     mv.gravity, qdd)
 
 
-@compiled_kernel
-def _constrained_one(F, I, ws, q, qd, tau, no_wrench, qdd):
+@closed_kernel
+def _constrained_one(F, I, ws, q, qd, tau, qdd):
     """One state of a mechanism with loops, no external wrench (the common call)."""
     mv = model_views(F, I)
     n = mv.n
     if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n:
         return WRONG_LENGTH
-    return constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, no_wrench, qdd)
+    return constrained_forward_dynamics_kernel(mv, ws, q, qd, tau,
+                                               data_views(ws, n, mv.m).no_wrench, qdd)
 
 
 @compiled_kernel
@@ -316,15 +317,21 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
     Sec 4 subsystem recursion, see `core.closed_chains.closed_chain_inverse_dynamics`).
     """
     k = kernel_of(model)
-    if (f_ext is None and not k.nl and type(q) is _ARRAY and type(qd) is _ARRAY
-            and type(qdd) is _ARRAY and q.dtype is _FLOAT and qd.dtype is _FLOAT
-            and qdd.dtype is _FLOAT and q.ndim == 1 and qd.ndim == 1 and qdd.ndim == 1):
-        # the common call (one state of float vectors): straight to the kernel, which
-        # checks the lengths and finiteness (else the checked path below explains)
+    if f_ext is None and not k.nl:
+        # the common call, one state: straight to the kernel (closed to argument types
+        # other than float vectors; it checks lengths and finiteness), else checked below
         tau = np.empty(k.n)
-        if _inverse_dynamics_one(k.F, k.I, thread_workspace(k.n, k.m), q, qd, qdd,
-                                 k.no_wrench, tau) == -1:
-            return tau
+        try:
+            if _inverse_dynamics_one(k.F, k.I, thread_workspace(k.n, k.m), q, qd, qdd,
+                                     tau) == -1:
+                return tau
+        except TypeError:
+            if np.ndim(q) == 1:
+                q, qd, qdd = (joint_vector(q, k.n, "q"), joint_vector(qd, k.n, "qd"),
+                              joint_vector(qdd, k.n, "qdd"))
+                if compile_and_call(_inverse_dynamics_one, k.F, k.I,
+                                    thread_workspace(k.n, k.m), q, qd, qdd, tau) == -1:
+                    return tau
     if k.nl:
         from .closed_chains import closed_chain_inverse_dynamics
         (Q, Qd, Qdd), single = joint_rows(k.n, q=q, qd=qd, qdd=qdd)
@@ -366,23 +373,30 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
     """
     k = kernel_of(model)
     n = k.n
-    if (f_ext is None and method == "denoc" and type(q) is _ARRAY and type(qd) is _ARRAY
-            and type(tau) is _ARRAY and q.dtype is _FLOAT and qd.dtype is _FLOAT
-            and tau.dtype is _FLOAT and q.ndim == 1 and qd.ndim == 1 and tau.ndim == 1):
-        # the common call (one state of float vectors): straight to the kernel, which
-        # checks the lengths
+    if f_ext is None and method == "denoc":
+        # the common call, one state: straight to the kernel (closed to argument types
+        # other than float vectors; it checks lengths), else checked first
         qdd = np.empty(n)
-        bad = (_constrained_one if k.nl else _forward_dynamics_one)(
-            k.F, k.I, thread_workspace(n, k.m), q, qd, tau, k.no_wrench, qdd)
+        one = _constrained_one if k.nl else _forward_dynamics_one
+        try:
+            bad = one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau, qdd)
+        except TypeError:
+            bad = None
+            if np.ndim(q) == 1:
+                q, qd, tau = (joint_vector(q, n, "q"), joint_vector(qd, n, "qd"),
+                              joint_vector(tau, n, "tau"))
+                bad = compile_and_call(one, k.F, k.I, thread_workspace(n, k.m), q, qd, tau,
+                                       qdd)
         if bad == -1:
             return qdd
-        if bad == WRONG_LENGTH or not (np.isfinite(q).all() and np.isfinite(qd).all()
-                                       and np.isfinite(tau).all()):
-            joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
-        if k.nl:
-            from .closed_chains import constrained_failure
-            raise constrained_failure(model, q, bad)
-        raise singular_error(model, q, bad)
+        if bad is not None:
+            if bad == WRONG_LENGTH or not (np.isfinite(q).all() and np.isfinite(qd).all()
+                                           and np.isfinite(tau).all()):
+                joint_vector(q, n, "q"), joint_vector(qd, n, "qd"), joint_vector(tau, n, "tau")
+            if k.nl:
+                from .closed_chains import constrained_failure
+                raise constrained_failure(model, q, bad)
+            raise singular_error(model, q, bad)
     if k.nl:
         from .closed_chains import constrained_forward_dynamics
         return constrained_forward_dynamics(model, q, qd, tau, method=method, f_ext=f_ext)

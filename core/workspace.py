@@ -22,6 +22,7 @@ Fields (n joints, m active constraint rows; base frame throughout):
     M_hat (n, 6, 6), psi_hat (n, 6), m_hat (n,)  articulated-body inertias (eqs. 19c-d)
     eta (n, 6), phi_hat (n,), mu (n, 6), phi (n,)  UDU^T solve            (eqs. 19a-21)
     zero (n,)    zeros (qdd = 0 for the bias forces); never written
+    no_wrench (n, 6)  zeros (no external wrench on any link); never written
     tau (n,)     applied joint forces (simulation right-hand side)
     tmp66 (2, 6, 6), s3 (8, 3), s6 (4, 6)  scratch
     G (20, 3)    scratch of the loop kernels (core.loop_kinematics names its rows)
@@ -48,14 +49,14 @@ from .buffers import compiled_kernel, view
 
 Data = namedtuple("Data", (
     "Rj", "oj", "Rl", "ol", "e", "d", "c", "M", "A", "t", "tdot", "w", "M_tilde", "M_hat",
-    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "tau", "tmp66", "s3",
-    "s6", "G", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
+    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "no_wrench", "tau", "tmp66",
+    "s3", "s6", "G", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
 
 
 @compiled_kernel
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
-    return n * (2 * 9 + 6 * 3 + 3 * 36 + 6 * 6 + 6) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
+    return n * (2 * 9 + 6 * 3 + 3 * 36 + 7 * 6 + 6) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
 
 
 @compiled_kernel
@@ -80,6 +81,7 @@ def data_views(ws, n, m):
     psi_hat = view(ws, i, (n, 6)); i += 6 * n
     eta = view(ws, i, (n, 6)); i += 6 * n
     mu = view(ws, i, (n, 6)); i += 6 * n
+    no_wrench = view(ws, i, (n, 6)); i += 6 * n  # never written: all zeros
     m_hat = view(ws, i, (n,)); i += n
     phi_hat = view(ws, i, (n,)); i += n
     phi = view(ws, i, (n,)); i += n
@@ -99,8 +101,8 @@ def data_views(ws, n, m):
     Y = view(ws, i, (m, n)); i += m * n
     delassus = view(ws, i, (m, m)); i += m * m
     return Data(Rj, oj, Rl, ol, e, d, c, M, A, t, tdot, w, M_tilde, M_hat, psi_hat, m_hat, eta,
-                phi_hat, mu, phi, zero, tau, tmp66, s3, s6, G, Phi, J, gamma, Y, delassus, lam,
-                rhs, qdd_free, keep)
+                phi_hat, mu, phi, zero, no_wrench, tau, tmp66, s3, s6, G, Phi, J, gamma, Y,
+                delassus, lam, rhs, qdd_free, keep)
 
 
 _local = threading.local()

@@ -85,3 +85,20 @@ def test_the_fast_path_checks_what_the_kernel_receives(bad):
     if len(bad) != 6:
         with pytest.raises(ValueError, match="tau"):
             forward_dynamics(robot, z, z, bad)
+
+
+def test_numba_imported_first_still_uses_this_versions_cache(tmp_path):
+    """numba's default cache (beside each source file) checks only the timestamp of a
+    kernel's own file: a kernel compiled against an older workspace layout would load.
+    core points numba at its per-version folder even when numba was imported first."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-c", "import numba\nimport core\nfrom numba.core import config\n"
+         "print(config.CACHE_DIR)"],
+        cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True,
+        check=True).stdout.strip()
+    assert out.startswith(str(tmp_path / "armdyn" / "numba-")), out
