@@ -46,9 +46,11 @@ _compiling = threading.Lock()
 
 
 def closed_kernel(function):
-    """`compiled_kernel`, closed to argument types it has not been compiled for (see the
-    module docstring): call it through `compile_and_call` where the types may be new."""
-    kernel = compiled_kernel(function)
+    """A kernel for one state (about a microsecond), closed to argument types it has not
+    been compiled for (see the module docstring): call it through `compile_and_call`
+    where the types may be new. It keeps the GIL: releasing and taking it back would
+    cost more than the other threads gain."""
+    kernel = njit(**{**KERNEL_OPTIONS, "nogil": False})(function)
     # (numba's disable_compile() insists on a compiled signature; this is what it sets)
     kernel._can_compile = False
     return kernel

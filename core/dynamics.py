@@ -322,15 +322,18 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
         # other than float vectors; it checks lengths and finiteness), else checked below
         tau = np.empty(k.n)
         try:
-            if _inverse_dynamics_one(k.F, k.I, thread_workspace(k.n, k.m), q, qd, qdd,
-                                     tau) == -1:
+            ws = k.per_thread.workspace
+        except AttributeError:
+            ws = k.per_thread.workspace = thread_workspace(k.n, k.m)
+        try:
+            if _inverse_dynamics_one(k.F, k.I, ws, q, qd, qdd, tau) == -1:
                 return tau
         except TypeError:
             if np.ndim(q) == 1:
                 q, qd, qdd = (joint_vector(q, k.n, "q"), joint_vector(qd, k.n, "qd"),
                               joint_vector(qdd, k.n, "qdd"))
-                if compile_and_call(_inverse_dynamics_one, k.F, k.I,
-                                    thread_workspace(k.n, k.m), q, qd, qdd, tau) == -1:
+                if compile_and_call(_inverse_dynamics_one, k.F, k.I, ws, q, qd, qdd,
+                                    tau) == -1:
                     return tau
     if k.nl:
         from .closed_chains import closed_chain_inverse_dynamics
@@ -379,14 +382,17 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
         qdd = np.empty(n)
         one = _constrained_one if k.nl else _forward_dynamics_one
         try:
-            bad = one(k.F, k.I, thread_workspace(n, k.m), q, qd, tau, qdd)
+            ws = k.per_thread.workspace
+        except AttributeError:
+            ws = k.per_thread.workspace = thread_workspace(n, k.m)
+        try:
+            bad = one(k.F, k.I, ws, q, qd, tau, qdd)
         except TypeError:
             bad = None
             if np.ndim(q) == 1:
                 q, qd, tau = (joint_vector(q, n, "q"), joint_vector(qd, n, "qd"),
                               joint_vector(tau, n, "tau"))
-                bad = compile_and_call(one, k.F, k.I, thread_workspace(n, k.m), q, qd, tau,
-                                       qdd)
+                bad = compile_and_call(one, k.F, k.I, ws, q, qd, tau, qdd)
         if bad == -1:
             return qdd
         if bad is not None:

@@ -39,6 +39,7 @@ Fields (n tree joints, nl loop joints, m active constraint rows, ni independent 
 """
 from __future__ import annotations
 
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -139,7 +140,7 @@ class KernelModel:
     Built by `pack_model`; the kernels receive `F` and `I`.
     """
 
-    __slots__ = ("F", "I", "n", "nl", "m", "ni", "no_wrench", "_views")
+    __slots__ = ("F", "I", "n", "nl", "m", "ni", "no_wrench", "per_thread", "_views")
 
     def __init__(self, F: np.ndarray, I: np.ndarray) -> None:
         self.F, self.I = F, I
@@ -149,6 +150,10 @@ class KernelModel:
         #: (n, 6) zeros: "no external wrench" for the kernels (never written; writable so
         #: that numba compiles one array type for wrenches)
         self.no_wrench = np.zeros((self.n, 6))
+        #: per-thread slot for the calling thread's workspace buffer
+        #: (`core.workspace.thread_workspace(n, m)`), found here without the pool's lookup
+        #: by the single-state calls; per-call state, not model data
+        self.per_thread = threading.local()
         self._views = None
 
     @property
