@@ -573,6 +573,39 @@ def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
 
 
 @compiled_kernel
+def sample_quantities(F, I, ws, Y, applied, f_ext, qdd, E, lam):
+    """What a run records at each output sample, in one pass per sample: for the states
+    Y (S, 2n) = [q; qd] under joint forces applied (S, n) and link wrenches f_ext (n, 6),
+    the accelerations qdd (S, n) (keeping the loops closed, with their multipliers in
+    lam (S, m)) and the energy E (S, 3) = kinetic, potential, total (J) from the same
+    pass's link quantities and twists. Returns -1, or s * (n + m) + the failure code of
+    sample s (a joint < n, or n + a loop row)."""
+    mv = model_views(F, I)
+    n, m = mv.n, mv.m
+    D = data_views(ws, n, m)
+    for s in range(Y.shape[0]):
+        q, qd = Y[s, :n], Y[s, n:]
+        if m > 0:
+            bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], f_ext, qdd[s])
+            for r in range(m):
+                lam[s, r] = D.lam[r]
+        else:
+            bad = denoc.forward_dynamics_tree(mv, q, qd, applied[s], f_ext, mv.gravity, D.Rj,
+                                              D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t,
+                                              D.tdot, D.w, D.tmp66, D.zero, D.phi, D.M_hat,
+                                              D.psi_hat, D.m_hat, D.eta, D.phi_hat, D.mu,
+                                              qdd[s])
+        if bad >= 0:
+            return s * (n + m) + bad
+        # the pass left the link quantities and the twists t at (q, qd)
+        T, V = denoc.energy_kernel(mv, mv.gravity, D.c, D.M, D.t)
+        E[s, 0] = T
+        E[s, 1] = V
+        E[s, 2] = T + V
+    return -1
+
+
+@compiled_kernel
 def project_samples(F, I, ws, Y, tol, residual):
     """Project every state row of Y (S, 2n) onto the loops (in place) and write the
     largest closure error |Phi| left in each into residual (S,)."""
