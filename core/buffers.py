@@ -90,3 +90,14 @@ def view(typingctx, buffer, offset, shape):
         return out._getvalue()
 
     return result(buffer, offset, shape), codegen
+
+
+@intrinsic
+def address_of(typingctx, buffer, offset):
+    """A raw pointer to buffer[offset] (a 1-D contiguous array), for C callbacks
+    (`core.torque`)."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.gep(array.data, [args[1]])
+
+    return types.CPointer(buffer.dtype)(buffer, offset), codegen

@@ -66,10 +66,11 @@ import math
 import numpy as np
 from scipy.integrate._ivp import dop853_coefficients as _dop
 
-from .buffers import compiled_kernel
+from .buffers import address_of, compiled_kernel
 from .constrained_dynamics import project_onto_loops
-from .dynamics import kernel_of, link_wrenches, state_derivative, state_derivative_kernel
+from .dynamics import kernel_of, link_wrenches, state_derivative_kernel
 from .kernel_model import model_views
+from .torque import torque_function
 from .workspace import thread_workspace
 
 # ---------------------------------------------------------------------------------------
@@ -99,11 +100,45 @@ STATUS_FINISHED = 1
 STATUS_STEP_TOO_SMALL = -1
 STATUS_SINGULAR = -2
 STATUS_BLOWUP = -3
+STATUS_TORQUE_FAILED = -4
+
+#: What `_rhs` returns when the torque function failed (joint codes are >= 0).
+TORQUE_FAILED = -4
 
 
 def new_scratch(n2: int) -> np.ndarray:
     """Scratch buffer for dop853_advance: (SCRATCH_ROWS, 2n)."""
     return np.zeros((SCRATCH_ROWS, n2))
+
+
+@compiled_kernel
+def _rhs(mv, ws, torque, t, y, tau, damping, f_ext, ydot):
+    """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
+    into tau; `core.torque`), then `state_derivative_kernel`. Returns -1, the code of a
+    singular pivot (>= 0), or TORQUE_FAILED."""
+    n = mv.n
+    if torque(t, address_of(y, 0), address_of(y, n), address_of(tau, 0), n) != 0:
+        return TORQUE_FAILED
+    return state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot)
+
+
+@compiled_kernel
+def rhs_at(MF, MI, ws, torque, t, y, tau, damping, f_ext, ydot):
+    """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
+    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, damping, f_ext, ydot)
+
+
+@compiled_kernel
+def sample_torques(torque, t, Y, tau, out):
+    """out[s] = tau(t[s], q, qd) at the states Y (S, 2n) through the torque callback
+    (tau: its (n,) buffer). Returns -1, or the first sample where it failed."""
+    n = tau.shape[0]
+    for s in range(Y.shape[0]):
+        if torque(t[s], address_of(Y[s], 0), address_of(Y[s], n), address_of(tau, 0), n) != 0:
+            return s
+        for k in range(n):
+            out[s, k] = tau[k]
+    return -1
 
 
 @compiled_kernel
@@ -137,7 +172,7 @@ def _rms(x, scale):
 
 
 @compiled_kernel
-def initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
+def initial_step(MF, MI, ws, torque, tau, damping, f_ext, t0, y0, f0, t_bound,
                  rtol, atol, max_step, y1, f1):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
@@ -157,8 +192,8 @@ def initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = state_derivative(MF, MI, ws, y1, tau, damping, f_ext, f1)
-    if bad >= 0:
+    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, damping, f_ext, f1)
+    if bad != -1:
         return np.nan, bad
     for i in range(m):
         y1[i] = (f1[i] - f0[i]) / (atol + abs(y0[i]) * rtol)
@@ -190,14 +225,15 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(mv, ws, tau, damping, f_ext, K, y_old, y_new, f_new, h,
+def _dense_build(mv, ws, torque, t_old, tau, damping, f_ext, K, y_old, y_new, f_new, h,
                  ystage, F):
-    """Extra stages 13..15 and the 7 interpolation rows F. Returns -1 or singular joint."""
+    """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
+    or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = state_derivative_kernel(mv, ws, ystage, tau, damping, f_ext, K[s])
-        if bad >= 0:
+        bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, damping, f_ext, K[s])
+        if bad != -1:
             return bad
     for i in range(m):
         dy = y_new[i] - y_old[i]
@@ -230,7 +266,7 @@ def _dense_eval(F, y_old, x, out):
 
 
 @compiled_kernel
-def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
+def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
@@ -306,9 +342,13 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                 nonfinite = _first_nonfinite(ystage)
                 if nonfinite >= 0:
                     break
-                singular = state_derivative_kernel(mv, ws, ystage, tau, damping,
-                                             f_ext, K[s])
+                singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, damping, f_ext,
+                                K[s])
                 stats[0] += 1
+                if singular == TORQUE_FAILED:
+                    state[0] = t
+                    state[1] = h_abs
+                    return STATUS_TORQUE_FAILED, next_out, -1
                 if singular >= 0:
                     break
             if nonfinite < 0 and singular < 0:
@@ -319,9 +359,13 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                     y_new[i] = y[i] + h * acc
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
-                    singular = state_derivative_kernel(mv, ws, y_new, tau, damping,
-                                                 f_ext, K[N_STAGES])
+                    singular = _rhs(mv, ws, torque, t_new, y_new, tau, damping, f_ext,
+                                    K[N_STAGES])
                     stats[0] += 1
+                    if singular == TORQUE_FAILED:
+                        state[0] = t
+                        state[1] = h_abs
+                        return STATUS_TORQUE_FAILED, next_out, -1
             if nonfinite >= 0 or singular >= 0:
                 last_nonfinite = nonfinite
                 last_singular = singular
@@ -389,11 +433,13 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
         if project_tol > 0.0 and project_onto_loops(mv, ws, y, project_tol):
-            bad = state_derivative_kernel(mv, ws, y, tau, damping, f_ext, f)
+            bad = _rhs(mv, ws, torque, t, y, tau, damping, f_ext, f)
             stats[0] += 1
-            if bad >= 0:
+            if bad != -1:
                 state[0] = t
                 state[1] = h_abs
+                if bad == TORQUE_FAILED:
+                    return STATUS_TORQUE_FAILED, next_out, -1
                 return STATUS_SINGULAR, next_out, bad
 
         # ---- output samples in (t_old, t] ----
@@ -405,14 +451,16 @@ def dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
                     Y_out[next_out, i] = y[i]
             else:
                 if not built:
-                    bad = _dense_build(mv, ws, tau, damping, f_ext, K, y_old,
-                                       y, f, h, ystage, F)
+                    bad = _dense_build(mv, ws, torque, t_old, tau, damping, f_ext, K,
+                                       y_old, y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
-                    if bad >= 0:
-                        # the step itself is fine; report the singular stage (t stays new)
+                    if bad != -1:
+                        # the step itself is fine; report the failed stage (t stays new)
                         state[0] = t
                         state[1] = h_abs
+                        if bad == TORQUE_FAILED:
+                            return STATUS_TORQUE_FAILED, next_out, -1
                         return STATUS_SINGULAR, next_out, bad
                     built = True
                 _dense_eval(F, y_old, (tj - t_old) / h, Y_out[next_out])
@@ -424,9 +472,11 @@ class Dop853State:
 
     `Dop853State(robot, y0, t0, t_bound, rtol, atol, tau, damping, f_ext=None,
     max_step=inf, first_step=None)` evaluates f0 = f(y0) and the initial step (SciPy's
-    rule; 2 RHS evaluations, counted in stats[0]). It raises nothing for a singular start:
-    that is reported through `init_status` (-2) and `init_info` (joint), and `advance`
-    then returns (-2, next_out, joint) without stepping.
+    rule; 2 RHS evaluations, counted in stats[0]). tau: None, a constant (n,) vector or
+    a function tau(t, q, qd) (`core.torque.torque_function`; `torque_error` then holds
+    what a Python function raised). It raises nothing for a singular start or a failed
+    torque function: that is reported through `init_status` (-2, -4) and `init_info`
+    (joint), and `advance` then returns (init_status, next_out, info) without stepping.
 
     Attributes: t, h_abs (properties over `state`), y, f (2n,), K (16, 2n),
     scratch (SCRATCH_ROWS, 2n), stats int64 [nfev, accepted, rejected, dense builds].
@@ -441,7 +491,7 @@ class Dop853State:
         self.ws = thread_workspace(n, k.m)
         self.n = n
         m = 2 * n
-        self.tau = np.zeros(n) if tau is None else np.ascontiguousarray(tau, dtype=np.float64)
+        self.torque, self.tau = torque_function(tau, n)
         self.damping = (np.zeros(n) if damping is None
                         else np.ascontiguousarray(damping, dtype=np.float64))
         self.f_ext = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
@@ -457,28 +507,31 @@ class Dop853State:
         self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step, project_tol],
                               dtype=np.float64)
         self.init_status, self.init_info = 0, -1
-        bad = state_derivative(self.MF, self.MI, self.ws, self.y, self.tau,
-                                self.damping, self.f_ext, self.f)
+        bad = rhs_at(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
+                     self.damping, self.f_ext, self.f)
         self.stats[0] += 1
-        if bad >= 0:
-            self.init_status, self.init_info = STATUS_SINGULAR, int(bad)
-            return
-        if first_step is None:
-            h, bad = initial_step(self.MF, self.MI, self.ws, self.tau,
+        if bad == -1 and first_step is None:
+            h, bad = initial_step(self.MF, self.MI, self.ws, self.torque, self.tau,
                                   self.damping, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
                                   self.scratch[0], self.scratch[1])
             self.stats[0] += 1
-            if bad >= 0:
-                self.init_status, self.init_info = STATUS_SINGULAR, int(bad)
-                return
-        else:
+        elif bad == -1:
             h = float(first_step)
+        if bad != -1:
+            self.init_status = STATUS_TORQUE_FAILED if bad == TORQUE_FAILED else STATUS_SINGULAR
+            self.init_info = int(bad) if bad >= 0 else -1
+            return
         self.state[1] = h
 
     @property
     def t(self) -> float:
         return float(self.state[0])
+
+    @property
+    def torque_error(self) -> BaseException | None:
+        """What a Python torque function raised (the run stopped with status -4)."""
+        return getattr(self.torque, "error", None)
 
     @property
     def h_abs(self) -> float:
@@ -489,7 +542,7 @@ class Dop853State:
         """One call of `dop853_advance`; returns (status, next_out, info)."""
         if self.init_status != 0:
             return self.init_status, next_out, self.init_info
-        st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.tau,
+        st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.torque, self.tau,
                                        self.damping, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
                                        Y_out, float(t_stop), int(max_steps), float(huge))

@@ -5,12 +5,10 @@ each derivative coming from the O(n) recursive forward dynamics (RFDSIM).
 Output is sampled on a regular grid from the method's dense output, so the
 step size never depends on the sample rate.
 
-Two steppers share one interface, `advance(t_out, Y_out, next_out, t_stop,
-max_steps) -> (status, next_out, info)` (status codes of `core.integrator`):
-- constant joint forces (free fall, a constant vector) run entirely compiled
-  (`core.integrator.Dop853State`);
-- a torque function tau(t, q, qd) runs SciPy's DOP853 stepper, which calls
-  back into Python at every stage.
+The integration runs compiled, a chunk at a time (`core.integrator.Dop853State`);
+the joint forces are a constant vector or a function tau(t, q, qd), called at every
+stage through a C callback (`core.torque`): a function numba compiles keeps the whole
+run compiled, a plain Python function costs its own calls.
 
 `simulate_chunks` is a generator (a GUI drives it from a worker thread and
 cancels between chunks); `simulate` runs it to the end with a progress
@@ -22,16 +20,15 @@ import time as _time
 from collections.abc import Callable, Iterator
 
 import numpy as np
-from scipy.integrate import DOP853
 
 from .closed_chains import constrained_failure
-from .dynamics import (kernel_of, link_wrenches, project_samples, sample_quantities, singular_error,
-                       state_derivative)
+from .dynamics import (kernel_of, link_wrenches, project_samples, sample_quantities,
+                       singular_error)
 from .workspace import thread_workspace
 from .errors import (SimulationCancelled, SimulationError, SingularConfigurationError,
                      SingularMassMatrixError)
 from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
-                         Dop853State)
+                         STATUS_TORQUE_FAILED, Dop853State, sample_torques)
 from .trajectory import Trajectory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
@@ -57,91 +54,8 @@ def _joint_vector(x, n: int, name: str, default: np.ndarray) -> np.ndarray:
     return v
 
 
-class _StageFailure(Exception):
-    """Raised inside SciPy's stepper: (status, info) as in `core.integrator`."""
-
-    def __init__(self, status: int, info: int) -> None:
-        super().__init__(status, info)
-        self.status, self.info = status, info
-
-
-class _ScipyStepper:
-    """SciPy's DOP853 with a Python torque function, behind the compiled stepper's interface.
-
-    A stage evaluated at a non-finite or huge state returns NaN, so SciPy rejects the
-    trial step and shrinks it (as the compiled stepper does); only an accepted state
-    that is non-finite or huge counts as a blow-up.
-    """
-
-    def __init__(self, robot, y0: np.ndarray, t_bound: float, rtol: float, atol: float,
-                 tau_of: Callable, damping: np.ndarray, f_ext: np.ndarray) -> None:
-        k = kernel_of(robot)
-        n = k.n
-        ws = thread_workspace(n, k.m)
-        self.n = n
-        self.y0 = y0
-        self.init_failure: _StageFailure | None = None
-        self.last_bad_stage = -1  # index into y of the last stage state that was huge
-
-        def rhs(t: float, y: np.ndarray) -> np.ndarray:
-            bad = ~np.isfinite(y) | (np.abs(y) > HUGE)
-            if bad.any():
-                self.last_bad_stage = int(np.flatnonzero(bad)[0])
-                return np.full(2 * n, np.nan)
-            tau = np.asarray(tau_of(t, y[:n].copy(), y[n:].copy()), dtype=float)
-            if tau.shape != (n,):
-                raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {tau.shape}")
-            ydot = np.empty(2 * n)
-            joint = state_derivative(k.F, k.I, ws, y, tau, damping, f_ext, ydot)
-            if joint >= 0:
-                raise _StageFailure(STATUS_SINGULAR, int(joint))
-            return ydot
-
-        try:
-            self.solver = DOP853(rhs, 0.0, y0, t_bound, rtol=rtol, atol=atol)
-        except _StageFailure as failure:  # the initial-step probe failed
-            self.solver = None
-            self.init_failure = failure
-
-    @property
-    def t(self) -> float:
-        return 0.0 if self.solver is None else float(self.solver.t)
-
-    @property
-    def y(self) -> np.ndarray:
-        return self.y0 if self.solver is None else self.solver.y
-
-    def advance(self, t_out, Y_out, next_out: int, t_stop: float, max_steps: int,
-                huge: float = HUGE) -> tuple[int, int, int]:
-        if self.solver is None:
-            Y_out[next_out] = self.y0
-            return self.init_failure.status, next_out + 1, self.init_failure.info
-        s = self.solver
-        while next_out < t_out.size and t_out[next_out] <= s.t:  # samples at the start
-            Y_out[next_out] = s.y
-            next_out += 1
-        for _ in range(max_steps):
-            if s.status == "finished":
-                return STATUS_FINISHED, next_out, -1
-            try:
-                s.step()
-            except _StageFailure as failure:
-                return failure.status, next_out, failure.info
-            if s.status == "failed":
-                if self.last_bad_stage >= 0:  # every trial step ran away: a blow-up
-                    return STATUS_BLOWUP, next_out, self.last_bad_stage
-                return STATUS_STEP_TOO_SMALL, next_out, -1
-            bad = ~np.isfinite(s.y) | (np.abs(s.y) > huge)
-            if bad.any():
-                return STATUS_BLOWUP, next_out, int(np.flatnonzero(bad)[0])
-            stop = int(np.searchsorted(t_out, s.t, side="right"))
-            if stop > next_out:
-                Y_out[next_out:stop] = s.dense_output()(t_out[next_out:stop]).T
-                Y_out[next_out:stop][t_out[next_out:stop] == s.t] = s.y
-                next_out = stop
-            if s.t >= t_stop:
-                break
-        return (STATUS_FINISHED if s.status == "finished" else 0), next_out, -1
+class _TorqueFailure(Exception):
+    """The torque function failed (its exception, if any, is the cause)."""
 
 
 def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
@@ -155,7 +69,9 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                loops, q0 is closed by `assemble` (its independent joints held) and the
                rates of the dependent joints follow from the independent ones in qd0.
     tau      : None (free fall), a constant (n,) vector, or a function
-               tau(t, q, qd) -> (n,), N m / N
+               tau(t, q, qd) -> (n,), N m / N: a plain Python function, or one compiled
+               by numba (`@numba.njit`, also as tau(t, q, qd, out) writing into out),
+               which keeps the whole run compiled (`core.torque`)
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
     rtol, atol : integrator tolerances on y = [q; qd]
     dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
@@ -192,19 +108,17 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     y0 = np.concatenate([q0, qd0])
     kind = "free-fall" if tau is None else "simulation"
 
-    if callable(tau):
-        tau_of = tau
-        stepper = _ScipyStepper(robot, y0, float(grid[-1]), rtol, atol, tau, c, w)
-    else:
-        tau_const = _joint_vector(tau, n, "tau", np.zeros(n))
-        tau_of = None
-        stepper = Dop853State(robot, y0, 0.0, float(grid[-1]), rtol, atol, tau=tau_const,
-                              damping=c, f_ext=w)
+    if not callable(tau):
+        tau = _joint_vector(tau, n, "tau", np.zeros(n))
+    stepper = Dop853State(robot, y0, 0.0, float(grid[-1]), rtol, atol, tau=tau, damping=c,
+                          f_ext=w)
 
-    def applied_forces(t: np.ndarray, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        if tau_of is None:
-            return tau_const - c * qd
-        return np.array([tau_of(ti, qi, qdi) for ti, qi, qdi in zip(t, q, qd)]).reshape(-1, n) - c * qd
+    def applied_forces(t: np.ndarray, states: np.ndarray) -> np.ndarray:
+        """tau(t, q, qd) - damping * qd at the samples, through the run's torque callback."""
+        tau_t = np.empty((t.size, n))
+        if sample_torques(stepper.torque, t, states, stepper.tau, tau_t) >= 0:
+            raise _torque_failure()
+        return tau_t - c * states[:, n:]
 
     Y = np.full((grid.size, 2 * n), np.nan)
     parts: list[Trajectory] = []
@@ -221,7 +135,7 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
             resid = np.empty(hi - lo)
             project_samples(k.F, k.I, thread_workspace(n, m), states, 1e-14, resid)
         q, qd = states[:, :n].copy(), states[:, n:].copy()
-        applied = applied_forces(t, q, qd)
+        applied = applied_forces(t, states)
         qdd, E, lam = np.empty_like(q), np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         bad = sample_quantities(k.F, k.I, thread_workspace(n, m), states, applied, w, qdd, E,
                                 lam)
@@ -234,6 +148,13 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                           lam if k.nl else None, resid)
         parts.append(part)
         return part
+
+    def _torque_failure() -> Exception:
+        error = stepper.torque_error
+        what = f"{type(error).__name__}: {error}" if error is not None else "it failed"
+        failure_ = _TorqueFailure(f"the torque function tau(t, q, qd) failed ({what})")
+        failure_.__cause__ = error
+        return failure_
 
     def failure(reason: str, joint: int | None) -> SimulationError:
         partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind, m)
@@ -248,7 +169,11 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         while status == 0 and stepper.t < t_stop and _time.perf_counter() < wall_end:
             status, next_out, info = stepper.advance(grid, Y, next_out, t_stop, max_steps=20)
         try:
+            if status == STATUS_TORQUE_FAILED:
+                raise _torque_failure()
             chunk = take(sent, next_out)
+        except _TorqueFailure as err:
+            raise failure(str(err), None) from err.__cause__
         except SingularMassMatrixError as err:
             raise failure(str(err), err.joint) from None
         except SingularConfigurationError as err:
