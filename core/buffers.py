@@ -42,6 +42,20 @@ from numba.np.arrayobj import populate_array
 KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
 compiled_kernel = njit(**KERNEL_OPTIONS)
 
+#: Helpers inlined into their callers by numba (at its IR level): a call of a compiled
+#: function passes every array of its argument list member by member, hundreds of
+#: words for the recursions (the model views and a dozen fields), which cost a hot
+#: path a fifth of its time. Short helpers are always inlined (`inlined_kernel`); the
+#: recursions get an `inline_twin` that only the hot paths call (inlining them
+#: everywhere would triple the compile time of the core).
+INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+inlined_kernel = njit(**INLINE_OPTIONS)
+
+
+def inline_twin(kernel):
+    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS)."""
+    return njit(**INLINE_OPTIONS)(kernel.py_func)
+
 _compiling = threading.Lock()
 
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .buffers import compiled_kernel
+from .buffers import compiled_kernel, inlined_kernel
 from . import denoc
-from .loop_kinematics import closure_acceleration_term, closure_jacobian, closure_residual
+from .loop_kinematics import (closure_acceleration_inline, closure_jacobian,
+                              closure_jacobian_inline, closure_residual)
 from .workspace import data_views
 
 #: Relative pivot below which a Delassus row is taken as redundant.
@@ -40,7 +41,7 @@ REDUNDANT_PIVOT = 1e-13
 INCONSISTENT_ROW = 1e-8
 
 
-@compiled_kernel
+@inlined_kernel
 def pivoted_cholesky_solve(A, b, x, keep, y, tol):
     """Solve the symmetric positive semi-definite A x = b by Cholesky with diagonal
     pivoting, in place on A (y (m,) is scratch). Rows whose pivot falls below
@@ -126,12 +127,12 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
     G = D.G
-    closure_jacobian(mv, D.Rl, D.ol, D.oj, e, G, J)
-    closure_acceleration_term(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, G, gamma)
+    closure_jacobian_inline(mv, D.Rl, D.ol, D.oj, e, G, J)
+    closure_acceleration_inline(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, G, gamma)
     # Y_r = M^-1 J_r^T with the UDU^T factors already in D
     eta, phi_hat, mu = D.eta, D.phi_hat, D.mu
     for r in range(m):
-        denoc.udu_solve(mv, e, A, psi_hat, m_hat, J[r], eta, phi_hat, mu, Y[r])
+        denoc.udu_solve_inline(mv, e, A, psi_hat, m_hat, J[r], eta, phi_hat, mu, Y[r])
     # Delassus system (J M^-1 J^T) lambda = -gamma - J qdd_free
     for r in range(m):
         s = -gamma[r]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .buffers import compiled_kernel
+from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .linalg6 import A_times, AT_times_add, ATMA_add, M_p, add_p_times, p_dot
 from .workspace import data_views
 
@@ -39,7 +39,7 @@ from .workspace import data_views
 # Kinematics: DH frames on a tree
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
+@inlined_kernel
 def dh_frames(mv, q, Rj, oj, Rl, ol):
     """Joint frames (Rj, oj) and link frames (Rl, ol), each (n, 3, 3) and (n, 3).
 
@@ -165,7 +165,7 @@ def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
 # RIDIM: recursive inverse dynamics (seed 001 Sec 2.4.1; seed 000 Sec 5.1)
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
+@inlined_kernel
 def twists(mv, qd, e, A, t):
     """Forward recursion for the twists, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
     order, parent, revolute = mv.order, mv.parent, mv.revolute
@@ -180,7 +180,7 @@ def twists(mv, qd, e, A, t):
         add_p_times(revolute[k], e, k, qd[k], t, k)
 
 
-@compiled_kernel
+@inlined_kernel
 def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
     """Twists and twist rates, eqs. 11c and 17 (gravity enters as tdot_base = [0; -g]).
 
@@ -419,6 +419,14 @@ def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
         add_p_times(revolute[k], e, k, qdd[k], mu, k)
 
 
+# the recursions inlined into the hot paths (`core.buffers.inline_twin`): the forward
+# dynamics below, the single-state and batch inverse dynamics, the closed-chain kernel
+link_quantities_inline = inline_twin(link_quantities)
+inverse_dynamics_inline = inline_twin(inverse_dynamics_kernel)
+articulated_inertias_inline = inline_twin(articulated_inertias)
+udu_solve_inline = inline_twin(udu_solve)
+
+
 @compiled_kernel
 def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, c, M, A, t,
                           tdot, w, tmp66, zero, phi, M_hat, psi_hat, m_hat, eta, phi_hat, mu,
@@ -428,14 +436,14 @@ def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, 
     (`forward_dynamics_on` passes them from a workspace buffer); they are left filled
     at q (link quantities, twists, the bias pass's twist rates, articulated inertias).
     Returns -1, or the 0-based joint whose pivot vanished (qdd is then not written)."""
-    link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-    inverse_dynamics_kernel(mv, qd, zero, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, w, phi)
+    link_quantities_inline(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
+    inverse_dynamics_inline(mv, qd, zero, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, w, phi)
     for k in range(mv.n):
         phi[k] = tau[k] - phi[k]
-    bad = articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66)
+    bad = articulated_inertias_inline(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66)
     if bad >= 0:
         return bad
-    udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd)
+    udu_solve_inline(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd)
     return -1
 
 

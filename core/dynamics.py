@@ -56,8 +56,8 @@ def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
     t, tdot, w = D.t, D.tdot, D.w
     g = _gravity(mv, with_gravity, D.s3[7])
     for s in range(q.shape[0]):
-        denoc.link_quantities(mv, q[s], Rj, oj, Rl, ol, e, d, c, M, A)
-        denoc.inverse_dynamics_kernel(mv, qd[s], qdd[s], g, oj, ol, e, d, M, A,
+        denoc.link_quantities_inline(mv, q[s], Rj, oj, Rl, ol, e, d, c, M, A)
+        denoc.inverse_dynamics_inline(mv, qd[s], qdd[s], g, oj, ol, e, d, M, A,
                                       f_ext[s if f_ext.shape[0] > 1 else 0], t, tdot, w,
                                       tau[s])
 
@@ -76,8 +76,8 @@ def _inverse_dynamics_one(F, I, ws, q, qd, qdd, tau):
     if not math.isfinite(s):
         return NOT_FINITE
     D = data_views(ws, n, mv.m)
-    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
-    denoc.inverse_dynamics_kernel(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
+    denoc.link_quantities_inline(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
+    denoc.inverse_dynamics_inline(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
                                   D.no_wrench, D.t, D.tdot, D.w, tau)
     return -1
 

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .buffers import compiled_kernel
+from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from . import denoc
 from .errors import LoopClosureError, MechanismError
 from .kernel_model import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
@@ -66,7 +66,7 @@ def _rotate_into(Rl, ol, body, x, y, z, point, G, o):
             G[o, r] += ol[body, r]
 
 
-@compiled_kernel
+@inlined_kernel
 def _loop_geometry(mv, Rl, ol, l, G):
     """G[_PA], G[_PB]: the loop's points on links a and b; G[_U], G[_V] (on a), G[_ZB],
     G[_XB] (on b): its directions; G[_DELTA] = P_b - P_a (all in the base frame)."""
@@ -98,7 +98,7 @@ def _cross_rows(G, i, j, o):
     G[o, 0], G[o, 1], G[o, 2] = x, y, z
 
 
-@compiled_kernel
+@inlined_kernel
 def _row_directions(kind, G):
     """G[_C] = c: the direction a point or line row projects P_b - P_a on, or the vector
     on a of an orientation row c . d, with G[_D] = d on b. Returns 0 for point rows (a
@@ -136,7 +136,7 @@ def closure_residual(mv, Rl, ol, G, Phi):
             Phi[r] = _dot_rows(G, _DELTA, _C)
 
 
-@compiled_kernel
+@inlined_kernel
 def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
     """Add sign * (the row's rate per unit qd_j) to J[row, j] for every joint j on body's
     path to the base. point: G's row of the loop point on `body`; kind as
@@ -270,6 +270,11 @@ def closure_acceleration_term(mv, Rl, ol, oj, t, tdot, g_base, G, gamma):
                 _cross_rows(G, _WDA, _C, _X)  # w'_a x c
                 s += _dot_rows(G, _DELTA, _X) + _dot_rows(G, _DELTA, _Y)
             gamma[r] = s
+
+
+# inlined into the closed-chain forward dynamics (`core.buffers.inline_twin`)
+closure_jacobian_inline = inline_twin(closure_jacobian)
+closure_acceleration_inline = inline_twin(closure_acceleration_term)
 
 
 @compiled_kernel
