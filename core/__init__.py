@@ -72,7 +72,7 @@ from .trajectory import (
     output_grid,
     run_inverse_dynamics,
 )
-from .warmup import warm_up
+from .warmup import warm_up, warm_up_display
 
 __all__ = [
     "ArmDynError", "ArticulatedBodyInertias", "Assembly", "Chain", "ClosedChainInverseDynamics",
@@ -88,7 +88,7 @@ __all__ = [
     "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
-    "warm_up",
+    "warm_up", "warm_up_display",
     # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)
     "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
     "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",

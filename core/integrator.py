@@ -61,10 +61,11 @@ Python helper: `Dop853State` (set-up, buffers, `advance`) and `integrate` (one-s
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
-from scipy.integrate._ivp import dop853_coefficients as _dop
 
 from .buffers import address_of, compiled_kernel
 from .constrained_dynamics import project_onto_loops
@@ -76,6 +77,22 @@ from .workspace import thread_workspace
 # ---------------------------------------------------------------------------------------
 # Tableau (from SciPy, not retyped). Numba freezes these module globals as constants.
 # ---------------------------------------------------------------------------------------
+
+def _scipy_dop853_tableau():
+    """scipy.integrate._ivp.dop853_coefficients, loaded by itself: importing it through
+    scipy.integrate would load all of that package, half a second of every start."""
+    spec = importlib.util.find_spec("scipy")
+    path = Path(spec.origin).parent / "integrate" / "_ivp" / "dop853_coefficients.py"
+    if not path.is_file():  # another layout of SciPy: the ordinary import
+        from scipy.integrate._ivp import dop853_coefficients
+        return dop853_coefficients
+    module_spec = importlib.util.spec_from_file_location("armdyn_scipy_dop853", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module
+
+
+_dop = _scipy_dop853_tableau()
 N_STAGES = int(_dop.N_STAGES)                      # 12
 N_STAGES_EXTENDED = int(_dop.N_STAGES_EXTENDED)    # 16
 INTERPOLATOR_POWER = int(_dop.INTERPOLATOR_POWER)  # 7

@@ -9,7 +9,8 @@ which writes tau(t, q, qd) (n,) into `out` and returns 0, or 1 when the function
 (the run then stops with `core.errors.SimulationError` carrying the reason). Three kinds
 of joint forces become such a pointer (`torque_function`):
 
-- None or a constant vector: `CONSTANT`, which leaves `out` (holding the constant) alone;
+- None or a constant vector: `constant_torque()`, which leaves `out` (holding the
+  constant) alone;
 - a function numba compiles (`@numba.njit`), in either form
 
       def tau(t, q, qd):                 def tau(t, q, qd, out):
@@ -23,6 +24,7 @@ of joint forces become such a pointer (`torque_function`):
 from __future__ import annotations
 
 import ctypes
+import functools
 import weakref
 from collections.abc import Callable
 
@@ -36,10 +38,16 @@ TORQUE_SIGNATURE = types.int64(types.float64, types.CPointer(types.float64),
                                types.int64)
 
 
-@cfunc(TORQUE_SIGNATURE, cache=True)
-def CONSTANT(t, q, qd, out, n):  # noqa: N802 - a constant callback object
+def _constant(t, q, qd, out, n):
     """Constant joint forces: `out` already holds them."""
     return 0
+
+
+@functools.cache
+def constant_torque():
+    """The callback of constant joint forces (made on first use: a C callback costs a
+    tenth of a second to load, which an import should not)."""
+    return cfunc(TORQUE_SIGNATURE, cache=True)(_constant)
 
 
 _COMPILED: "weakref.WeakKeyDictionary[CPUDispatcher, object]" = weakref.WeakKeyDictionary()
@@ -132,7 +140,7 @@ def torque_function(tau, n: int) -> tuple[object, np.ndarray]:
     (holding the constant for a constant)."""
     if tau is None or not callable(tau):
         buffer = np.zeros(n) if tau is None else np.array(tau, dtype=float).reshape(n)
-        return CONSTANT, buffer
+        return constant_torque(), buffer
     if isinstance(tau, CPUDispatcher):
         return compiled_torque(tau), np.zeros(n)
     return PythonTorque(tau, n), np.zeros(n)

@@ -1,9 +1,11 @@
-"""Compile (or load from numba's cache) every dynamics kernel before it is needed.
+"""Compile (or load from numba's cache) the dynamics kernels before they are needed.
 
-The first call of a numba kernel compiles it: about a minute for the whole core
-on a fresh machine, well under a second once numba's on-disk cache holds it. An
-application calls `warm_up()` once at start, off its GUI thread, so that no user
-action ever waits for the compiler.
+The first call of a numba kernel compiles it: a minute or two for the whole core on
+a fresh machine, well under a second once numba's on-disk cache holds it. An
+application calls `warm_up_display()` before its first window (the few kernels that
+draw and pose an arm: seconds on a fresh machine), then `warm_up()` in a background
+thread, in the order a user is likely to need the rest (a run first), so that later
+actions wait for the compiler only if they come before it is done.
 """
 from __future__ import annotations
 
@@ -12,7 +14,10 @@ import numpy as np
 from .dynamics import (articulated_body_inertias, composite_body_inertias, convective_torques,
                        energy, forward_dynamics, gravity_torques, inverse_dynamics, mass_matrix,
                        udu_factors)
+from .closed_chains import velocity_transformation
 from .kinematics import forward_kinematics
+from .loop_kinematics import assemble, loop_residual
+from .mechanism import Chain, Loop, Mechanism, Placement
 from .robot import JointType, Link, Robot
 from .simulation import simulate
 from .trajectory import run_inverse_dynamics
@@ -27,12 +32,37 @@ def _tiny_robot() -> Robot:
     return Robot("warm-up", links)
 
 
+def _tiny_four_bar() -> Mechanism:
+    """A parallelogram four-bar in the vertical plane (crank and rocker 0.2 m up, the
+    coupler 0.45 m across, a revolute cut joint): the kernels of closed chains."""
+    def rod(name: str, length: float, theta: float, actuated: bool = False) -> Link:
+        return Link(JointType.REVOLUTE, a=length, theta=theta, name=name, actuated=actuated,
+                    mass=1.0, com=(-length / 2, 0.0, 0.0),
+                    inertia=(1e-4, length ** 2 / 12, length ** 2 / 12, 0.0, 0.0, 0.0))
+    return Mechanism(
+        "warm-up four-bar",
+        (Chain("crank side", (rod("crank", 0.2, np.pi / 2, True),
+                              rod("coupler", 0.45, -np.pi / 2))),
+         Chain("rocker side", (rod("rocker", 0.2, np.pi / 2),), base=Placement((0.45, 0, 0)))),
+        loops=(Loop("C", "revolute", ("coupler", "rocker")),), gravity=(0.0, -9.81, 0.0))
+
+
+def warm_up_display() -> None:
+    """The kernels a window needs to draw an arm and follow its pose sliders."""
+    robot = _tiny_robot()
+    forward_kinematics(robot, robot.q_home)
+    energy(robot, robot.q_home, np.zeros(2))
+
+
 def warm_up() -> None:
-    """Run every public algorithm once on a tiny arm (single states and batches)."""
+    """Run every public algorithm once on a tiny arm and a tiny four-bar (single states
+    and batches), runs first."""
     robot = _tiny_robot()
     q, qd = robot.q_home, np.array([0.1, -0.2])
     forward_kinematics(robot, q)
+    simulate(robot, 0.02, dt_out=0.01)
     tau = inverse_dynamics(robot, q, qd, qd)
+    run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
     for method in ("denoc", "composite"):
         forward_dynamics(robot, q, qd, tau, method=method)
     forward_dynamics(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(tau, (2, 1)))
@@ -43,6 +73,16 @@ def warm_up() -> None:
     gravity_torques(robot, q)
     convective_torques(robot, q, qd)
     energy(robot, q, qd)
-    run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
-    simulate(robot, 0.02, dt_out=0.01)
     simulate(robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))
+    _warm_up_loops(_tiny_four_bar())
+
+
+def _warm_up_loops(mech: Mechanism) -> None:
+    q = mech.q_home
+    qd = velocity_transformation(mech, q).R @ np.ones(mech.dof)
+    loop_residual(mech, q)
+    assemble(mech, q + 0.05)
+    forward_dynamics(mech, q, qd, np.zeros(mech.n))
+    inverse_dynamics(mech, q, qd, np.zeros(mech.n))
+    run_inverse_dynamics(mech, q, q, 0.05, dt_out=0.05)
+    simulate(mech, 0.02, dt_out=0.01)

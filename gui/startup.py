@@ -1,11 +1,14 @@
-"""Start-up work before the main window opens: the dynamics kernels are warmed up.
+"""Start-up work around the main window: the dynamics kernels are warmed up.
 
-numba compiles the dynamics core on its first use: about a minute on a fresh
-machine, a second or two once numba's disk cache holds the kernels. So that no
-user action ever waits for the compiler, `warm_up_kernels` runs
-``core.warm_up()`` in a worker thread before the window is built, while the
-GUI thread keeps processing events. If the warm-up takes longer than
-SPLASH_DELAY_S, a small window says what is going on.
+numba compiles the dynamics core on its first use: a minute or two on a fresh
+machine, a second or two once numba's disk cache holds the kernels. The window
+should neither wait for all of it nor freeze later on a compile, so
+`warm_up_kernels` runs ``core.warm_up_display()`` (the few kernels that draw and
+pose an arm) in a worker thread before the window is built, the GUI thread
+processing events meanwhile, with a small splash window if that takes longer than
+SPLASH_DELAY_S; then it leaves ``core.warm_up()`` (everything else, runs first) to a
+background thread while the window is in use. A run started before that is done
+waits only for the kernels it needs (numba compiles each once, under its lock).
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import time
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QProgressBar, QVBoxLayout, QWidget
 
-__all__ = ["warm_up_kernels", "SPLASH_MESSAGE"]
+__all__ = ["warm_up_kernels", "background_warm_up", "SPLASH_MESSAGE"]
 
 log = logging.getLogger(__name__)
 
@@ -28,22 +31,33 @@ SPLASH_DELAY_S = 0.3
 POLL_MS = 20
 
 
-def warm_up_kernels(*, splash: bool = True, report_errors: bool = True) -> str | None:
-    """Run ``core.warm_up()`` off the GUI thread; the event loop runs meanwhile.
+_background: threading.Thread | None = None
 
-    A QApplication must exist. Shows a splash window (if `splash`) once the
-    warm-up has taken SPLASH_DELAY_S. A failed warm-up is logged and, if
-    `report_errors`, its message is shown in a dialog; the application goes
-    on either way (kernels then compile on their first use). Returns the
-    error message, or None.
+
+def background_warm_up() -> threading.Thread | None:
+    """The thread running ``core.warm_up()`` after the window opened (None before)."""
+    return _background
+
+
+def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
+                    everything_first: bool = False) -> str | None:
+    """Prepare the kernels the window needs off the GUI thread (the event loop runs
+    meanwhile), then start the rest in a background thread.
+
+    A QApplication must exist. Shows a splash window (if `splash`) once the first
+    part has taken SPLASH_DELAY_S. `everything_first`: prepare every kernel before
+    returning (a scripted run). A failed warm-up is logged and, if `report_errors`,
+    its message is shown in a dialog; the application goes on either way (kernels
+    then compile on their first use). Returns the error message, or None.
     """
+    global _background
     import core  # looked up now, so that tests can replace core.warm_up
 
     outcome: dict[str, str] = {}
 
     def work() -> None:
         try:
-            core.warm_up()
+            (core.warm_up if everything_first else core.warm_up_display)()
         except Exception as e:  # noqa: BLE001 - reported below, the GUI goes on
             log.exception("warm-up of the dynamics kernels failed")
             outcome["error"] = str(e) or type(e).__name__
@@ -77,7 +91,22 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True) -> str |
     error = outcome.get("error")
     if error is not None and report_errors:
         _show_error(error)
+    if not everything_first and error is None:
+        _background = threading.Thread(target=_warm_up_the_rest, name="armdyn-warm-up-rest",
+                                       daemon=True)
+        _background.start()
     return error
+
+
+def _warm_up_the_rest() -> None:
+    import core
+    started = time.monotonic()
+    try:
+        core.warm_up()
+    except Exception:  # noqa: BLE001 - the kernels then compile on first use
+        log.exception("background warm-up of the dynamics kernels failed")
+    else:
+        log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
 
 
 def _splash_window() -> QWidget:

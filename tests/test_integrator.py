@@ -13,7 +13,7 @@ from scipy.integrate._ivp.common import select_initial_step
 
 from core import JointType, Robot, energy
 from core.dynamics import kernel_of, state_derivative
-from core.torque import CONSTANT
+from core.torque import constant_torque
 from core.workspace import thread_workspace
 from core.integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
                              STATUS_STEP_TOO_SMALL, Dop853State, initial_step, integrate)
@@ -107,7 +107,7 @@ def test_initial_step_matches_scipy():
     for tol, T, max_step in [(1e-9, 2.0, np.inf), (1e-4, 3.0, np.inf), (1e-6, 1e-4, np.inf),
                              (1e-6, 2.0, 1e-3)]:
         ref = select_initial_step(rhs, 0.0, y0, T, max_step, f0, 1, 7, tol, tol)
-        h, bad = initial_step(k.F, k.I, ws, CONSTANT, tau, damping, np.zeros((robot.n, 6)), 0.0,
+        h, bad = initial_step(k.F, k.I, ws, constant_torque(), tau, damping, np.zeros((robot.n, 6)), 0.0,
                               y0, f0, T, tol, tol, max_step, np.empty_like(y0),
                               np.empty_like(y0))
         assert bad == -1

@@ -103,8 +103,11 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
     from gui import startup
 
     calls = []
+    monkeypatch.setattr(core, "warm_up_display",
+                        lambda: (calls.append(threading.current_thread()), time.sleep(0.5)))
+    rest = threading.Event()
     monkeypatch.setattr(core, "warm_up", lambda: (calls.append(threading.current_thread()),
-                                                  time.sleep(0.5)))
+                                                  rest.wait(5)))
     ticks = []
     splash_seen = []
 
@@ -121,9 +124,26 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
         assert startup.warm_up_kernels() is None
     finally:
         timer.stop()
-    assert len(calls) == 1 and calls[0] is not threading.main_thread()
     assert len(ticks) >= 10  # the event loop ran during the 0.5 s warm-up
     assert splash_seen  # longer than SPLASH_DELAY_S: the splash says what is going on
+    # the rest goes on in the background after warm_up_kernels returned
+    background = startup.background_warm_up()
+    assert background is not None and background.is_alive()
+    rest.set()
+    background.join(5)
+    assert len(calls) == 2 and threading.main_thread() not in calls
+    assert calls[1] is background
+
+
+def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
+    import core
+    from gui import startup
+
+    calls = []
+    monkeypatch.setattr(core, "warm_up_display", lambda: calls.append("display"))
+    monkeypatch.setattr(core, "warm_up", lambda: calls.append("all"))
+    assert startup.warm_up_kernels(splash=False, everything_first=True) is None
+    assert calls == ["all"]
 
 
 def test_a_quick_warm_up_shows_no_splash_and_errors_are_reported(qapp, monkeypatch):
@@ -137,7 +157,7 @@ def test_a_quick_warm_up_shows_no_splash_and_errors_are_reported(qapp, monkeypat
     def broken():
         raise core.ArmDynError("numba cache is unwritable")
 
-    monkeypatch.setattr(core, "warm_up", broken)
+    monkeypatch.setattr(core, "warm_up_display", broken)
     assert startup.warm_up_kernels() == "numba cache is unwritable"
     assert shown == ["numba cache is unwritable"]  # a dialog, no splash; the app goes on
 
@@ -152,3 +172,73 @@ def test_scripted_runs_of_a_mechanism_file(tmp_path, run):
     assert "Traceback" not in result.stderr and "failed" not in result.stderr
     image = QImage(str(png))
     assert (image.width(), image.height()) == (1280, 800)
+
+
+# ----- the default robot, image types, output paths, errors without a terminal ---------
+
+def test_the_default_robot_is_a_bundled_one():
+    from gui import app
+    from gui.bundled import ROBOTS_DIR, is_bundled
+
+    assert app.DEFAULT_ROBOT.parent == ROBOTS_DIR  # an installed wheel has it in gui/robots
+    assert app.DEFAULT_ROBOT.exists() and is_bundled(app.DEFAULT_ROBOT)
+
+
+def test_a_jpeg_screenshot(tmp_path):
+    jpg = tmp_path / "shot.jpg"
+    result = armdyn(str(PUMA), "--screenshot", str(jpg), "--size", "1000x700")
+    assert result.returncode == 0, result.stderr
+    assert jpg.read_bytes()[:3] == b"\xff\xd8\xff"  # a JPEG, not a PNG named .jpg
+    image = QImage(str(jpg))
+    assert (image.width(), image.height()) == (1000, 700)
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("shot.xyz", "--screenshot shot.xyz: cannot write this image type; give a file name "
+                 "ending in one of"),
+    ("shot", "--screenshot shot: cannot write this image type"),
+    ("no_such_folder/shot.png", "--screenshot no_such_folder/shot.png: no such directory: "
+                                "no_such_folder"),
+    (".", "--screenshot .: is a directory; give a file name"),
+    ("out.avi", "--video out.avi: cannot record a video of type '.avi'"),
+], ids=["unknown-type", "no-suffix", "missing-folder", "directory", "video-type"])
+def test_output_paths_are_refused_before_any_work_as_typed(given, expected, tmp_path):
+    option = "--video" if given.endswith(".avi") else "--screenshot"
+    extra = ["--free-fall", "1"] if option == "--video" else []
+    # no display and a file that does not exist: only the output check runs
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = subprocess.run([sys.executable, "-m", "gui.app", "missing.toml", *extra, option,
+                             given], cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)},
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"armdyn: {expected}"), lines
+    assert not (tmp_path / given).is_file()
+
+
+def test_a_bad_file_without_a_terminal_is_shown_in_a_dialog(qapp, tmp_path, capsys):
+    """From a desktop launcher nobody reads stderr: the message also goes to a dialog.
+    (pytest's captured stderr is not a terminal, as a launcher's is not.)"""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from gui import app
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text(PUMA.read_text().replace("mass = 15.761", "mass = -1"))
+    shown: list[str] = []
+
+    def read_and_close() -> None:
+        box = QApplication.activeModalWidget()
+        if box is None:
+            QTimer.singleShot(20, read_and_close)
+            return
+        shown.append(box.text())
+        box.done(0)
+
+    QTimer.singleShot(0, read_and_close)
+    assert not app.has_terminal()
+    assert app.main([str(bad)]) == 2
+    assert len(shown) == 1 and "link 2 ('shoulder')" in shown[0] and "'mass'" in shown[0]
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0] == f"armdyn: {shown[0]}"

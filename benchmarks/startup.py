@@ -1,0 +1,96 @@
+"""Time from `armdyn robots/puma560_saha.toml` to a usable window, cold and warm.
+
+Cold: a fresh numba cache (a new XDG_CACHE_HOME), as on a fresh machine; warm: the
+same command again. Each run starts the real application in a subprocess under
+Xvfb (xvfb-run) and reports, from the process's start:
+
+    window   the main window shown and its first events processed (usable)
+    ready    the background warm-up of every other kernel finished
+
+Targets of the speed issue: cold window <= 15 s, warm window <= 3 s.
+
+Run:  python benchmarks/startup.py [--runs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# The driver: the real `armdyn` entry point, with MainWindow.show wrapped to report
+# when the window is up, and a timer that waits for the background warm-up, then quits.
+DRIVER = r"""
+import sys, time
+t0 = time.monotonic()
+sys.path.insert(0, {root!r})
+from gui import main_window, startup
+shown = main_window.MainWindow.show
+
+def show(self):
+    shown(self)
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    def first_events():
+        print(f"window {{time.monotonic() - t0:.2f}}", flush=True)
+        poll = QTimer(self)
+
+        def wait_ready():
+            thread = startup.background_warm_up()
+            if thread is None or not thread.is_alive():
+                poll.stop()
+                print(f"ready {{time.monotonic() - t0:.2f}}", flush=True)
+                QApplication.quit()
+        poll.timeout.connect(wait_ready)
+        poll.start(50)
+    QTimer.singleShot(0, first_events)
+
+main_window.MainWindow.show = show
+from gui.app import main
+sys.exit(main([{robot!r}, "--size", "1600x1000"]))
+"""
+
+
+def run_once(cache_home: Path) -> dict[str, float]:
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache_home))
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = DRIVER.format(root=str(ROOT), robot=str(ROOT / "robots" / "puma560_saha.toml"))
+    out = subprocess.run(["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", sys.executable,
+                          "-c", code], env=env, capture_output=True, text=True, timeout=900,
+                         cwd=tempfile.gettempdir())
+    times = {}
+    for line in out.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if key in ("window", "ready"):
+            times[key] = float(value)
+    if "window" not in times:
+        raise RuntimeError(f"the window never showed:\n{out.stdout}\n{out.stderr[-3000:]}")
+    return times
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=2, help="cold starts (each with a fresh cache)")
+    args = ap.parse_args()
+    cold, warm = [], []
+    for _ in range(args.runs):
+        with tempfile.TemporaryDirectory() as home:
+            cold.append(run_once(Path(home)))
+            warm.append(run_once(Path(home)))
+    for name, runs, target in (("cold", cold, 15.0), ("warm", warm, 3.0)):
+        windows = [r["window"] for r in runs]
+        readies = [r.get("ready", float("nan")) for r in runs]
+        ok = min(windows) <= target
+        print(f"{name} start: window {min(windows):5.1f} s (spread {min(windows):.1f}-"
+              f"{max(windows):.1f}), all kernels ready {min(readies):5.1f} s   "
+              f"(target window <= {target:g} s)  {'ok' if ok else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
