@@ -64,7 +64,7 @@ from .matrix_dynamics import (
 from .robot_file import load_robot, save_robot
 from .mechanism_file import load_mechanism, save_mechanism
 from .urdf import load_urdf, save_urdf
-from .simulation import simulate, simulate_chunks
+from .simulation import JointStops, simulate, simulate_chunks
 from .trajectory import (
     Trajectory,
     cycloidal_trajectory,
@@ -88,7 +88,7 @@ __all__ = [
     "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
-    "warm_up", "warm_up_display",
+    "warm_up", "warm_up_display", "JointStops",
     # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)
     "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
     "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",

@@ -9,6 +9,11 @@ or reached a singular pose (the samples computed so far are still written).
 The output (-o) is a file, replaced atomically, or '-' (stdout), a device, a named pipe or
 /dev/stdout, written through; a directory or a missing folder is refused before any work.
 
+`simulate` puts end stops at the joint limits the file gives (`--stops off` ignores
+them; `--stop-frequency`, `--stop-stiffness`, `--stop-damping` set them, see
+`core.simulation.JointStops`), warns before it starts about a prismatic joint that
+nothing stops, and names in its summary every stop the samples show was hit.
+
 Joint values on the command line: one per joint, or, for a mechanism with loops,
 one per actuated joint (`inverse`) or independent joint (`simulate`); the other
 joints follow by assembly.
@@ -26,7 +31,9 @@ import numpy as np
 from .errors import ArmDynError, SimulationError, SingularConfigurationError
 from .results_io import trajectory_csv_text, write_trajectory_csv
 from .mechanism_file import load_mechanism
-from .simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
+from .simulation import (DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_STOP_DAMPING,
+                         DEFAULT_STOP_FREQUENCY, JointStops, simulate, simulation_warnings,
+                         stop_report)
 from .trajectory import Trajectory, run_inverse_dynamics
 
 
@@ -104,6 +111,17 @@ def _parser() -> _Parser:
     sim.add_argument("--qd0", help="initial joint rates (deg/s or rad/s; m/s)")
     sim.add_argument("--damping", type=float, default=0.0,
                      help="viscous damping of every joint, N m s/rad or N s/m (0)")
+    sim.add_argument("--stops", choices=("on", "off"), default="on",
+                     help="end stops at the joint limits the file gives (on)")
+    sim.add_argument("--stop-frequency", type=_positive, default=DEFAULT_STOP_FREQUENCY,
+                     help="stiffness of the stops as the frequency, Hz, at which each joint "
+                     f"rings on its stop ({DEFAULT_STOP_FREQUENCY:g})")
+    sim.add_argument("--stop-stiffness", type=_positive, default=None,
+                     help="stiffness of every stop, N m/rad or N/m (instead of "
+                     "--stop-frequency)")
+    sim.add_argument("--stop-damping", type=float, default=DEFAULT_STOP_DAMPING,
+                     help="Hunt-Crossley damping of the stops, s/rad or s/m; 0: elastic "
+                     f"({DEFAULT_STOP_DAMPING:g})")
     sim.add_argument("--rtol", type=_positive, default=DEFAULT_RTOL)
     sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL)
     return p
@@ -134,6 +152,17 @@ def _emit(traj: Trajectory, robot, output: str) -> None:
         raise _OutputError(f"cannot write {output}: {err.strerror or err}") from None
 
 
+def _stops(args) -> JointStops | bool:
+    """The `stops` argument of `simulate` from the command line (stops act only where
+    the file gives limits)."""
+    if not (math.isfinite(args.stop_damping) and args.stop_damping >= 0):
+        raise _UsageError(f"--stop-damping must be >= 0, got {args.stop_damping}")
+    if args.stops == "off":
+        return False
+    return JointStops(stiffness=args.stop_stiffness, frequency=args.stop_frequency,
+                      damping=args.stop_damping)
+
+
 def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
     if len(traj) == 0:
         return "no samples"
@@ -149,13 +178,16 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
                        f"wrote {where}")
     E = traj.energy
     peak_T = float(E[:, 0].max())
-    if damping > 0:  # the total energy falls by what the damping took out
+    hits = stop_report(robot, traj)
+    if damping > 0 or hits:  # the total energy falls by what the dampers took out
         energy = f"energy dissipated {float(E[0, 2] - E[-1, 2]):.4g} J"
     else:
         energy = f"total-energy drift {float(np.abs(E[:, 2] - E[0, 2]).max()):.2g} J"
     loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
              if traj.cut_forces.shape[1] else "")
-    return head + f"peak kinetic energy {peak_T:.4g} J, {energy}; {loops}wrote {where}"
+    stops = "; ".join(hits) + "; " if hits else ""
+    return head + (f"peak kinetic energy {peak_T:.4g} J, {energy}; {stops}{loops}"
+                   f"wrote {where}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -177,9 +209,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             qd0 = _pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
             if not (math.isfinite(args.damping) and args.damping >= 0):
                 raise _UsageError(f"--damping must be >= 0, got {args.damping}")
+            stops = _stops(args)
+            for warning in simulation_warnings(robot, q0, stops):
+                print(f"armdyn: warning: {warning}", file=sys.stderr)
             try:
                 traj = simulate(robot, args.duration, q0=q0, qd0=qd0, damping=args.damping,
-                                rtol=args.rtol, atol=args.atol, dt_out=args.dt)
+                                rtol=args.rtol, atol=args.atol, dt_out=args.dt, stops=stops)
             except SimulationError as err:
                 samples = len(err.result) if err.result is not None else 0
                 written = f"{samples} samples written"

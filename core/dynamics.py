@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import denoc
-from .buffers import closed_kernel, compile_and_call, compiled_kernel
+from .buffers import closed_kernel, compile_and_call, compiled_kernel, inlined_kernel
 from .constrained_dynamics import constrained_forward_dynamics_kernel, project_onto_loops
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
@@ -543,25 +543,101 @@ def energy(model, q, qd) -> np.ndarray:
     return res[0] if single else res
 
 
+# ----------------------------------------------------------------------------------
+# Passive joint forces: viscous damping and end stops at the joint limits
+# ----------------------------------------------------------------------------------
+#
+# A run's passive joint forces are one (n, PASSIVE_COLUMNS) table, `passive`, a row per
+# joint (SI units; rad and N m for revolute joints, m and N for prismatic ones):
+#
+#     passive[k, PASSIVE_DAMPING]    c_k   viscous damping, N m s/rad / N s/m
+#     passive[k, PASSIVE_LOWER]      q_lo  lower stop (joint limit), rad / m; -inf: none
+#     passive[k, PASSIVE_UPPER]      q_hi  upper stop, rad / m; +inf: none
+#     passive[k, PASSIVE_STIFFNESS]  K_k   stop stiffness, N m/rad / N/m
+#     passive[k, PASSIVE_STOP_DAMPING]  d_k  Hunt-Crossley damping of the stop, s/rad / s/m
+#
+# Past a stop the joint meets a spring whose damper scales with the penetration
+# delta (Hunt and Crossley 1975, with a linear spring):
+#
+#     delta = q_lo - q (lower stop) or q - q_hi (upper stop), > 0 in contact
+#     f     = max(0, K delta (1 + d delta_dot))      pushes the joint back, never pulls
+#     V     = K delta^2 / 2                          the spring's energy (potential energy)
+#
+# f is continuous (zero at first touch) and the damper's power -(f - K delta) delta_dot
+# is never positive. `passive_table` builds the table.
+
+PASSIVE_DAMPING, PASSIVE_LOWER, PASSIVE_UPPER, PASSIVE_STIFFNESS, PASSIVE_STOP_DAMPING = range(5)
+PASSIVE_COLUMNS = 5
+
+
+def passive_table(n: int, damping=None, stops=None) -> np.ndarray:
+    """The (n, PASSIVE_COLUMNS) table of a run's passive joint forces (see above).
+
+    damping : (n,) viscous damping, N m s/rad / N s/m (None: none)
+    stops   : (n, 4) rows [q_lo, q_hi, K, d] of the end stops (None: none); a joint
+              without limits has q_lo = -inf, q_hi = +inf
+    """
+    table = np.zeros((n, PASSIVE_COLUMNS))
+    table[:, PASSIVE_LOWER] = -np.inf
+    table[:, PASSIVE_UPPER] = np.inf
+    if damping is not None:
+        table[:, PASSIVE_DAMPING] = damping
+    if stops is not None:
+        table[:, PASSIVE_LOWER:] = np.asarray(stops, dtype=float).reshape(n, 4)
+    return table
+
+
+@inlined_kernel
+def stop_force(row, q, qd):
+    """(f, V): the force of joint row's end stops at (q, qd) along the joint (N m / N;
+    > 0 pushes q up) and their spring energy (J); the Hunt-Crossley law above."""
+    if q < row[PASSIVE_LOWER]:
+        delta = row[PASSIVE_LOWER] - q
+        push = row[PASSIVE_STIFFNESS] * delta * (1.0 - row[PASSIVE_STOP_DAMPING] * qd)
+        return max(push, 0.0), 0.5 * row[PASSIVE_STIFFNESS] * delta * delta
+    if q > row[PASSIVE_UPPER]:
+        delta = q - row[PASSIVE_UPPER]
+        push = row[PASSIVE_STIFFNESS] * delta * (1.0 + row[PASSIVE_STOP_DAMPING] * qd)
+        return -max(push, 0.0), 0.5 * row[PASSIVE_STIFFNESS] * delta * delta
+    return 0.0, 0.0
+
+
+@inlined_kernel
+def applied_joint_forces(passive, q, qd, tau, applied, stop):
+    """applied = tau - c qd + the stops' forces (n,), the stops' forces alone in stop (n,);
+    returns their spring energy (J). Between the stops applied is tau - c qd exactly."""
+    V_stop = 0.0
+    for k in range(q.shape[0]):
+        applied[k] = tau[k] - passive[k, PASSIVE_DAMPING] * qd[k]
+        stop[k] = 0.0
+        if q[k] < passive[k, PASSIVE_LOWER] or q[k] > passive[k, PASSIVE_UPPER]:
+            f, V = stop_force(passive[k], q[k], qd[k])
+            applied[k] += f
+            stop[k] = f
+            V_stop += V
+    return V_stop
+
+
 @compiled_kernel
-def state_derivative(F, I, ws, y, tau, damping, f_ext, ydot):
-    """ydot = [qd; qdd] for the state y = [q; qd] under tau - damping * qd (eq. 16a).
+def state_derivative(F, I, ws, y, tau, passive, f_ext, ydot):
+    """ydot = [qd; qdd] for the state y = [q; qd] under tau - c qd + the end stops'
+    forces (eq. 16a; passive: the (n, PASSIVE_COLUMNS) table above).
 
     f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
     (`core.constrained_dynamics`). Returns -1, or the 0-based joint whose pivot
     vanished. The right-hand side the integrators call, compiled; inside numba call
     `state_derivative_kernel` with the model views cut once."""
-    return state_derivative_kernel(model_views(F, I), ws, y, tau, damping, f_ext, ydot)
+    return state_derivative_kernel(model_views(F, I), ws, y, tau, passive, f_ext, ydot)
 
 
 @compiled_kernel
-def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
+def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
     """`state_derivative` on model views mv and the workspace buffer ws."""
     n = mv.n
     D = data_views(ws, n, mv.m)
     applied = D.tau
+    applied_joint_forces(passive, y[:n], y[n:], tau, applied, D.stop)
     for k in range(n):
-        applied[k] = tau[k] - damping[k] * y[n + k]
         ydot[k] = y[n + k]
     if mv.m > 0:  # loops: the accelerations that keep them closed
         return constrained_forward_dynamics_kernel(mv, ws, y[:n], y[n:], applied, f_ext,
@@ -573,18 +649,26 @@ def state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot):
 
 
 @compiled_kernel
-def sample_quantities(F, I, ws, Y, applied, f_ext, qdd, E, lam):
-    """What a run records at each output sample, in one pass per sample: for the states
-    Y (S, 2n) = [q; qd] under joint forces applied (S, n) and link wrenches f_ext (n, 6),
-    the accelerations qdd (S, n) (keeping the loops closed, with their multipliers in
-    lam (S, m)) and the energy E (S, 3) = kinetic, potential, total (J) from the same
-    pass's link quantities and twists. Returns -1, or s * (n + m) + the failure code of
-    sample s (a joint < n, or n + a loop row)."""
+def sample_quantities(F, I, ws, Y, passive, f_ext, applied, stop, qdd, E, lam):
+    """What a run records at each output sample, in one pass per sample, for the states
+    Y (S, 2n) = [q; qd] under the passive joint forces `passive` (the table above) and
+    link wrenches f_ext (n, 6):
+
+    applied (S, n) in: the driving forces tau(t, q, qd); out: the applied joint forces
+            tau - c qd + the end stops' forces, N m / N
+    stop    (S, n) out: the end stops' forces alone
+    qdd     (S, n) out: the accelerations (keeping the loops closed, with their
+            multipliers in lam (S, m))
+    E       (S, 3) out: kinetic, potential (gravity and the stops' springs), total
+            energy (J), from the same pass's link quantities and twists.
+    Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
+    loop row)."""
     mv = model_views(F, I)
     n, m = mv.n, mv.m
     D = data_views(ws, n, m)
     for s in range(Y.shape[0]):
         q, qd = Y[s, :n], Y[s, n:]
+        V_stop = applied_joint_forces(passive, q, qd, applied[s], applied[s], stop[s])
         if m > 0:
             bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], f_ext, qdd[s])
             for r in range(m):
@@ -600,8 +684,8 @@ def sample_quantities(F, I, ws, Y, applied, f_ext, qdd, E, lam):
         # the pass left the link quantities and the twists t at (q, qd)
         T, V = denoc.energy_kernel(mv, mv.gravity, D.c, D.M, D.t)
         E[s, 0] = T
-        E[s, 1] = V
-        E[s, 2] = T + V
+        E[s, 1] = V + V_stop
+        E[s, 2] = T + V + V_stop
     return -1
 
 

@@ -7,18 +7,21 @@ right after a rejection, error exponent -1/8), the same blended 5th/3rd order er
 the same initial step selection (`select_initial_step`, order 7, RMS norm) and the same
 7th-degree dense output (3 extra stages, evaluated only on steps that hold an output sample
 strictly inside the step). The right-hand side is `core.dynamics.state_derivative`, called
-inside numba, so a whole chunk runs without returning to Python. Integration runs forward
-in time only (t_bound > t0).
+inside numba, so a whole chunk runs without returning to Python; the joints' damping and
+end stops (`core.dynamics.stop_force`) are part of it. Integration runs forward in time
+only (t_bound > t0).
 
 Compiled kernels
 ----------------
-``initial_step(MF, MI, ws, tau, damping, f_ext, t0, y0, f0, t_bound, rtol, atol,
+``initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound, rtol, atol,
 max_step, y1, f1) -> (h_abs, info)``
     SciPy's select_initial_step (MF, MI: the model's kernel buffers, core.kernel_model;
-    ws: a workspace, core.workspace). y1, f1: (2n,) scratch. info = -1, or the 0-based joint whose
-    pivot vanished at the probe state (then h_abs = nan).
+    ws: a workspace, core.workspace; torque, tau: the torque callback and its (n,)
+    buffer, core.torque; passive: the (n, PASSIVE_COLUMNS) table of viscous damping and
+    end stops, core.dynamics.passive_table). y1, f1: (2n,) scratch. info = -1, or the
+    0-based joint whose pivot vanished at the probe state (then h_abs = nan).
 
-``dop853_advance(MF, MI, ws, tau, damping, f_ext, state, y, f, K, scratch,
+``dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
 stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, info)``
     state   float64 (5,), (6,) or (7,): [t, h_abs, t_bound, rtol, atol(, max_step(,
             project_tol))]; t and h_abs are updated in place. max_step defaults to inf,
@@ -69,7 +72,7 @@ import numpy as np
 
 from .buffers import address_of, compiled_kernel
 from .constrained_dynamics import project_onto_loops
-from .dynamics import kernel_of, link_wrenches, state_derivative_kernel
+from .dynamics import kernel_of, link_wrenches, passive_table, state_derivative_kernel
 from .kernel_model import model_views
 from .torque import torque_function
 from .workspace import thread_workspace
@@ -129,20 +132,21 @@ def new_scratch(n2: int) -> np.ndarray:
 
 
 @compiled_kernel
-def _rhs(mv, ws, torque, t, y, tau, damping, f_ext, ydot):
+def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, ydot):
     """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
-    into tau; `core.torque`), then `state_derivative_kernel`. Returns -1, the code of a
-    singular pivot (>= 0), or TORQUE_FAILED."""
+    into tau; `core.torque`), then `state_derivative_kernel` (which adds the passive
+    forces: damping and end stops). Returns -1, the code of a singular pivot (>= 0), or
+    TORQUE_FAILED."""
     n = mv.n
     if torque(t, address_of(y, 0), address_of(y, n), address_of(tau, 0), n) != 0:
         return TORQUE_FAILED
-    return state_derivative_kernel(mv, ws, y, tau, damping, f_ext, ydot)
+    return state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot)
 
 
 @compiled_kernel
-def rhs_at(MF, MI, ws, torque, t, y, tau, damping, f_ext, ydot):
+def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot):
     """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
-    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, damping, f_ext, ydot)
+    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, passive, f_ext, ydot)
 
 
 @compiled_kernel
@@ -189,7 +193,7 @@ def _rms(x, scale):
 
 
 @compiled_kernel
-def initial_step(MF, MI, ws, torque, tau, damping, f_ext, t0, y0, f0, t_bound,
+def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
                  rtol, atol, max_step, y1, f1):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
@@ -209,7 +213,7 @@ def initial_step(MF, MI, ws, torque, tau, damping, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, damping, f_ext, f1)
+    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, passive, f_ext, f1)
     if bad != -1:
         return np.nan, bad
     for i in range(m):
@@ -242,14 +246,14 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(mv, ws, torque, t_old, tau, damping, f_ext, K, y_old, y_new, f_new, h,
+def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, K, y_old, y_new, f_new, h,
                  ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
     or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, damping, f_ext, K[s])
+        bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext, K[s])
         if bad != -1:
             return bad
     for i in range(m):
@@ -283,7 +287,7 @@ def _dense_eval(F, y_old, x, out):
 
 
 @compiled_kernel
-def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scratch,
+def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
@@ -359,7 +363,7 @@ def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scra
                 nonfinite = _first_nonfinite(ystage)
                 if nonfinite >= 0:
                     break
-                singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, damping, f_ext,
+                singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, passive, f_ext,
                                 K[s])
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
@@ -376,7 +380,7 @@ def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scra
                     y_new[i] = y[i] + h * acc
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
-                    singular = _rhs(mv, ws, torque, t_new, y_new, tau, damping, f_ext,
+                    singular = _rhs(mv, ws, torque, t_new, y_new, tau, passive, f_ext,
                                     K[N_STAGES])
                     stats[0] += 1
                     if singular == TORQUE_FAILED:
@@ -450,7 +454,7 @@ def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scra
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
         if project_tol > 0.0 and project_onto_loops(mv, ws, y, project_tol):
-            bad = _rhs(mv, ws, torque, t, y, tau, damping, f_ext, f)
+            bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, f)
             stats[0] += 1
             if bad != -1:
                 state[0] = t
@@ -468,7 +472,7 @@ def dop853_advance(MF, MI, ws, torque, tau, damping, f_ext, state, y, f, K, scra
                     Y_out[next_out, i] = y[i]
             else:
                 if not built:
-                    bad = _dense_build(mv, ws, torque, t_old, tau, damping, f_ext, K,
+                    bad = _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, K,
                                        y_old, y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
@@ -488,20 +492,24 @@ class Dop853State:
     """Buffers and set-up for `dop853_advance` on one robot.
 
     `Dop853State(robot, y0, t0, t_bound, rtol, atol, tau, damping, f_ext=None,
-    max_step=inf, first_step=None)` evaluates f0 = f(y0) and the initial step (SciPy's
-    rule; 2 RHS evaluations, counted in stats[0]). tau: None, a constant (n,) vector or
-    a function tau(t, q, qd) (`core.torque.torque_function`; `torque_error` then holds
-    what a Python function raised). It raises nothing for a singular start or a failed
-    torque function: that is reported through `init_status` (-2, -4) and `init_info`
-    (joint), and `advance` then returns (init_status, next_out, info) without stepping.
+    max_step=inf, first_step=None, stops=None)` evaluates f0 = f(y0) and the initial step
+    (SciPy's rule; 2 RHS evaluations, counted in stats[0]). tau: None, a constant (n,)
+    vector or a function tau(t, q, qd) (`core.torque.torque_function`; `torque_error`
+    then holds what a Python function raised). damping: (n,) viscous damping; stops:
+    None or the (n, 4) rows [q_lo, q_hi, K, d] of the joints' end stops; both go into
+    the table `passive` (`core.dynamics.passive_table`). It raises nothing for a singular
+    start or a failed torque function: that is reported through `init_status` (-2, -4)
+    and `init_info` (joint), and `advance` then returns (init_status, next_out, info)
+    without stepping.
 
-    Attributes: t, h_abs (properties over `state`), y, f (2n,), K (16, 2n),
-    scratch (SCRATCH_ROWS, 2n), stats int64 [nfev, accepted, rejected, dense builds].
+    Attributes: t, h_abs (properties over `state`), y, f (2n,), passive
+    (n, PASSIVE_COLUMNS), K (16, 2n), scratch (SCRATCH_ROWS, 2n), stats int64 [nfev,
+    accepted, rejected, dense builds].
     """
 
     def __init__(self, robot, y0, t0: float, t_bound: float, rtol: float, atol: float,
                  tau=None, damping=None, f_ext=None, max_step: float = np.inf,
-                 first_step: float | None = None) -> None:
+                 first_step: float | None = None, stops: np.ndarray | None = None) -> None:
         k = kernel_of(robot)
         n = k.n
         self.MF, self.MI = k.F, k.I  # the model's kernel buffers
@@ -509,8 +517,7 @@ class Dop853State:
         self.n = n
         m = 2 * n
         self.torque, self.tau = torque_function(tau, n)
-        self.damping = (np.zeros(n) if damping is None
-                        else np.ascontiguousarray(damping, dtype=np.float64))
+        self.passive = passive_table(n, damping, stops)
         self.f_ext = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
         if not t_bound > t0:
             raise ValueError("integration must run forward: t_bound > t0")
@@ -525,11 +532,11 @@ class Dop853State:
                               dtype=np.float64)
         self.init_status, self.init_info = 0, -1
         bad = rhs_at(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
-                     self.damping, self.f_ext, self.f)
+                     self.passive, self.f_ext, self.f)
         self.stats[0] += 1
         if bad == -1 and first_step is None:
             h, bad = initial_step(self.MF, self.MI, self.ws, self.torque, self.tau,
-                                  self.damping, self.f_ext, float(t0), self.y, self.f,
+                                  self.passive, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
                                   self.scratch[0], self.scratch[1])
             self.stats[0] += 1
@@ -560,21 +567,24 @@ class Dop853State:
         if self.init_status != 0:
             return self.init_status, next_out, self.init_info
         st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.torque, self.tau,
-                                       self.damping, self.f_ext, self.state, self.y, self.f,
+                                       self.passive, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
                                        Y_out, float(t_stop), int(max_steps), float(huge))
         return int(st), int(nxt), int(info)
 
 
 def integrate(robot, y0, t_out, rtol: float = 1e-9, atol: float = 1e-9, tau=None, damping=None,
-              f_ext=None, huge: float = 1e10, chunk: float | None = None, max_step: float = np.inf):
+              f_ext=None, huge: float = 1e10, chunk: float | None = None, max_step: float = np.inf,
+              stops: np.ndarray | None = None):
     """Integrate from t_out[0] to t_out[-1]; returns (Y (S, 2n), status, info, stats, state).
 
     chunk: if given, advance in chunks of this length (t_stop = t + chunk) — same results.
+    stops: None or the (n, 4) end-stop rows of `Dop853State`.
     Rows of Y past the failure point are left nan.
     """
     t_out = np.ascontiguousarray(t_out, dtype=np.float64)
-    s = Dop853State(robot, y0, t_out[0], t_out[-1], rtol, atol, tau, damping, f_ext, max_step)
+    s = Dop853State(robot, y0, t_out[0], t_out[-1], rtol, atol, tau, damping, f_ext, max_step,
+                    stops=stops)
     Y = np.full((t_out.shape[0], 2 * s.n), np.nan)
     nxt = 0
     while True:

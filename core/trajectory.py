@@ -23,14 +23,21 @@ class Trajectory:
     q      : (S, n) joint values, rad / m
     qd     : (S, n) joint rates, rad/s / m/s
     qdd    : (S, n) joint accelerations, rad/s^2 / m/s^2
-    tau    : (S, n) joint torques / forces, N m / N
-    energy : (S, 3) kinetic, potential, total energy, J
+    tau    : (S, n) joint torques / forces, N m / N; a simulation's applied forces
+             (driving forces - damping + end stops)
+    energy : (S, 3) kinetic, potential, total energy, J; in a simulation with end stops
+             the potential energy holds the stops' spring energy too
     kind   : "inverse-dynamics", "free-fall" or "simulation"
     cut_forces    : (S, m) a mechanism's cut-joint forces (Lagrange multipliers) along
                     its m closure rows, N / N m (`constraint_row_labels`); (S, 0) for
                     a tree or arm
     loop_residual : (S,) the largest closure error |Phi| of the sample, m or rad
                     (zeros without loops)
+    stop_forces   : (S, n) the joints' end stops' share of tau, N m / N (> 0 pushes
+                    the joint value up; zeros where no stop touches, or without stops)
+    warnings      : what the run found worth saying before it started (a prismatic
+                    joint with nothing to stop it, a joint starting past its limit);
+                    every chunk of a run carries them
     """
 
     t: np.ndarray
@@ -42,6 +49,8 @@ class Trajectory:
     kind: str = "inverse-dynamics"
     cut_forces: np.ndarray | None = None
     loop_residual: np.ndarray | None = None
+    stop_forces: np.ndarray | None = None
+    warnings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         S = self.t.shape[0]
@@ -49,6 +58,9 @@ class Trajectory:
             object.__setattr__(self, "cut_forces", np.zeros((S, 0)))
         if self.loop_residual is None:
             object.__setattr__(self, "loop_residual", np.zeros(S))
+        if self.stop_forces is None:
+            object.__setattr__(self, "stop_forces", np.zeros(self.q.shape))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @property
     def n(self) -> int:
@@ -58,21 +70,25 @@ class Trajectory:
         return self.t.shape[0]
 
     @classmethod
-    def empty(cls, n: int, kind: str, m: int = 0) -> "Trajectory":
+    def empty(cls, n: int, kind: str, m: int = 0, warnings: tuple[str, ...] = ()
+              ) -> "Trajectory":
         z = np.zeros((0, n))
         return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind, np.zeros((0, m)),
-                   np.zeros(0))
+                   np.zeros(0), z, warnings)
 
     @classmethod
     def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
-        """Join chunks in time order (the kind and n of the first)."""
+        """Join chunks in time order (the kind and n of the first; the warnings of all,
+        each once)."""
         parts = [p for p in parts if p is not None]
         if not parts:
             raise ValueError("nothing to concatenate")
         kind = parts[0].kind
-        fields = ("t", "q", "qd", "qdd", "tau", "energy", "cut_forces", "loop_residual")
+        fields = ("t", "q", "qd", "qdd", "tau", "energy", "cut_forces", "loop_residual",
+                  "stop_forces")
         joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in fields}
-        return cls(kind=kind, **joined)
+        warnings = tuple(dict.fromkeys(w for p in parts for w in p.warnings))
+        return cls(kind=kind, warnings=warnings, **joined)
 
     def at(self, time: float) -> np.ndarray:
         """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,)."""

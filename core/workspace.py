@@ -23,7 +23,8 @@ Fields (n joints, m active constraint rows; base frame throughout):
     eta (n, 6), phi_hat (n,), mu (n, 6), phi (n,)  UDU^T solve            (eqs. 19a-21)
     zero (n,)    zeros (qdd = 0 for the bias forces); never written
     no_wrench (n, 6)  zeros (no external wrench on any link); never written
-    tau (n,)     applied joint forces (simulation right-hand side)
+    tau (n,)     applied joint forces (simulation right-hand side): tau - c qd + stops
+    stop (n,)    the end stops' share of tau                 (core.dynamics, stop_force)
     tmp66 (2, 6, 6), s3 (8, 3), s6 (4, 6)  scratch
     G (20, 3)    scratch of the loop kernels (core.loop_kinematics names its rows)
     Phi (m,)     loop-closure residual (m, rad)                           (Jalon 8.3)
@@ -49,14 +50,14 @@ from .buffers import compiled_kernel, view
 
 Data = namedtuple("Data", (
     "Rj", "oj", "Rl", "ol", "e", "d", "c", "M", "A", "t", "tdot", "w", "M_tilde", "M_hat",
-    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "no_wrench", "tau", "tmp66",
+    "psi_hat", "m_hat", "eta", "phi_hat", "mu", "phi", "zero", "no_wrench", "tau", "stop", "tmp66",
     "s3", "s6", "G", "Phi", "J", "gamma", "Y", "delassus", "lam", "rhs", "qdd_free", "keep"))
 
 
 @compiled_kernel
 def data_size(n, m):
     """Floats needed by `data_views` for n joints and m constraint rows."""
-    return n * (2 * 9 + 6 * 3 + 3 * 36 + 7 * 6 + 6) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
+    return n * (2 * 9 + 6 * 3 + 3 * 36 + 7 * 6 + 7) + 72 + 24 + 24 + 60 + m * (5 + 2 * n + m)
 
 
 @compiled_kernel
@@ -87,6 +88,7 @@ def data_views(ws, n, m):
     phi = view(ws, i, (n,)); i += n
     zero = view(ws, i, (n,)); i += n  # never written: a new buffer is all zeros
     tau = view(ws, i, (n,)); i += n
+    stop = view(ws, i, (n,)); i += n
     qdd_free = view(ws, i, (n,)); i += n
     tmp66 = view(ws, i, (2, 6, 6)); i += 72
     s3 = view(ws, i, (8, 3)); i += 24
@@ -101,7 +103,7 @@ def data_views(ws, n, m):
     Y = view(ws, i, (m, n)); i += m * n
     delassus = view(ws, i, (m, m)); i += m * m
     return Data(Rj, oj, Rl, ol, e, d, c, M, A, t, tdot, w, M_tilde, M_hat, psi_hat, m_hat, eta,
-                phi_hat, mu, phi, zero, no_wrench, tau, tmp66, s3, s6, G, Phi, J, gamma, Y,
+                phi_hat, mu, phi, zero, no_wrench, tau, stop, tmp66, s3, s6, G, Phi, J, gamma, Y,
                 delassus, lam, rhs, qdd_free, keep)
 
 

@@ -12,7 +12,7 @@ from scipy.integrate import DOP853, solve_ivp
 from scipy.integrate._ivp.common import select_initial_step
 
 from core import JointType, Robot, energy
-from core.dynamics import kernel_of, state_derivative
+from core.dynamics import kernel_of, passive_table, state_derivative
 from core.torque import constant_torque
 from core.workspace import thread_workspace
 from core.integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
@@ -28,12 +28,13 @@ def scipy_rhs(robot, tau, damping):
     k = kernel_of(robot)
     ws = thread_workspace(robot.n)
     f_ext = np.zeros((robot.n, 6))
+    passive = passive_table(robot.n, damping)
     calls = [0]
 
     def rhs(t, y):
         calls[0] += 1
         ydot = np.empty_like(y)
-        bad = state_derivative(k.F, k.I, ws, y, tau, damping, f_ext, ydot)
+        bad = state_derivative(k.F, k.I, ws, y, tau, passive, f_ext, ydot)
         assert bad < 0
         return ydot
     return rhs
@@ -107,7 +108,8 @@ def test_initial_step_matches_scipy():
     for tol, T, max_step in [(1e-9, 2.0, np.inf), (1e-4, 3.0, np.inf), (1e-6, 1e-4, np.inf),
                              (1e-6, 2.0, 1e-3)]:
         ref = select_initial_step(rhs, 0.0, y0, T, max_step, f0, 1, 7, tol, tol)
-        h, bad = initial_step(k.F, k.I, ws, constant_torque(), tau, damping, np.zeros((robot.n, 6)), 0.0,
+        h, bad = initial_step(k.F, k.I, ws, constant_torque(), tau, passive_table(robot.n, damping),
+                              np.zeros((robot.n, 6)), 0.0,
                               y0, f0, T, tol, tol, max_step, np.empty_like(y0),
                               np.empty_like(y0))
         assert bad == -1
@@ -201,7 +203,7 @@ def test_blow_up_stops_at_last_good_state(robot, force, huge):
     # y, f, t are a consistent accepted state: f = f(y), samples up to t written, none after
     ydot = np.empty(2 * n)
     k = kernel_of(robot)
-    state_derivative(k.F, k.I, thread_workspace(n), s.y, tau, np.zeros(n),
+    state_derivative(k.F, k.I, thread_workspace(n), s.y, tau, passive_table(n),
                      np.zeros((n, 6)), ydot)
     assert np.array_equal(ydot, s.f)
     assert nxt == np.searchsorted(grid, s.t, side="right")
