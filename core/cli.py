@@ -31,6 +31,7 @@ import numpy as np
 from .errors import ArmDynError, SimulationError, SingularConfigurationError
 from .results_io import trajectory_csv_text, write_trajectory_csv
 from .mechanism_file import load_mechanism
+from .urdf import is_urdf, load_urdf
 from .simulation import (DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_STOP_DAMPING,
                          DEFAULT_STOP_FREQUENCY, JointStops, simulate, simulation_warnings,
                          stop_report)
@@ -93,7 +94,7 @@ def _parser() -> _Parser:
     p = _Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     common = _Parser(add_help=False)
-    common.add_argument("robot", help="robot file (TOML, see robots/)")
+    common.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
     common.add_argument("-o", "--output", default="-",
                         help="CSV file to write, replaced atomically ('-': stdout; a device, "
                         "pipe or /dev/stdout is written through)")
@@ -122,8 +123,10 @@ def _parser() -> _Parser:
     sim.add_argument("--stop-damping", type=float, default=DEFAULT_STOP_DAMPING,
                      help="Hunt-Crossley damping of the stops, s/rad or s/m; 0: elastic "
                      f"({DEFAULT_STOP_DAMPING:g})")
-    sim.add_argument("--rtol", type=_positive, default=DEFAULT_RTOL)
-    sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL)
+    sim.add_argument("--rtol", type=_positive, default=DEFAULT_RTOL,
+                     help=f"relative tolerance of the integrator ({DEFAULT_RTOL:g})")
+    sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL,
+                     help=f"absolute tolerance of the integrator ({DEFAULT_ATOL:g})")
     return p
 
 
@@ -195,7 +198,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         _check_output(args.output)
-        robot = load_mechanism(args.robot)
+        robot = load_urdf(args.robot) if is_urdf(args.robot) else load_mechanism(args.robot)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None

@@ -50,6 +50,7 @@ import math
 import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -59,7 +60,7 @@ from .mechanism import Chain, Mechanism, Placement, as_mechanism, rotation_rpy
 from .robot import DEFAULT_GRAVITY, JointType, Link
 from .toml_io import MAX_ABS, display_path
 
-__all__ = ["PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE", "UrdfFileError", "load_urdf",
+__all__ = ["PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE", "UrdfFileError", "is_urdf", "load_urdf",
            "mechanism_from_urdf", "mechanism_to_urdf", "rpy_from_rotation", "save_urdf"]
 
 #: Consecutive joint axes closer than this to parallel (either sense) are taken as
@@ -134,6 +135,11 @@ class _Problem(Exception):
 # ======================================================================================
 # Rigid transforms (4x4 homogeneous matrices, m and rad)
 # ======================================================================================
+
+def is_urdf(path) -> bool:
+    """True if `path` names a URDF file (the suffix ``.urdf``, any case)."""
+    return Path(path).suffix.lower() == ".urdf"
+
 
 def _transform(R: np.ndarray, p) -> np.ndarray:
     T = np.eye(4)

@@ -174,3 +174,16 @@ def test_a_damped_run_reports_dissipated_energy_not_drift(tmp_path, capsys):
                        "-o", out)
     assert code == 0, err
     assert "total-energy drift" in err and "dissipated" not in err
+
+
+def test_simulate_reads_a_urdf(tmp_path):
+    """The CLI opens URDF files as the window does (core.urdf)."""
+    from core import load_robot, load_urdf, save_urdf, simulate
+    urdf = tmp_path / "arm.urdf"
+    save_urdf(load_robot(ROBOTS / "puma560_saha.toml"), urdf)
+    out = tmp_path / "run.csv"
+    assert cli.main(["simulate", str(urdf), "-T", "0.2", "-o", str(out)]) == 0
+    assert "21 samples" in out.read_text().splitlines()[0]
+    a = np.loadtxt(out, delimiter=",", skiprows=3)
+    ref = simulate(load_urdf(urdf), 0.2)
+    assert a.shape[0] == 21 and np.allclose(a[:, 1:7], ref.q, rtol=1e-9, atol=1e-9)  # CSV: 10 digits
