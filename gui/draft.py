@@ -18,17 +18,19 @@ reversible.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from dataclasses import dataclass, field, replace
 from typing import Union
 
-from core import JointType, Link, Robot, RobotError
+from core import JointType, Link, LoopJointType, Robot, RobotError
 from core.robot import validate_link
 
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
-           "MECHANISM_DH_COLUMNS", "COLUMNS", "new_link", "new_robot", "link_cells"]
+           "MECHANISM_DH_COLUMNS", "COLUMNS", "new_link", "new_robot", "link_cells",
+           "parse_cell", "cell_edit_text", "cell_display_text"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,9 @@ class Unparsed:
     text: str
 
 
-Value = Union[float, bool, str, JointType, None, Unparsed]
+#: What a cell holds: a number (SI, rad), a flag, a name, a joint type, a 3-vector (a
+#: mechanism's base placement, a loop's point or axis), a tuple of names or None.
+Value = Union[float, bool, str, JointType, LoopJointType, tuple, None, Unparsed]
 
 
 @dataclass(frozen=True)
@@ -50,8 +54,12 @@ class Column:
     unit  : unit shown in the header ("m", "deg", "kg", ...; "" for none)
     kind  : how cells are read and shown: "name", "joint", "length", "angle",
             "limit" (deg for a revolute row, m for a prismatic one), "number",
-            "flag" (yes / no)
-    field : the `core.Link` field the cell belongs to; core's errors name it
+            "flag" (yes / no); a mechanism's structure adds "choice" (a link name
+            picked from a list), "loopjoint" (revolute / spherical / prismatic),
+            "vector" (three numbers in `unit`: m, deg, or none) and "names" (link
+            names separated by ";", empty for none)
+    field : the core field the cell belongs to (`core.Link`'s, or a chain's, loop's
+            or [assembly]'s as core's errors name it)
     tip   : header tooltip
     """
 
@@ -125,6 +133,107 @@ _JOINT_WORDS = {"revolute": JointType.REVOLUTE, "r": JointType.REVOLUTE,
                 "rev": JointType.REVOLUTE, "prismatic": JointType.PRISMATIC,
                 "p": JointType.PRISMATIC, "pri": JointType.PRISMATIC,
                 "slider": JointType.PRISMATIC}
+_LOOP_JOINT_WORDS = {"revolute": LoopJointType.REVOLUTE, "r": LoopJointType.REVOLUTE,
+                     "rev": LoopJointType.REVOLUTE, "pin": LoopJointType.REVOLUTE,
+                     "spherical": LoopJointType.SPHERICAL, "s": LoopJointType.SPHERICAL,
+                     "sph": LoopJointType.SPHERICAL, "ball": LoopJointType.SPHERICAL,
+                     "prismatic": LoopJointType.PRISMATIC, "p": LoopJointType.PRISMATIC,
+                     "pri": LoopJointType.PRISMATIC, "slider": LoopJointType.PRISMATIC}
+
+
+# ----------------------------------------------------------------------------------
+# Cell text: one set of rules for every table (links, chains, loops, assembly)
+# ----------------------------------------------------------------------------------
+
+def _number_text(x: float, degrees: bool) -> str:
+    return rad_to_deg_text(x) if degrees else float_text(x)
+
+
+def cell_edit_text(value: Value, degrees: bool) -> str:
+    """A cell value as text to edit or copy: exact (reads back as the same value).
+    `degrees`: the cell's numbers are angles shown in degrees."""
+    if isinstance(value, Unparsed):
+        return value.text
+    if value is None:
+        return ""
+    if isinstance(value, (JointType, LoopJointType)):
+        return value.value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, tuple):
+        if all(isinstance(v, str) for v in value):
+            return "; ".join(value)
+        return ", ".join(_number_text(v, degrees) for v in value)
+    return _number_text(value, degrees)
+
+
+def cell_display_text(col: Column, value: Value, degrees: bool) -> str:
+    """A cell value as shown: numbers rounded to 6 significant digits; limits with
+    their unit."""
+    if isinstance(value, bool):
+        return "\u2714 yes" if value else "no"
+    if isinstance(value, float):
+        text = display_text(math.degrees(value) if degrees else value)
+        if col.kind == "limit":
+            text += "\u00b0" if degrees else " m"
+        return text
+    if isinstance(value, tuple) and col.kind == "vector":
+        return ", ".join(display_text(math.degrees(v) if degrees else v) for v in value)
+    return cell_edit_text(value, degrees)
+
+
+def _parse_vector(text: str, degrees: bool) -> Value:
+    """Three numbers separated by commas, semicolons or blanks (brackets allowed)."""
+    parts = [p for p in re.split(r"[,;\s]+", text.strip().strip("[]()")) if p]
+    if len(parts) != 3:
+        return Unparsed(text)
+    try:
+        return tuple(deg_text_to_rad(p) if degrees else parse_number(p) for p in parts)
+    except ValueError:
+        return Unparsed(text)
+
+
+def parse_cell(col: Column, value: object, degrees: bool) -> Value:
+    """What typing `value` (text, a number, a flag, a joint type, a tuple) into a cell of
+    column `col` stores. Never raises: text that is not a value of the column becomes
+    `Unparsed`. Numbers typed in degrees (`degrees`) are converted to radians exactly."""
+    kind = col.kind
+    if kind in ("name", "choice"):
+        return str(value).strip()
+    if kind in ("joint", "loopjoint"):
+        types, words = ((JointType, _JOINT_WORDS) if kind == "joint"
+                        else (LoopJointType, _LOOP_JOINT_WORDS))
+        if isinstance(value, types):
+            return value
+        return words.get(str(value).strip().lower(), Unparsed(str(value)))
+    if kind == "flag":
+        if isinstance(value, bool):
+            return value
+        return _FLAG_WORDS.get(str(value).strip().lower().lstrip("\u2714 "),
+                               Unparsed(str(value)))
+    if kind == "names":
+        if value is None or isinstance(value, tuple):
+            return value
+        names = tuple(n.strip() for n in str(value).split(";") if n.strip())
+        return names or None
+    if kind == "vector":
+        if isinstance(value, (tuple, list)) and len(value) == 3 and not any(
+                isinstance(v, (bool, str)) for v in value):
+            return tuple(math.radians(v) if degrees else float(v) for v in value)
+        return _parse_vector(str(value), degrees)
+    if isinstance(value, bool):
+        return Unparsed(str(value))
+    if isinstance(value, (int, float)):
+        return math.radians(value) if degrees else float(value)
+    text = str(value)
+    if kind == "limit" and not text.strip():
+        return None
+    try:
+        return deg_text_to_rad(text) if degrees else parse_number(text)
+    except ValueError:
+        return Unparsed(text)
 
 
 # ----------------------------------------------------------------------------------
@@ -217,10 +326,10 @@ class Row:
 
     cells: dict[str, Value]
     valid_link: Link
-    chain: str | None = None  # a mechanism's rows: the name of the chain they belong to
+    chain: int | None = None  # a mechanism's rows: the id of the chain they belong to
 
     @classmethod
-    def from_link(cls, link: Link, chain: str | None = None) -> "Row":
+    def from_link(cls, link: Link, chain: int | None = None) -> "Row":
         return cls(link_cells(link), link, chain)
 
     def copy(self) -> "Row":
@@ -256,6 +365,14 @@ class RobotDraft:
         """True if the tables describe `robot` exactly (no refused cell)."""
         return not self.errors
 
+    def column(self, key: str) -> Column:
+        """The column of a cell key (KeyError if there is none)."""
+        return COLUMNS[key]
+
+    def has_cell(self, row: int, key: str) -> bool:
+        """Whether (row, key) addresses a cell of this draft."""
+        return 0 <= row < self.n and key in COLUMNS
+
     def value(self, row: int, key: str) -> Value:
         return self.rows[row].cells[key]
 
@@ -268,10 +385,14 @@ class RobotDraft:
         name = self.rows[row].cells["name"]
         return name if isinstance(name, str) and name else f"link {row + 1}"
 
+    def link_number(self, row: int) -> int:
+        """The 1-based number of the row's link as core's messages count it."""
+        return row + 1
+
     def unit(self, row: int, key: str, joint: JointType | None = None) -> str:
         """The unit of one cell ("deg", "m", ...); a limit's unit follows the joint type
         (the row's, or `joint` if given)."""
-        col = COLUMNS[key]
+        col = self.column(key)
         if col.kind == "limit":
             joint = joint or self.joint(row)
             return "deg" if joint == JointType.REVOLUTE else "m"
@@ -282,31 +403,12 @@ class RobotDraft:
 
     def edit_text(self, row: int, key: str) -> str:
         """The cell as text to edit or copy: exact (reads back as the same value)."""
-        v = self.value(row, key)
-        if isinstance(v, Unparsed):
-            return v.text
-        if v is None:
-            return ""
-        if isinstance(v, JointType):
-            return v.value
-        if isinstance(v, bool):
-            return "yes" if v else "no"
-        if isinstance(v, str):
-            return v
-        return rad_to_deg_text(v) if self._in_degrees(row, key) else float_text(v)
+        return cell_edit_text(self.value(row, key), self._in_degrees(row, key))
 
     def display_text(self, row: int, key: str) -> str:
         """The cell as shown: rounded to 6 significant digits; limits with their unit."""
-        v = self.value(row, key)
-        if isinstance(v, bool):
-            return "\u2714 yes" if v else "no"
-        if isinstance(v, float) and not isinstance(v, bool):
-            x = math.degrees(v) if self._in_degrees(row, key) else v
-            text = display_text(x)
-            if COLUMNS[key].kind == "limit":
-                text += "\u00b0" if self._in_degrees(row, key) else " m"
-            return text
-        return self.edit_text(row, key)
+        return cell_display_text(self.column(key), self.value(row, key),
+                                 self._in_degrees(row, key))
 
     # ----- parsing ----------------------------------------------------------------
     def parse(self, row: int, key: str, value: object, joint: JointType | None = None) -> Value:
@@ -316,30 +418,7 @@ class RobotDraft:
         Numbers typed in degree columns are converted to radians. `joint`
         overrides the row's joint type (to read limits pasted with a new type).
         """
-        col = COLUMNS[key]
-        if col.kind == "name":
-            return str(value).strip()
-        if col.kind == "joint":
-            if isinstance(value, JointType):
-                return value
-            return _JOINT_WORDS.get(str(value).strip().lower(), Unparsed(str(value)))
-        if col.kind == "flag":
-            if isinstance(value, bool):
-                return value
-            return _FLAG_WORDS.get(str(value).strip().lower().lstrip("\u2714 "),
-                                   Unparsed(str(value)))
-        if isinstance(value, bool):
-            return Unparsed(str(value))
-        degrees = self._in_degrees(row, key, joint)
-        if isinstance(value, (int, float)):
-            return math.radians(value) if degrees else float(value)
-        text = str(value)
-        if col.kind == "limit" and not text.strip():
-            return None
-        try:
-            return deg_text_to_rad(text) if degrees else parse_number(text)
-        except ValueError:
-            return Unparsed(text)
+        return parse_cell(self.column(key), value, self._in_degrees(row, key, joint))
 
     def changes_for(self, row: int, key: str, value: Value) -> list[tuple[int, str, Value]]:
         """The cell changes that setting one cell implies.
@@ -354,6 +433,10 @@ class RobotDraft:
     def new_row(self, index: int) -> Row:
         """The row that File > Add / Insert puts at `index` (a plausible new link)."""
         return Row.from_link(new_link(self.robot.links))
+
+    def can_remove(self, first: int, count: int) -> bool:
+        """Whether `count` rows from `first` may be deleted (a link must remain)."""
+        return first >= 0 and count > 0 and first + count <= self.n and count < self.n
 
     def can_move(self, src: int, dst: int) -> bool:
         """Whether row `src` may move to `dst` (both in range)."""
@@ -399,6 +482,7 @@ class RobotDraft:
         if not self.rows:
             errors[(-1, "link")] = str(RobotError("a robot needs at least one link",
                                                   field="link"))
+        errors.update(self._other_errors())
         self.errors = errors
         if errors:
             return False
@@ -408,6 +492,15 @@ class RobotDraft:
         self.robot = candidate
         return True
 
+    def _other_errors(self) -> dict[tuple[int, str], str]:
+        """Refused cells outside the link rows (a mechanism's chains, loops, assembly)."""
+        return {}
+
+    def _link_message(self, err: RobotError, row: int) -> str:
+        """Core's message for a refused cell of link row `row` (a mechanism names the
+        chain and numbers the link within it)."""
+        return str(err)
+
     def _candidate(self, links: list[Link]) -> Robot | None:
         """The model the valid rows describe (a subclass may refuse it: None, with its
         reasons added to `errors`)."""
@@ -415,20 +508,21 @@ class RobotDraft:
 
     def _check_row(self, i: int, row: Row) -> tuple[Link, dict[tuple[int, str], str]]:
         """The row's link and the reasons of its refused cells (empty if valid)."""
-        index = i + 1
+        index = self.link_number(i)
         name = str(row.cells["name"])
         errors: dict[tuple[int, str], str] = {}
         base = replace(row.valid_link, name=name)
         for key, v in row.cells.items():
             if isinstance(v, Unparsed):
-                errors[(i, key)] = _reason(_probe(base, key, v.text), index, key, v.text)
+                errors[(i, key)] = self._link_message(
+                    _reason(_probe(base, key, v.text), index, key, v.text), i)
         link = _cells_link(row.cells, row.valid_link)
         lower, upper = row.cells["lower"], row.cells["upper"]
         if (lower is None) != (upper is None):
             missing = "lower" if lower is None else "upper"
-            errors[(i, missing)] = str(RobotError(
+            errors[(i, missing)] = self._link_message(RobotError(
                 "give both a lower and an upper limit, or leave both empty for none",
-                link=index, link_name=name, field="limits"))
+                link=index, link_name=name, field="limits"), i)
             return link, errors
         try:
             validate_link(link, index)
@@ -438,19 +532,19 @@ class RobotDraft:
             old = link_cells(row.valid_link)
             changed = [k for k in cells if not _same(row.cells[k], old[k])]
             for k in changed or cells:
-                errors[(i, k)] = str(e)
+                errors[(i, k)] = self._link_message(e, i)
         return link, errors
 
 
-def _reason(probe: Link, index: int, key: str, text: str) -> str:
-    """Core's message for the one bad field of `probe` (which holds `text`)."""
+def _reason(probe: Link, index: int, key: str, text: str) -> RobotError:
+    """Core's error for the one bad field of `probe` (which holds `text`)."""
     try:
         validate_link(probe, index)
     except RobotError as e:
-        return str(e)
+        return e
     # Not reached (core refuses every non-number), but never report a bad cell as fine.
-    return str(RobotError(f"cannot read {text!r}", link=index, link_name=probe.name,
-                          field=COLUMNS[key].field))
+    return RobotError(f"cannot read {text!r}", link=index, link_name=probe.name,
+                      field=COLUMNS[key].field)
 
 
 def _same(a: Value, b: Value) -> bool:

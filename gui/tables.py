@@ -1,5 +1,6 @@
-"""The DH and inertia tables: a Qt model over `RobotDocument`, a joint-type delegate
-and a table view with tab-separated copy and paste.
+"""The robot tables: Qt models over `RobotDocument` (the DH and inertia tables of the
+links; a mechanism's chains and loops), a combo delegate for joint types and link
+names, and a table view with tab-separated copy and paste.
 
 The model holds no data of its own: it shows `document.draft` and sends every
 edit to the document, which makes it an undo command. A refused value stays in
@@ -13,13 +14,15 @@ from PySide6.QtGui import QColor, QGuiApplication, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QHeaderView, QStyle,
                                QStyledItemDelegate, QStyleOptionViewItem, QTableView, QWidget)
 
-from core import JointType
+from core import JointType, LoopJointType
 
 from .colors import joint_color
 from .document import RobotDocument
-from .draft import COLUMNS, Column
+from .draft import Column
+from .mechanism_draft import BASE, MechanismDraft
 
-__all__ = ["RobotTableModel", "JointTypeDelegate", "RobotTableView", "ERROR_BACKGROUND"]
+__all__ = ["DraftTableModel", "RobotTableModel", "StructureTableModel", "ChoiceDelegate",
+           "JointTypeDelegate", "RobotTableView", "ERROR_BACKGROUND"]
 
 #: Background and text colour of a refused cell (text contrast above 7:1); a warning
 #: icon marks it too, for readers who do not see the red.
@@ -37,18 +40,133 @@ def swatch(color: str, size: int = 12) -> QIcon:
     return QIcon(pix)
 
 
-class RobotTableModel(QAbstractTableModel):
-    """One row per link, the given `columns` of the document's draft."""
+class DraftTableModel(QAbstractTableModel):
+    """The cells of one of the draft's tables (the shared part of every table model):
+    values, refused cells (red, warning icon, core's reason as tooltip), column headers
+    with units; every edit goes to the document as an undo command."""
+
+    def __init__(self, document: RobotDocument, columns: tuple[Column, ...],
+                 parent=None) -> None:
+        super().__init__(parent)
+        self._doc = document
+        self._serial_columns = columns
+        self._icons: dict[str, QIcon] = {}
+
+    # ----- helpers ----------------------------------------------------------------
+    @property
+    def document(self) -> RobotDocument:
+        return self._doc
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return self._serial_columns
+
+    def key(self, column: int) -> str:
+        """Cell key of a column ("a", "mass", ...)."""
+        return self.columns[column].key
+
+    def column_of(self, key: str) -> int:
+        """Column number of a cell key; ValueError if this table has no such column."""
+        return [c.key for c in self.columns].index(key)
+
+    def choices(self, index: _Index) -> list[str]:
+        """The names a "choice" cell may take (links to start on or to join)."""
+        return []
+
+    def _placeholder(self, row: int, key: str) -> str | None:
+        """Grey text shown in an empty cell (None: show it empty)."""
+        return None
+
+    def _error_icon(self) -> QIcon:
+        if "error" not in self._icons:
+            style = QApplication.style()
+            self._icons["error"] = style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
+        return self._icons["error"]
+
+    def _refresh(self, *_args) -> None:
+        """Every cell and header may have changed (values, errors, names)."""
+        if self.rowCount() and self.columnCount():
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(self.rowCount() - 1, self.columnCount() - 1))
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
+
+    # ----- QAbstractTableModel ------------------------------------------------------
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.columns)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+                | Qt.ItemFlag.ItemIsEditable)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        draft = self._doc.draft
+        row, key = index.row(), self.key(index.column())
+        error = draft.errors.get((row, key))
+        kind = draft.column(key).kind
+        placeholder = self._placeholder(row, key)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return placeholder if placeholder is not None else draft.display_text(row, key)
+        if role == Qt.ItemDataRole.EditRole:
+            return draft.edit_text(row, key)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if error:
+                return error
+            if kind in ("angle", "limit", "length", "number", "vector"):
+                unit = draft.unit(row, key)
+                return f"{draft.edit_text(row, key) or '(none)'} {unit}".strip()
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return ERROR_BACKGROUND if error else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            return self._error_icon() if error else None
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if error:
+                return ERROR_FOREGROUND
+            return PLACEHOLDER_FOREGROUND if placeholder is not None else None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if kind in ("name", "joint", "flag", "choice", "loopjoint", "names"):
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        """Send the typed value to the document (refused values are kept and marked)."""
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
+            return False
+        self._doc.set_text(index.row(), self.key(index.column()), value)
+        return True
+
+    def _column_header(self, section: int, role: int):
+        if not 0 <= section < len(self.columns):
+            return None
+        col = self.columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            unit = col.unit.replace("deg", "\u00b0")
+            return f"{col.title}\n({unit})" if unit else f"{col.title}\n"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{col.title} ({col.unit}): {col.tip}" if col.unit else col.tip
+        return None
+
+
+class RobotTableModel(DraftTableModel):
+    """One row per link, the given `columns` of the document's draft.
+
+    For a mechanism, rows are numbered within their chain (as core's messages count
+    links); with `chain_starts` (the editor shows every chain at once) as
+    "chain.link" (chains numbered as in the Chains tab).
+    """
 
     def __init__(self, document: RobotDocument, columns: tuple[Column, ...],
                  parent=None, *, names_in_header: bool = False,
                  mechanism_columns: tuple[Column, ...] | None = None) -> None:
-        super().__init__(parent)
-        self._doc = document
-        self._serial_columns = columns
+        super().__init__(document, columns, parent)
         self._mechanism_columns = mechanism_columns or columns
         self._names_in_header = names_in_header
-        self._icons: dict[str, QIcon] = {}
+        self.chain_starts = False
         d = document
         d.rows_changed.connect(self._on_rows_changed)
         d.rows_about_to_be_inserted.connect(self._begin_insert)
@@ -60,27 +178,22 @@ class RobotTableModel(QAbstractTableModel):
         d.about_to_reset.connect(self.beginResetModel)
         d.reset.connect(self.endResetModel)
 
-    # ----- helpers ----------------------------------------------------------------
-    @property
-    def document(self) -> RobotDocument:
-        return self._doc
-
     @property
     def columns(self) -> tuple[Column, ...]:
         """The columns shown: a mechanism's (with `actuated`) or a serial arm's."""
         return self._mechanism_columns if self._doc.is_mechanism else self._serial_columns
 
-    @property
-    def _columns(self) -> tuple[Column, ...]:
-        return self.columns
+    def set_chain_starts(self, on: bool) -> None:
+        """Name each chain in the header of its first row (all chains shown at once)."""
+        self.chain_starts = on
+        if self.rowCount():
+            self.headerDataChanged.emit(Qt.Orientation.Vertical, 0, self.rowCount() - 1)
 
-    def key(self, column: int) -> str:
-        """Cell key of a column ("a", "mass", ...)."""
-        return self._columns[column].key
-
-    def column_of(self, key: str) -> int:
-        """Column number of a cell key; ValueError if this table has no such column."""
-        return [c.key for c in self._columns].index(key)
+    def _placeholder(self, row: int, key: str) -> str | None:
+        draft = self._doc.draft
+        if draft.column(key).kind == "name" and not draft.value(row, key):
+            return draft.link_name(row)
+        return None
 
     def _begin_insert(self, first: int, last: int) -> None:
         self.beginInsertRows(QModelIndex(), first, last)
@@ -99,110 +212,125 @@ class RobotTableModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(first, 0), self.index(last, self.columnCount() - 1))
         self.headerDataChanged.emit(Qt.Orientation.Vertical, first, last)
 
-    def _error_icon(self) -> QIcon:
-        if "error" not in self._icons:
-            style = QApplication.style()
-            self._icons["error"] = style.standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
-        return self._icons["error"]
-
-    # ----- QAbstractTableModel ------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self._doc.draft.n
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self._columns)
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                | Qt.ItemFlag.ItemIsEditable)
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
-            return None
-        draft = self._doc.draft
-        row, key = index.row(), self.key(index.column())
-        error = draft.errors.get((row, key))
-        kind = COLUMNS[key].kind
-        if role == Qt.ItemDataRole.DisplayRole:
-            if kind == "name" and not draft.value(row, key):
-                return draft.link_name(row)  # placeholder, shown in grey
-            return draft.display_text(row, key)
-        if role == Qt.ItemDataRole.EditRole:
-            return draft.edit_text(row, key)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if error:
-                return error
-            if kind in ("angle", "limit", "length", "number"):
-                unit = draft.unit(row, key)
-                return f"{draft.edit_text(row, key) or '(none)'} {unit}".strip()
-            return None
-        if role == Qt.ItemDataRole.BackgroundRole:
-            return ERROR_BACKGROUND if error else None
-        if role == Qt.ItemDataRole.DecorationRole:
-            return self._error_icon() if error else None
-        if role == Qt.ItemDataRole.ForegroundRole:
-            if error:
-                return ERROR_FOREGROUND
-            if kind == "name" and not draft.value(row, key):
-                return PLACEHOLDER_FOREGROUND
-            return None
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if kind in ("name", "joint", "flag"):
-                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        return None
-
-    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
-        """Send the typed value to the document (refused values are kept and marked)."""
-        if not index.isValid() or role != Qt.ItemDataRole.EditRole:
-            return False
-        self._doc.set_text(index.row(), self.key(index.column()), value)
-        return True
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal:
-            if not 0 <= section < len(self._columns):
-                return None
-            col = self._columns[section]
-            if role == Qt.ItemDataRole.DisplayRole:
-                unit = col.unit.replace("deg", "\u00b0")
-                return f"{col.title}\n({unit})" if unit else f"{col.title}\n"
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return f"{col.title} ({col.unit}): {col.tip}" if col.unit else col.tip
-            return None
+            return self._column_header(section, role)
         if not 0 <= section < self.rowCount():
             return None
+        draft = self._doc.draft
+        mechanism = isinstance(draft, MechanismDraft)
+        number = draft.link_number(section)
         if role == Qt.ItemDataRole.DisplayRole:
             if self._names_in_header:
-                return f"{section + 1}  {self._doc.draft.link_name(section)}"
-            chain = self._doc.draft.rows[section].chain
-            if chain is not None and self._doc.draft.chain_rows(chain)[0] == section:
-                short = chain if len(chain) <= 12 else chain[:11] + "\u2026"
-                return f"{section + 1} \u25b8 {short}"  # a mechanism's chain starts here
-            return str(section + 1)
+                return f"{number}  {draft.link_name(section)}"
+            if mechanism and self.chain_starts:  # "chain.link", as in the Chains tab
+                return f"{draft.chain_index_of_row(section) + 1}.{number}"
+            return str(number)
         if role == Qt.ItemDataRole.DecorationRole:
             color = joint_color(section)
             if color not in self._icons:
                 self._icons[color] = swatch(color)
             return self._icons[color]
         if role == Qt.ItemDataRole.ToolTipRole:
-            chain = self._doc.draft.rows[section].chain
-            where = f" (chain {chain!r})" if chain is not None else ""
-            return f"Link {section + 1}: {self._doc.draft.link_name(section)}{where}"
+            if mechanism:
+                return (f"Link {number} of chain {draft.chain_of_row(section)!r}: "
+                        f"{draft.link_name(section)} (joint {section + 1})")
+            return f"Link {section + 1}: {draft.link_name(section)}"
         return None
 
 
-class JointTypeDelegate(QStyledItemDelegate):
-    """A combo box (revolute / prismatic) for the joint column; one click commits."""
+class StructureTableModel(DraftTableModel):
+    """A mechanism's chains or loops table (`sheet` "chains" or "loops"): one row per
+    chain or loop; empty for a serial robot."""
+
+    def __init__(self, document: RobotDocument, sheet: str, columns: tuple[Column, ...],
+                 parent=None) -> None:
+        super().__init__(document, columns, parent)
+        self.sheet = sheet
+        document.sheet_changed.connect(self._on_sheet_changed)
+        document.sheet_about_to_reset.connect(self._on_about_to_reset)
+        document.sheet_reset.connect(self._on_reset)
+        document.about_to_reset.connect(self.beginResetModel)
+        document.reset.connect(self.endResetModel)
+        document.rows_changed.connect(self._refresh)  # link names and counts shown here
+
+    def _on_sheet_changed(self, sheet: str) -> None:
+        if sheet == self.sheet:
+            self._refresh()
+
+    def _on_about_to_reset(self, sheet: str) -> None:
+        if sheet == self.sheet:
+            self.beginResetModel()
+
+    def _on_reset(self, sheet: str) -> None:
+        if sheet == self.sheet:
+            self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
+        draft = self._doc.draft
+        if parent.isValid() or not isinstance(draft, MechanismDraft):
+            return 0
+        return draft.row_count(self.sheet)
+
+    def choices(self, index: _Index) -> list[str]:
+        draft = self._doc.draft
+        assert isinstance(draft, MechanismDraft)
+        key = self.key(index.column())
+        names = draft.link_names()
+        if key == "parent":  # a link of another chain, or the base
+            own = set(draft.chain_rows(index.row()))
+            return [BASE] + [n for i, n in enumerate(names) if i not in own]
+        if key == "link_b":
+            return names + [BASE]
+        return names
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal:
+            return self._column_header(section, role)
+        if not 0 <= section < self.rowCount():
+            return None
+        draft = self._doc.draft
+        assert isinstance(draft, MechanismDraft)
+        if self.sheet != "chains":
+            if role == Qt.ItemDataRole.DisplayRole:
+                return str(section + 1)
+            return None
+        rows = draft.chain_rows(section)
+        joints = (f"joint {rows[0] + 1}" if len(rows) == 1
+                  else f"joints {rows[0] + 1}\u2013{rows[-1] + 1}") if rows else "no joints"
+        if role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"Chain {draft.chain_name(section)!r}: {len(rows)} links, {joints} of q"
+        return None
+
+
+class ChoiceDelegate(QStyledItemDelegate):
+    """A combo box for cells that take one of a few values; one click commits.
+
+    The values are the joint types for "joint" and "loopjoint" columns and the model's
+    `choices(index)` (link names, base) for "choice" columns.
+    """
+
+    def _options(self, index: _Index) -> list[tuple[str, object]]:
+        model = index.model()
+        kind = model.document.draft.column(model.key(index.column())).kind
+        if kind == "joint":
+            return [(j.value, j) for j in JointType]
+        if kind == "loopjoint":
+            return [(j.value, j) for j in LoopJointType]
+        return [(name, name) for name in model.choices(index)]
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,  # noqa: N802
                      index: _Index) -> QWidget:
         combo = QComboBox(parent)
-        for joint in JointType:
-            combo.addItem(joint.value, joint)
+        for text, value in self._options(index):
+            combo.addItem(text, value)
         combo.activated.connect(lambda _i, c=combo: self._commit(c))
         return combo
 
@@ -221,11 +349,15 @@ class JointTypeDelegate(QStyledItemDelegate):
         model.setData(index, editor.currentData(), Qt.ItemDataRole.EditRole)
 
 
+#: The joint-type combo of the DH table (a `ChoiceDelegate` on a "joint" column).
+JointTypeDelegate = ChoiceDelegate
+
+
 class RobotTableView(QTableView):
     """A robot table: typing starts editing, Ctrl+C / Ctrl+V copy and paste cells as
     tab-separated text (spreadsheets use the same), Delete clears names and limits."""
 
-    def __init__(self, model: RobotTableModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: DraftTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setModel(model)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
@@ -245,14 +377,15 @@ class RobotTableView(QTableView):
         self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         self.verticalHeader().setDefaultAlignment(Qt.AlignmentFlag.AlignLeft
                                                   | Qt.AlignmentFlag.AlignVCenter)
+        self._choices = ChoiceDelegate(self)
         for col, column in enumerate(model.columns):
-            if column.kind == "joint":
-                self.setItemDelegateForColumn(col, JointTypeDelegate(self))
+            if column.kind in ("joint", "loopjoint", "choice"):
+                self.setItemDelegateForColumn(col, self._choices)
         self.fit_columns()
 
-    def table_model(self) -> RobotTableModel:
+    def table_model(self) -> DraftTableModel:
         model = self.model()
-        assert isinstance(model, RobotTableModel)
+        assert isinstance(model, DraftTableModel)
         return model
 
     def fit_columns(self) -> None:
@@ -260,7 +393,8 @@ class RobotTableView(QTableView):
         self.resizeColumnsToContents()
         header = self.horizontalHeader()
         for col, column in enumerate(self.table_model().columns):
-            lo, hi = (88, 160) if column.kind == "name" else (50, 110)
+            lo, hi = ((88, 160) if column.kind in ("name", "choice")
+                      else (96, 150) if column.kind == "vector" else (50, 110))
             header.resizeSection(col, max(lo, min(hi, header.sectionSize(col))))
 
     # ----- copy and paste -----------------------------------------------------------
@@ -304,18 +438,21 @@ class RobotTableView(QTableView):
         if len(block) == 1 and len(block[0]) == 1 and len(selected) > 1:
             cells = [(i.row(), model.key(i.column()), block[0][0]) for i in selected]
         else:
-            for dr, values in enumerate(block):
+            # Down the rows shown (a mechanism's table shows one chain at a time).
+            rows = [r for r in range(start.row(), model.rowCount()) if not self.isRowHidden(r)]
+            for dr, values in enumerate(block[:len(rows)]):
                 for dc, value in enumerate(values):
-                    r, c = start.row() + dr, start.column() + dc
-                    if r < model.rowCount() and c < model.columnCount():
-                        cells.append((r, model.key(c), value))
+                    c = start.column() + dc
+                    if c < model.columnCount():
+                        cells.append((rows[dr], model.key(c), value))
         return model.document.set_many(cells, "Paste")
 
     def clear_cells(self) -> bool:
         """Empty the selected name and limit cells (the only cells that may be empty)."""
         model = self.table_model()
+        draft = model.document.draft
         cells = [(i.row(), model.key(i.column()), "") for i in self.selectedIndexes()
-                 if COLUMNS[model.key(i.column())].kind in ("name", "limit")]
+                 if draft.column(model.key(i.column())).kind in ("name", "limit")]
         return model.document.set_many(cells, "Clear") if cells else False
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -101,3 +101,48 @@ def test_load_resets_history_and_saved_state(doc, tmp_path):
     doc.set_text(0, "mass", "3")
     doc.mark_saved(tmp_path / "x.toml")
     assert not doc.is_modified and doc.path == tmp_path / "x.toml"
+
+
+def test_chain_and_loop_structure_edits_are_exact_undo_steps(qapp):
+    from core import load_mechanism
+    from gui_helpers import ROBOTS
+    mech = load_mechanism(ROBOTS / "fivebar_saha.toml")
+    doc = RobotDocument(mech)
+    events: list[str] = []
+    doc.sheet_reset.connect(events.append)
+    doc.add_chain()
+    assert [c.name for c in doc.robot.chains] == ["leg 1", "leg 2", "chain 3"]
+    assert doc.undo_stack.undoText() == "Add chain chain 3"
+    assert doc.remove_chain(0)  # leg 1 gone: loop E names a link that is no more
+    assert "loop 'E'" in doc.model_error and doc.errors[(0, "link_a")] == doc.model_error
+    assert len(doc.robot.chains) == 3  # downstream keeps the last valid mechanism
+    doc.add_loop(0)
+    assert doc.remove_loop(0)
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+    assert doc.robot == mech and doc.is_valid
+    while doc.undo_stack.canRedo():
+        doc.undo_stack.redo()
+    while doc.undo_stack.canUndo():
+        doc.undo_stack.undo()
+    assert doc.robot == mech
+    assert {"chains", "loops"} <= set(events)
+    assert not doc.remove_loop(5)
+
+
+def test_a_link_rename_follows_into_loops_parents_and_independent_joints(qapp):
+    from core import load_mechanism
+    from gui_helpers import ROBOTS
+    doc = RobotDocument(load_mechanism(ROBOTS / "carpet_scraper_saha.toml"))
+    row = doc.draft.link_names().index("link #4")
+    doc.set_text(0, "independent", "crank #1")
+    assert doc.robot.assembly.independent == ("crank #1",)
+    doc.set_text(row, "name", "main link")
+    mech = doc.robot
+    assert mech.chains[3].parent == "main link"
+    doc.set_text(doc.draft.link_names().index("crank #1"), "name", "crank")
+    assert doc.robot.assembly.independent == ("crank",)
+    assert doc.robot.loops[0].links[0] == "crank"
+    doc.undo_stack.undo()
+    doc.undo_stack.undo()
+    assert doc.robot.chains[3].parent == "link #4"

@@ -153,3 +153,55 @@ def test_a_new_link_and_a_new_robot_are_valid():
     assert link.a > 0 and link.mass > 0
     Robot(name="x", links=(link,))
     assert new_robot().n == 2
+
+
+# ----------------------------------------------------------------------------------
+# Mechanisms: chains, loops and assembly settings as cells (gui/mechanism_draft.py)
+# ----------------------------------------------------------------------------------
+
+MECHANISM_FILES = sorted(p for p in PUMA.parent.glob("*.toml")
+                         if 'format = "armdyn-mechanism/1"' in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", MECHANISM_FILES, ids=lambda p: p.stem)
+def test_every_bundled_mechanism_round_trips_through_every_table(path):
+    from core import load_mechanism
+    from gui.mechanism_draft import MechanismDraft
+    mech = load_mechanism(path)
+    draft = MechanismDraft.from_mechanism(mech)
+    assert draft.is_valid
+    cells = [(r, k) for r in range(draft.n) for k in draft.rows[r].cells]
+    cells += [(r, k) for sheet in ("chains", "loops", "assembly")
+              for r in range(draft.row_count(sheet))
+              for k in (draft.chains[r].cells if sheet == "chains" else
+                        draft.loops[r].cells if sheet == "loops" else draft.assembly.cells)]
+    for row, key in cells:  # every cell's text typed back in: nothing changes
+        draft.set_cells([(row, key, draft.parse(row, key, draft.edit_text(row, key)))])
+    assert draft.is_valid, draft.errors
+    assert draft.robot == mech
+
+
+def test_mechanism_cells_name_the_chain_the_link_within_it_and_the_loop():
+    from core import load_mechanism
+    from gui.mechanism_draft import MechanismDraft
+    draft = MechanismDraft.from_mechanism(load_mechanism(PUMA.parent / "fivebar_saha.toml"))
+    assert not edit(draft, 3, "com_x", "abc")
+    assert draft.errors[(3, "com_x")].startswith("chain 'leg 2', link 2 ('leg 2 distal'), "
+                                                 "field 'com'")
+    edit(draft, 3, "com_x", "-0.6")
+    assert not edit(draft, 0, "at_b", "1, 2")
+    assert draft.errors[(0, "at_b")] == "loop 'E', field 'at': at must be 3 numbers, got '1, 2'"
+    assert not edit(draft, 1, "base_rpy", "0, 0, x")
+    assert draft.errors[(1, "base_rpy")].startswith("chain 'leg 2', field 'base.rpy'")
+
+
+def test_base_angles_are_degrees_typed_exactly_and_points_any_separator():
+    from core import load_mechanism
+    from gui.mechanism_draft import MechanismDraft
+    draft = MechanismDraft.from_mechanism(load_mechanism(PUMA.parent / "fivebar_saha.toml"))
+    assert edit(draft, 1, "base_rpy", "0, 0, 33.3")
+    assert draft.robot.chains[1].base.rpy == (0.0, 0.0, deg_text_to_rad("33.3"))
+    assert draft.edit_text(1, "base_rpy") == "0, 0, 33.3"
+    for text in ("[0.1; 0; 0]", "0.1 0 0", "(0.1, 0, 0)"):
+        assert draft.parse(0, "at_a", text) == (0.1, 0.0, 0.0)
+    assert draft.parse(0, "at_a", "1,5") == Unparsed("1,5")  # no decimal comma in vectors
