@@ -51,8 +51,9 @@ from core import JointType, Kinematics, Link, LoopJointType, Mechanism, Robot, f
 
 from .colors import joint_color
 
-__all__ = ["Part", "Sizes", "build_parts", "part_matrix", "topology_key", "geometry_key",
-           "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS"]
+__all__ = ["Part", "Sizes", "build_parts", "part_matrix", "part_matrices", "topology_key",
+           "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
+           "MergedParts"]
 
 #: Layers the view can show or hide.
 LAYERS = ("arm", "com", "frames", "effector", "ground")
@@ -234,12 +235,69 @@ def geometry_key(robot: Robot) -> tuple:
 def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The 4x4 user matrix of `part` for scene frames (2n+1, 4, 4) (`scene_frames`) at
     joint values q (n,). (Gap rods are placed by `gap_matrix`.)"""
-    m = np.eye(4) if part.frame is None else frames[part.frame].copy()
-    if part.stretch is not None:
-        s = float(q[part.stretch])
-        s = s if abs(s) > 1e-6 else math.copysign(1e-6, s)  # keep the matrix invertible
-        m[:3, 2] *= s
+    return part_matrices([part], frames, q)[0]
+
+
+def part_matrices(parts: list[Part], frames: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(P, 4, 4): `part_matrix` of every part, in one numpy pass."""
+    index = np.array([-1 if p.frame is None else p.frame for p in parts], dtype=int)
+    m = np.where((index >= 0)[:, None, None], frames[np.maximum(index, 0)], np.eye(4))
+    stretched = [k for k, p in enumerate(parts) if p.stretch is not None]
+    if stretched:
+        s = np.asarray(q, dtype=float)[[parts[k].stretch for k in stretched]]
+        s = np.where(np.abs(s) > 1e-6, s, np.copysign(1e-6, s))  # keep it invertible
+        m[stretched, :3, 2] *= s[:, None]
     return m
+
+
+class MergedParts:
+    """Many parts drawn as one mesh (a robot of hundreds of links: one actor per layer
+    instead of one per part, so that adding, moving and rendering stay fast).
+
+    The parts' meshes are concatenated once, each point remembering its part; a
+    pose moves every point by its part's matrix (`part_matrices`) in one numpy
+    pass, normals too. Colours become "rgb" cell data.
+
+    parts : the parts (each with a colour or its own "rgb" cell data)
+    mesh  : the merged mesh, in the base frame after `place`
+    """
+
+    def __init__(self, parts: list[Part]) -> None:
+        self.parts = parts
+        meshes = [p.mesh for p in parts]
+        counts = np.array([m.n_points for m in meshes])
+        self._owner = np.repeat(np.arange(len(parts)), counts)  # part of each point
+        self._points = np.vstack([np.asarray(m.points, dtype=float) for m in meshes])
+        self._normals = np.vstack([np.asarray(m.point_data["Normals"], dtype=float)
+                                   for m in meshes])
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        faces, rgb = [], []
+        for start, part, m in zip(starts, parts, meshes, strict=True):
+            tri = np.asarray(m.faces).reshape(-1, 4)  # the unit shapes are triangulated
+            tri = tri.copy()
+            tri[:, 1:] += start
+            faces.append(tri.ravel())
+            if part.color is None:
+                rgb.append(np.asarray(m.cell_data["rgb"], dtype=np.uint8))
+            else:
+                rgb.append(np.tile(np.array(pv.Color(part.color).int_rgb, dtype=np.uint8),
+                                   (m.n_cells, 1)))
+        self.mesh = pv.PolyData(self._points.copy(), faces=np.concatenate(faces))
+        self.mesh.cell_data["rgb"] = np.vstack(rgb)
+        self.mesh.point_data.active_normals = self._normals.copy()
+
+    def place(self, frames: np.ndarray, q: np.ndarray) -> None:
+        """Move every part to its place for scene frames `frames` at joint values q."""
+        m = part_matrices(self.parts, frames, q)
+        rot = m[:, :3, :3][self._owner]  # (N, 3, 3): each point's part
+        points = np.einsum("nij,nj->ni", rot, self._points) + m[:, :3, 3][self._owner]
+        normals = np.einsum("nij,nj->ni", rot, self._normals)
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+        self.mesh.points[:] = points
+        self.mesh.point_data["Normals"][:] = normals
+        self.mesh.GetPoints().Modified()
+        self.mesh.GetPointData().GetNormals().Modified()
+        self.mesh.Modified()
 
 
 # ----------------------------------------------------------------------------------

@@ -5,28 +5,35 @@ D of I = U D U^T, the gravity torques, and, for a chosen link, the composite-
 and articulated-body 6x6 inertias. For a mechanism with loops it adds the
 reduced mass matrix (in the independent coordinates), how far the pose is from a
 singularity of the loops, and Saha's subsystem table (which subsystems of the
-spanning tree are determinate, and in what order they are solved). Every number comes from `core`; these calls
-take well under a millisecond, so they run on the GUI thread, debounced while
-the pose changes quickly (slider drags).
+spanning tree are determinate, and in what order they are solved). Every number
+comes from `core`'s compiled functions (D is the articulated pivots m^, no Python
+factorization) and numpy; a 200-link robot takes a few milliseconds, so they run
+on the GUI thread, debounced while the pose changes quickly (slider drags).
+
+A hidden panel (the Inspect tab behind Results) does no work: `set_state` only
+remembers the pose, and the panel computes when it is shown. The n x n and n x 2
+tables are model/view (`_MatrixTable`): only the visible cells are ever drawn.
 """
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt, QTimer, Slot
-from PySide6.QtGui import QCloseEvent, QColor
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSize, Qt, QTimer, Slot
+from PySide6.QtGui import QCloseEvent, QColor, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QFrame, QHBoxLayout, QHeaderView, QLabel, QScrollArea,
-    QSizePolicy, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView, QComboBox, QDockWidget, QFrame, QHBoxLayout, QHeaderView, QLabel, QScrollArea,
+    QSizePolicy, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from core import (
     ArmDynError, Mechanism, Robot, articulated_body_inertias, closed_chain_inverse_dynamics,
-    composite_body_inertias, gravity_torques, mass_matrix, reduced_mass_matrix, udu_factors,
+    composite_body_inertias, gravity_torques, mass_matrix, reduced_mass_matrix,
 )
 from core.mechanism_pose import dependent_jacobian_conditioning
 
 #: Debounce delay between a pose change and the recomputation, ms.
 DEBOUNCE_MS = 30
+#: A _MatrixTable shows at most this many rows and columns without scrolling.
+FIT_CELLS = 12
 ROWS_6 = ("n x", "n y", "n z", "f x", "f y", "f z")          # moment, force components
 COLS_6 = ("\u03c9 x", "\u03c9 y", "\u03c9 z", "v x", "v y", "v z")  # angular, linear rates
 DIAGONAL_BG = QColor("#EEF3FA")
@@ -104,6 +111,138 @@ class _Table(QTableWidget):
         self.setFixedSize(QSize(w, h))
 
 
+class _MatrixModel(QAbstractTableModel):
+    """A read-only numeric matrix for a QTableView: values (rows, cols), headers,
+    units(i, j) -> str for the tooltips; entries below 1e-12 of the largest
+    magnitude are rounding noise, shown as 0."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.values = np.zeros((0, 0))
+        self.rows: list[str] = []
+        self.cols: list[str] = []
+        self.units = lambda i, j: ""
+        self.diagonal = False
+        self._noise = 0.0
+
+    def set_headers(self, rows: list[str], cols: list[str]) -> None:
+        self.beginResetModel()
+        self.rows, self.cols = list(rows), list(cols)
+        self.values = np.full((len(rows), len(cols)), np.nan)
+        self.endResetModel()
+
+    def set_values(self, values: np.ndarray, units, diagonal: bool) -> None:
+        values = np.asarray(values, dtype=float)
+        if values.shape != self.values.shape:
+            self.beginResetModel()
+            self.rows = self.rows[:values.shape[0]] + [
+                str(i + 1) for i in range(len(self.rows), values.shape[0])]
+            self.cols = self.cols[:values.shape[1]] + [
+                str(j + 1) for j in range(len(self.cols), values.shape[1])]
+            self.values = values.copy()
+            self.endResetModel()
+        else:
+            self.values = values.copy()
+        self.units, self.diagonal = units, diagonal
+        finite = np.abs(values[np.isfinite(values)])
+        self._noise = 1e-12 * (finite.max() if finite.size else 0.0)
+        if values.size:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(values.shape[0] - 1, values.shape[1] - 1))
+
+    def clear_values(self) -> None:
+        self.set_values(np.full(self.values.shape, np.nan), self.units, self.diagonal)
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else self.values.shape[0]
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else self.values.shape[1]
+
+    def data(self, index: QModelIndex, role: int = Qt.DisplayRole):
+        i, j = index.row(), index.column()
+        value = self.values[i, j]
+        if role == Qt.DisplayRole:
+            if not np.isfinite(value):
+                return ""
+            return _fmt(0.0 if abs(value) < self._noise else value)
+        if role == Qt.ToolTipRole and np.isfinite(value):
+            return f"{value:.10g} {self.units(i, j)}"
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.BackgroundRole and self.diagonal and i == j:
+            return DIAGONAL_BG
+        return None
+
+    def headerData(self, section: int, orientation, role: int = Qt.DisplayRole):  # noqa: N802
+        if role != Qt.DisplayRole:
+            return None
+        names = self.cols if orientation == Qt.Horizontal else self.rows
+        return names[section] if section < len(names) else None
+
+
+class _MatrixTable(QTableView):
+    """A read-only numeric table of any size (model/view: only visible cells are drawn).
+
+    Up to FIT_CELLS rows and columns it is sized to its contents, without scroll
+    bars; a bigger matrix scrolls inside that size. Columns have one width (the
+    widest number format), so no cell is measured.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._model = _MatrixModel()
+        self.setModel(self._model)
+        self.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.ContiguousSelection)
+        self.setSizePolicy(QSizePolicy.Fixed, QSizePolicy.Fixed)
+        for header in (self.horizontalHeader(), self.verticalHeader()):
+            header.setSectionResizeMode(QHeaderView.Fixed)
+        metrics = self.fontMetrics()
+        self.horizontalHeader().setDefaultSectionSize(metrics.horizontalAdvance("-0.0000e-00") + 12)
+        self.verticalHeader().setDefaultSectionSize(metrics.height() + 8)
+
+    def set_headers(self, rows: list[str], cols: list[str]) -> None:
+        self._model.set_headers(rows, cols)
+        self._fit()
+
+    def set_values(self, values: np.ndarray, units, diagonal: bool = False) -> None:
+        """values (rows, cols); units(i, j) -> str for the tooltip."""
+        self._model.set_values(values, units, diagonal)
+        self._fit()
+
+    def clear_values(self) -> None:
+        self._model.clear_values()
+
+    def rowCount(self) -> int:  # noqa: N802 - as QTableWidget
+        return self._model.rowCount()
+
+    def columnCount(self) -> int:  # noqa: N802 - as QTableWidget
+        return self._model.columnCount()
+
+    def text(self, i: int, j: int) -> str:
+        """The text of cell (i, j)."""
+        return self._model.data(self._model.index(i, j), Qt.DisplayRole)
+
+    def tool_tip(self, i: int, j: int) -> str:
+        """The tooltip of cell (i, j): the full value and its unit."""
+        return self._model.data(self._model.index(i, j), Qt.ToolTipRole) or ""
+
+    def _fit(self) -> None:
+        self.verticalHeader().setMinimumWidth(0)
+        rows, cols = min(self.rowCount(), FIT_CELLS), min(self.columnCount(), FIT_CELLS)
+        scrolls = self.rowCount() > FIT_CELLS or self.columnCount() > FIT_CELLS
+        policy = Qt.ScrollBarAsNeeded if scrolls else Qt.ScrollBarAlwaysOff
+        self.setVerticalScrollBarPolicy(policy)
+        self.setHorizontalScrollBarPolicy(policy)
+        bar = self.style().pixelMetric(self.style().PixelMetric.PM_ScrollBarExtent) if scrolls else 0
+        w = (self.verticalHeader().sizeHint().width() + cols * self.horizontalHeader()
+             .defaultSectionSize() + 2 * self.frameWidth() + bar)
+        h = (self.horizontalHeader().sizeHint().height() + rows * self.verticalHeader()
+             .defaultSectionSize() + 2 * self.frameWidth() + bar)
+        self.setFixedSize(QSize(w, h))
+
+
 def _heading(text: str) -> QLabel:
     label = QLabel(text)
     font = label.font()
@@ -133,6 +272,11 @@ class InspectPanel(QWidget):
         self._robot: Robot | None = None
         self._q = np.zeros(0)
         self._shown_robot: Robot | None = None
+        self._dirty = False  # a state came while hidden: compute when shown
+        self._dock: QDockWidget | None = None  # the dock it lives in, if any
+        self._dock_shown = True  # False while the dock is a tab behind another
+        #: how many times the quantities were computed (tests: a hidden panel does no work)
+        self.computations = 0
         self._composite_all: np.ndarray | None = None    # (n, 6, 6)
         self._articulated_all: np.ndarray | None = None  # (n, 6, 6)
         self._timer = QTimer(self)
@@ -148,11 +292,11 @@ class InspectPanel(QWidget):
         self._error.setWordWrap(True)
         self._error.hide()
 
-        self._gim = _Table()
+        self._gim = _MatrixTable()
         self._cond = QLabel()
         self._cond.setWordWrap(True)
         self._cond.setTextFormat(Qt.RichText)
-        self._per_joint = _Table()  # columns: D, g
+        self._per_joint = _MatrixTable()  # columns: D, g
         self._link = QComboBox()
         self._link.currentIndexChanged.connect(self._show_link)
         self._composite = _Table(6, 6)
@@ -246,19 +390,60 @@ class InspectPanel(QWidget):
 
     # ----- state ----------------------------------------------------------------------
     def set_state(self, robot: Robot | None, q) -> None:
-        """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms debounce."""
+        """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms
+        debounce; a hidden panel computes them when it is shown."""
         self._robot = robot
         self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.n)
-        self._timer.start()
+        if self._in_sight():
+            self._timer.start()
+        else:
+            self._dirty = True
+
+    def _in_sight(self) -> bool:
+        """Shown, and not in a dock that is a tab behind another one."""
+        return self.isVisible() and self._dock_shown
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ParentChange:
+            self._watch_dock()
+        return super().event(event)
+
+    def _watch_dock(self) -> None:
+        """Follow the visibility of the dock the panel is put in (a tabified dock
+        behind another one stays 'visible' to Qt; its visibilityChanged tells)."""
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is self._dock:
+            return
+        if self._dock is not None:
+            self._dock.visibilityChanged.disconnect(self._on_dock_visibility)
+        self._dock = dock
+        self._dock_shown = True
+        if dock is not None:
+            dock.visibilityChanged.connect(self._on_dock_visibility)
+
+    @Slot(bool)
+    def _on_dock_visibility(self, shown: bool) -> None:
+        self._dock_shown = shown
+        if shown and self._dirty:
+            self._timer.start()
 
     def is_pending(self) -> bool:
-        """True while an update waits for the debounce timer."""
-        return self._timer.isActive()
+        """True while an update waits (for the debounce timer, or for the panel to show)."""
+        return self._timer.isActive() or self._dirty
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty and self._in_sight():
+            self._timer.start()
 
     @Slot()
     def flush(self) -> None:
-        """Recompute and show now."""
+        """Recompute and show now (shown or not)."""
         self._timer.stop()
+        self._dirty = False
+        self.computations += 1
         robot, q = self._robot, self._q
         if robot is not self._shown_robot:
             self._set_robot_layout(robot)
@@ -267,22 +452,23 @@ class InspectPanel(QWidget):
         rev = robot.is_revolute
         M = mass_matrix(robot, q)
         self._gim.set_values(M, lambda i, j: _inertia_unit(rev[i], rev[j]), diagonal=True)
-        eig = np.linalg.eigvalsh(M)
+        eig = np.linalg.eigvalsh(M)  # I is symmetric positive definite: kappa from them
+        cond = eig[-1] / eig[0] if eig[0] > 0 else np.inf
         self._cond.setText(
             f"Condition number \u03ba(I) = \u03bb<sub>max</sub>/\u03bb<sub>min</sub> = "
-            f"<b>{np.linalg.cond(M):.4g}</b> (eigenvalues {eig[0]:.4g} \u2026 {eig[-1]:.4g}). "
+            f"<b>{cond:.4g}</b> (eigenvalues {eig[0]:.4g} \u2026 {eig[-1]:.4g}). "
             "Large \u03ba: the arm is much easier to accelerate in some joint directions than "
             "in others, and forward dynamics amplifies errors in \u03c4 by up to \u03ba.")
         self._composite_all = composite_body_inertias(robot, q)
-        abi = articulated_body_inertias(robot, q, check=False)
-        self._articulated_all = abi.M_hat
-        D = abi.m_hat
-        try:
-            _, D = udu_factors(robot, q)
+        try:  # D of I = U D U^T is the articulated pivots m^ (udu_factors' D)
+            abi = articulated_body_inertias(robot, q)
             self._error.hide()
         except ArmDynError as err:  # singular: show the pivots anyway, and why
+            abi = articulated_body_inertias(robot, q, check=False)
             self._error.setText(str(err))
             self._error.show()
+        self._articulated_all = abi.M_hat
+        D = abi.m_hat
         g = gravity_torques(robot, q)
         self._per_joint.set_values(np.column_stack([D, g]), self._per_joint_unit)
         self._show_link()

@@ -8,11 +8,18 @@ actuated joints only (the passive joints carry no actuator). Curves are
 built once per robot and refreshed with ``setData`` from a ~30 Hz timer while
 chunks stream in. Revolute joints use the left axis (deg, deg/s, N m);
 prismatic joints, drawn dashed, use a right axis (m, m/s, N). Each plot's
-legend is a semi-transparent box in the plot's top-right corner that doubles as
-the read-out of the values at the mouse time; it takes more columns and then
-only the joint numbers when the plot is small, so the curves keep the room. A left click
-or drag in a plot scrubs (``time_picked``); the wheel zooms, right-drag
-scales, middle-drag pans.
+legend sits to the right of its plot area (never over the curves; the "Legend"
+button hides them all) and doubles as the read-out of the values at the mouse
+time; it takes more columns and then only the joint numbers when the plot is
+low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
+right-drag scales, middle-drag pans.
+
+Speed (issue #8): curves are downsampled to the screen (a min and a max per pixel
+column) and clipped to the view; streamed chunks are appended to growing buffers
+and only the shown plots are redrawn, at most every REFRESH_MS (hidden plots are
+marked stale and redrawn when shown); a finished run that is already on the plots
+is not drawn again; moving the time cursor moves one line per plot. Dashed curves
+are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
 
@@ -24,10 +31,10 @@ import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPixmapCache
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
-    QFrame, QGraphicsTextItem, QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout,
+    QFrame, QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout,
     QWidget, QWidgetAction,
 )
 
@@ -39,6 +46,15 @@ from gui.colors import joint_color
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
 REFRESH_MS = 33
 LINE_WIDTH = 2
+DASHED_WIDTH = 1  # px; see the module docstring
+#: Samples per pixel column kept by the automatic "peak" downsampling (pyqtgraph keeps
+#: 5 by default); each kept bucket is drawn as its min and max.
+DOWNSAMPLE_FACTOR = 1.0
+#: Plots with at most this many curves keep each curve (and every axis with its grid)
+#: as a pixmap on the screen, so moving the time cursor repaints a strip from pixmaps.
+CACHED_CURVES_MAX = 12
+#: Qt's pixmap cache holds those pixmaps (its default is 10 MB), KiB.
+PIXMAP_CACHE_KB = 64 * 1024
 FONT_PT = 11
 LEGEND_PT = 10
 LABEL_STYLE = {"font-size": "11pt", "color": "#000"}
@@ -48,9 +64,13 @@ AXIS_WIDTH = 66  # px, left and right (prismatic joints): keeps the time axes al
 NO_RIGHT_AXIS_WIDTH = 10  # px, right margin when the robot has no prismatic joint
 MIN_PLOT_HEIGHT = 130  # px; below this the panel scrolls instead of squeezing
 GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 columns
-#: The legend may take at most this share of its plot's width and height; beyond it,
-#: it takes more columns, then shows only the joint numbers.
-LEGEND_MAX_SHARE = (0.5, 0.42)
+#: The legend (right of the plot area) may take at most this share of its plot's width
+#: and the plot area's height; beyond it, it takes more columns, then shows only the
+#: joint numbers.
+LEGEND_MAX_SHARE = (0.3, 1.0)
+#: A legend lists at most this many curves (then "+ k more"): 200 joints would
+#: need a column of their own.
+LEGEND_MAX_ENTRIES = 24
 EXPORT_PLOT_HEIGHT = 380  # px, height of each plot laid out for export (then scaled)
 CURSOR_COLOR = "#B00020"
 GLYPH = {Qt.SolidLine: "\u2501\u2501\u2501", Qt.DashLine: "\u254d\u254d\u254d",
@@ -161,51 +181,61 @@ class _Entry:
     short: str  # the name when the plot is small (the joint number)
 
 
-class _Legend(pg.GraphicsWidgetAnchor, pg.GraphicsWidget):
-    """A semi-transparent boxed HTML table inside the plot: line sample, name, value.
+class _Legend(pg.GraphicsWidget):
+    """A boxed HTML table beside the plot area: line sample, name, value.
 
-    Anchored to the top-right corner of its ViewBox. `fit(width, height)` (the
-    ViewBox size) picks the first layout that takes at most LEGEND_MAX_SHARE
-    of it: one column of full names, more columns, then joint numbers only.
+    It sits in its PlotItem's layout to the right of the axes (so it never covers
+    a curve, and exports carry it). `fit(width, height)` (the PlotItem's width, the
+    plot area's height) picks the first layout that takes at most LEGEND_MAX_SHARE
+    of it: one column of full names, more columns, then joint numbers only. Its
+    width leaves room for read-out values, so hovering never moves the plot.
     """
 
     def __init__(self) -> None:
-        pg.GraphicsWidget.__init__(self)
-        pg.GraphicsWidgetAnchor.__init__(self)
-        self.setZValue(100)  # above the curves and the cursor lines
+        super().__init__()
         self._text = QGraphicsTextItem(self)
         font = QFont()
         font.setPointSize(LEGEND_PT)
         self._text.setFont(font)
         self._text.setPos(3, 1)
         self.entries: list[_Entry] = []
+        self._more = 0  # entries left out (beyond LEGEND_MAX_ENTRIES)
         self._room = (1e6, 1e6)
         self._layout = (1, False)  # columns, short names
-        self._widths = (0.0, 0.0)  # idle, with read-out values (constant while hovering)
+        self._width = 0.0
+        self._shown = True
 
     def set_entries(self, entries: list[_Entry]) -> None:
-        self.entries = entries
+        self.entries = entries[:LEGEND_MAX_ENTRIES]
+        self._more = len(entries) - len(self.entries)
+        self._relayout()
+
+    def set_shown(self, shown: bool) -> None:
+        """Show or hide the legend; hidden, it takes no room."""
+        self._shown = shown
+        self.setVisible(shown)
         self._relayout()
 
     def fit(self, width: float, height: float) -> None:
-        """The ViewBox is `width` x `height` px: pick the legend's layout for it."""
-        if (width, height) != self._room:
-            self._room = (width, height)
+        """The PlotItem is `width` px wide, its plot area `height` px high: pick the
+        legend's layout for them."""
+        room = (40.0 * round(width / 40.0), 20.0 * round(height / 20.0))  # no relayout per px
+        if room != self._room:
+            self._room = room
             self._relayout()
 
     def _relayout(self) -> None:
         n = len(self.entries)
         candidates = [(c, False) for c in (1, 2, 3) if c <= n]
-        candidates += [(c, True) for c in (2, 3, n) if 1 < c <= n] or [(1, True)]
+        candidates += [(c, True) for c in (2, 3, 4, 6) if 1 < c <= n] or [(1, True)]
         max_w, max_h = (share * room for share, room in zip(LEGEND_MAX_SHARE, self._room))
+        long_values = np.full(n, -8888.88)
         for layout in candidates:
             self._layout = layout
-            w, h = self._natural_size(None)
+            w, h = self._natural_size(long_values)
             if w <= max_w and h <= max_h:
                 break
-        long_values = np.full(n, -8888.88)
-        self._widths = (self._natural_size(None)[0],
-                        max(self._natural_size(None)[0], self._natural_size(long_values)[0]))
+        self._width = self._natural_size(long_values)[0] if n else 0.0
         self.show_values(None)
 
     def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
@@ -215,16 +245,16 @@ class _Legend(pg.GraphicsWidgetAnchor, pg.GraphicsWidget):
                 self._text.boundingRect().height() + 2)
 
     def show_values(self, values: np.ndarray | None) -> None:
+        """The legend with read-out `values` (one per entry), or the plain one (None)."""
         self._text.setTextWidth(-1)
         self._text.setHtml(self._html(values))
-        if self.entries:
-            width = self._widths[values is not None]
-            height = self._text.boundingRect().height() + 2
+        if self.entries and self._shown:
+            width, height = self._width, self._text.boundingRect().height() + 2
         else:
             width = height = 0.0
-        self.setMinimumSize(width, height)
-        self.setMaximumSize(width, height)
-        self.resize(width, height)
+        self.setMinimumSize(width, 0.0)
+        self.setMaximumSize(width, max(height, 1e6 * bool(width)))
+        self.setPreferredSize(width, height)
         self.update()
 
     def _html(self, values: np.ndarray | None) -> str:
@@ -238,24 +268,59 @@ class _Legend(pg.GraphicsWidgetAnchor, pg.GraphicsWidget):
                          f"<td>&nbsp;{escape(e.short if short else e.name)}</td>"
                          f"<td align='right'>{'&nbsp;' if value else ''}{escape(value)}</td>")
         rows = ["".join(cells[i:i + columns]) for i in range(0, len(cells), columns)]
+        more = (f"<tr><td colspan='{3 * columns}'>+ {self._more} more</td></tr>"
+                if self._more else "")
         return ("<table cellspacing='0' cellpadding='0'>"
-                + "".join(f"<tr>{row}</tr>" for row in rows) + "</table>")
+                + "".join(f"<tr>{row}</tr>" for row in rows) + more + "</table>")
+
+    def text(self) -> str:
+        """The legend as plain text (what it shows)."""
+        return self._text.toPlainText()
 
     def paint(self, p: QPainter, *args) -> None:
-        if self.entries:
+        if self.entries and self._shown:
             p.setPen(pg.mkPen("#aaa"))
-            p.setBrush(pg.mkBrush(255, 255, 255, 170))  # curves show through
-            p.drawRect(self.boundingRect().adjusted(0, 0, -1, -1))
+            p.setBrush(pg.mkBrush("w"))
+            p.drawRect(QRectF(0, 0, self._width, self._text.boundingRect().height() + 2)
+                       .adjusted(0, 0, -1, -1))
+
+
+class _LogAxis(pg.AxisItem):
+    """A log axis that always has labelled ticks.
+
+    pyqtgraph labels powers of ten and 2..9 times them; a range inside one such
+    step (a residual that stays near 3.3e-16) would get none. Then the axis takes
+    the ordinary ticks of the exponent and labels them with enough digits.
+    """
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803
+        ticks = super().logTickValues(minVal, maxVal, size, stdTicks)
+        if sum(len(values) for _, values in ticks) >= 2:
+            return ticks
+        return [(spacing, values) for spacing, values in stdTicks if spacing < 1.0][:2]
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802
+        if spacing is None or spacing >= 1.0:
+            return super().logTickStrings(values, scale, spacing)
+        numbers = 10.0 ** np.asarray(values, dtype=float) * scale
+        for digits in range(2, 8):  # the fewest significant digits that tell them apart
+            strings = [f"{v:.{digits}g}" for v in numbers]
+            if len(set(strings)) == len(strings):
+                break
+        return strings
 
 
 class _Plot:
-    """One PlotItem: curves, legend (inside the PlotItem, for export), right axis, cursors."""
+    """One PlotItem: curves, legend (in the PlotItem's layout, for export), right axis,
+    cursors. `stale` is True while the curves do not show the series yet."""
 
     def __init__(self, spec: PlotSpec, on_scrub, owner: QWidget) -> None:
         self.spec = spec
+        self.stale = False
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
-        self.item = pg.PlotItem(viewBox=self.vb)
+        log_axis = {"left": _LogAxis("left")} if spec.field == "loop_residual" else {}
+        self.item = pg.PlotItem(viewBox=self.vb, axisItems=log_axis)
         self.set_title(spec.title)
         self.item.showGrid(x=True, y=True, alpha=0.25)
         self.item.setMenuEnabled(False)
@@ -269,6 +334,7 @@ class _Plot:
         self.item.getAxis("right").linkToView(self.vb2)
         self.vb.sigResized.connect(self._sync_vb2)
         self.vb.sigResized.connect(self._fit_legend)
+        self.item.geometryChanged.connect(self._fit_legend)
         font = QFont()
         font.setPointSize(FONT_PT)
         for name in ("left", "bottom", "right"):
@@ -279,11 +345,12 @@ class _Plot:
             axis.setTickFont(font)
             if name != "bottom":
                 axis.setWidth(AXIS_WIDTH)
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
         self.item.setLabel("left", spec.left, **LABEL_STYLE)
         self.legend = _Legend()
-        self.legend.setParentItem(self.vb)
-        self.legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-4, 4))
+        self.item.layout.addItem(self.legend, 2, 3)  # right of the right axis
+        self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
         self.hover = pg.InfiniteLine(angle=90, movable=False,
                                      pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
@@ -299,8 +366,7 @@ class _Plot:
 
     @Slot()
     def _fit_legend(self) -> None:
-        rect = self.vb.rect()
-        self.legend.fit(rect.width(), rect.height())
+        self.legend.fit(self.item.geometry().width(), self.vb.rect().height())
 
     def set_time_axis_label(self, shown: bool) -> None:
         """Time axis values and label only under the plots of the bottom row (linked axes)."""
@@ -337,17 +403,17 @@ class _Plot:
                 dash = _DASHES[seen.setdefault(loop_names[loop], 0) % len(_DASHES)]
                 seen[loop_names[loop]] += 1
                 colour = joint_color(loop)
-                self._add_curve(self.vb, pg.mkPen(colour, width=LINE_WIDTH, style=dash))
+                self._add_curve(self.vb, colour, dash)
                 entries.append(_Entry(label, colour, dash, f" {unit}", "", str(r + 1)))
             self.scale = np.ones(len(labels))
         elif self.spec.field == "loop_residual":
-            self._add_curve(self.vb, pg.mkPen("#000", width=LINE_WIDTH))
+            self._add_curve(self.vb, "#000")
             entries.append(_Entry("largest |\u03a6|", "#000", Qt.SolidLine, "", "", "|\u03a6|"))
             self.scale = np.ones(1)
         elif self.spec.field == "energy":
             for name, colour, dash in ENERGY_STYLE:
                 width = LINE_WIDTH + 1 if name == "total" else LINE_WIDTH
-                self._add_curve(self.vb, pg.mkPen(colour, width=width, style=dash))
+                self._add_curve(self.vb, colour, dash, width)
                 entries.append(_Entry(name, colour, dash, " J", "", name[:3]))
             self.scale = np.ones(3)
         else:
@@ -360,8 +426,7 @@ class _Plot:
                 if i not in shown:
                     continue
                 style = Qt.SolidLine if revolute[i] else Qt.DashLine
-                pen = pg.mkPen(joint_color(i), width=LINE_WIDTH, style=style)
-                self._add_curve(self.vb if revolute[i] else self.vb2, pen)
+                self._add_curve(self.vb if revolute[i] else self.vb2, joint_color(i), style)
                 unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
                 idle = "" if revolute[i] else "(right axis)"
                 entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
@@ -371,6 +436,10 @@ class _Plot:
             if self.columns is not None:
                 self.scale = self.scale[self.columns]
         self.legend.set_entries(entries)
+        cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
+                 if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)
+        for curve in self.curves:
+            curve.curve.setCacheMode(cache)
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
         right = self.item.getAxis("right")
         right.setStyle(showValues=prismatic)
@@ -378,10 +447,15 @@ class _Plot:
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
 
-    def _add_curve(self, vb: pg.ViewBox, pen) -> None:
-        curve = pg.PlotDataItem(pen=pen)
+    def _add_curve(self, vb: pg.ViewBox, color: str, style: Qt.PenStyle = Qt.SolidLine,
+                   width: int = LINE_WIDTH) -> None:
+        """A curve drawn downsampled to the screen and clipped to the view."""
+        width = width if style == Qt.SolidLine else DASHED_WIDTH
+        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=width, style=style))
         curve.setDownsampling(auto=True, method="peak")
+        curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_FACTOR  # (pyqtgraph has no setter)
         curve.setClipToView(True)
+        curve.setSkipFiniteCheck(True)
         vb.addItem(curve)
         self.curves.append(curve)
 
@@ -401,9 +475,11 @@ class _Plot:
             self.series.append(part.t, self.values(part))
 
     def refresh(self) -> None:
+        """Show the series on the curves (views into its buffers, no copy)."""
         s = self.series
         for k, curve in enumerate(self.curves):
             curve.setData(s.t[:s.size], s.y[k, :s.size])
+        self.stale = False
 
     def show_values(self, time: float | None) -> None:
         """Legend read-out at `time` (s), or the plain legend for None."""
@@ -431,6 +507,7 @@ class PlotsPanel(QWidget):
         super().__init__(parent)
         self._robot: Robot | None = None
         self._pending: list[Trajectory] = []
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
         self._graphics.ci.setSpacing(6)
@@ -463,6 +540,14 @@ class PlotsPanel(QWidget):
             self._buttons[plot.spec.key] = button
             row.addWidget(button)
         row.addStretch(1)
+        self.legend_button = QToolButton()
+        self.legend_button.setText("Legend")
+        self.legend_button.setCheckable(True)
+        self.legend_button.setChecked(True)
+        self.legend_button.setToolTip("Show or hide the legends (right of each plot) and "
+                                      "their read-out")
+        self.legend_button.toggled.connect(self.set_legends_shown)
+        row.addWidget(self.legend_button)
         self._scroll = QScrollArea()
         self._scroll.setWidgetResizable(True)
         self._scroll.setFrameShape(QFrame.NoFrame)
@@ -543,6 +628,15 @@ class PlotsPanel(QWidget):
         self._columns = columns
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
+        for plot in plots:  # hidden while samples came: draw them now
+            if plot.stale:
+                plot.refresh()
+
+    def set_legends_shown(self, shown: bool) -> None:
+        """Show or hide every plot's legend (hidden, the plots take its room)."""
+        self.legend_button.setChecked(shown)
+        for plot in self._all_plots:
+            plot.legend.set_shown(shown)
 
     # ----- data -----------------------------------------------------------------------
     def set_robot(self, robot: Robot | Mechanism | None) -> None:
@@ -583,8 +677,9 @@ class PlotsPanel(QWidget):
         self._timer.stop()
         for plot in self._plots:
             plot.series = _Series(len(plot.curves))
-            plot.refresh()
+            plot.stale = True
             plot.show_values(None)
+        self._refresh_shown()
         self.set_cursor_time(None)
 
     def append(self, chunk: Trajectory) -> None:
@@ -596,15 +691,27 @@ class PlotsPanel(QWidget):
             self._timer.start()
 
     def set_trajectory(self, traj: Trajectory | None) -> None:
-        """Show a whole Trajectory (replaces what is shown) and fit the view."""
-        self.clear()
+        """Show a whole Trajectory (replaces what is shown) and fit the view. A run whose
+        samples were all streamed in already (`append`) is not drawn again."""
         if traj is None or self._robot is None or len(traj) == 0:
+            self.clear()
             return
+        self._take_pending()
+        if not self._holds(traj):
+            self.clear()
+            for plot in self._plots:
+                plot.append(traj)
+                plot.stale = True
+        self._refresh_shown()
         for plot in self._plots:
-            plot.append(traj)
-            plot.refresh()
             plot.vb.enableAutoRange()
             plot.vb2.enableAutoRange()
+
+    def _holds(self, traj: Trajectory) -> bool:
+        """True if the buffers hold exactly the samples of `traj` (times compared)."""
+        series = self._plots[0].series
+        return (series.size == len(traj) and series.t[0] == traj.t[0]
+                and series.t[series.size - 1] == traj.t[-1])
 
     def sample_count(self) -> int:
         """Samples drawn after the last refresh."""
@@ -612,14 +719,28 @@ class PlotsPanel(QWidget):
 
     @Slot()
     def _flush(self) -> None:
+        """Timer: append the chunks that came since the last tick; redraw the shown plots."""
         if not self._pending:
             self._timer.stop()
             return
+        self._take_pending()
+        self._refresh_shown()
+
+    def _take_pending(self) -> None:
+        """Append the queued chunks to every plot's buffers (the curves go stale)."""
         parts, self._pending = self._pending, []
+        if not parts:
+            return
         for plot in self._plots:
             for part in parts:
                 plot.append(part)
-            plot.refresh()
+            plot.stale = True
+
+    def _refresh_shown(self) -> None:
+        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`)."""
+        for plot in self._shown:
+            if plot.stale:
+                plot.refresh()
 
     # ----- cursor, hover and scrubbing ------------------------------------------------
     def set_cursor_time(self, t: float | None) -> None:

@@ -11,7 +11,13 @@ Two modes, one tab each:
     (`core.penalty.penalty_simulate_chunks`), chosen by `FallMethod`.
 
 The GUI thread only moves widgets: the core generator runs in a `GeneratorWorker`
-and its small Trajectory chunks arrive through queued signals.
+and its small Trajectory chunks arrive through queued signals; the progress bar
+and the status line follow from a timer (every DISPLAY_MS), not per chunk.
+
+Run / Pause / Stop, the progress bar and the status line sit below the
+parameters, which scroll: they stay in sight however low the dock. The target
+of every joint is a row of a `JointList` (only the rows in sight exist; a filter
+for long lists).
 """
 from __future__ import annotations
 
@@ -20,11 +26,11 @@ from enum import Enum
 from html import escape
 
 import numpy as np
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel, QProgressBar,
-    QPushButton, QTabWidget, QVBoxLayout, QWidget,
+    QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
+    QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from core import (LoopClosureError, Mechanism, Robot, SimulationError,
@@ -34,6 +40,7 @@ from core.penalty import penalty_simulate_chunks
 from core.simulation import simulate_chunks
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 from gui.colors import joint_color
+from gui.pose_panel import JointList
 from gui.worker import GeneratorWorker
 
 log = logging.getLogger(__name__)
@@ -54,6 +61,9 @@ SIM_CHUNK_S = 1.0
 SIM_CHUNK_WALL_S = 0.03
 #: How long shutdown() waits for the worker thread, s.
 JOIN_TIMEOUT_S = 5.0
+#: The progress bar and status line follow a run this often, ms (a chunk can come
+#: every few milliseconds; QProgressBar repaints at once on every setValue).
+DISPLAY_MS = 50
 
 MODE_INVERSE = 0
 MODE_FREE_FALL = 1
@@ -97,6 +107,55 @@ def _caption(text: str) -> QLabel:
     return label
 
 
+class _TargetRow(QWidget):
+    """One row of the target list: joint, its current value, its target (a spin box)."""
+
+    def __init__(self, panel: "RunPanel") -> None:
+        super().__init__()
+        self.panel = panel
+        self.index = -1
+        self.label = QLabel()
+        self.current = QLabel()
+        self.current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-0000.00 \u00b0"))
+        self.box = QDoubleSpinBox()
+        self.box.setMinimumWidth(self.fontMetrics().horizontalAdvance("-0000.0000 m") + 30)
+        self.box.valueChanged.connect(lambda v: panel._on_target_edited(self.index, v))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.current)
+        row.addWidget(self.box)
+
+    def bind(self, i: int) -> None:
+        """Show joint i's name, current value and target (no edit signal)."""
+        robot, panel = self.panel._robot, self.panel
+        self.index = -1  # no edit while the box is set up
+        revolute = bool(robot.is_revolute[i])
+        name = robot.link_names[i]
+        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
+        current = panel._display(panel._pose)[i]
+        self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
+        box, value = self.box, panel._target_shown[i]
+        box.setSuffix(" \u00b0" if revolute else " m")
+        box.setDecimals(2 if revolute else 4)
+        box.setSingleStep(5.0 if revolute else 0.01)
+        lo, hi = panel._ranges[i]
+        if np.isnan(value):  # follows the loops: no target of its own
+            box.setEnabled(False)
+            box.setToolTip("A passive joint: it follows the loops")
+            box.setSpecialValueText("follows")
+            box.setRange(lo - 1.0, hi)
+            box.setValue(lo - 1.0)
+        else:
+            box.setEnabled(True)
+            box.setToolTip("")
+            box.setSpecialValueText("")
+            box.setRange(lo, hi)
+            box.setValue(float(value))
+        self.index = i
+
+
 class RunPanel(QWidget):
     """Parameters, Run / Pause / Stop and progress for the two computations.
 
@@ -122,8 +181,13 @@ class RunPanel(QWidget):
         self._pose = np.zeros(0)
         self._targets_edited = False
         self._setting_targets = False
-        self._target_boxes: list[QDoubleSpinBox] = []
-        self._current_labels: list[QLabel] = []
+        #: target of every joint as shown (deg / m); NaN: a passive joint (follows)
+        self._target_shown = np.zeros(0)
+        self._ranges = np.zeros((0, 2))  # spin-box range of every joint, shown units
+        self._shown_t = 0.0  # time of the newest sample of the running job, s
+        self._display_timer = QTimer(self)
+        self._display_timer.setInterval(DISPLAY_MS)
+        self._display_timer.timeout.connect(self._show_progress)
         self._worker: GeneratorWorker | None = None
         self._stop_emitted = False
         self._orphans: list[GeneratorWorker] = []  # cancelled but not yet ended (rare)
@@ -164,13 +228,23 @@ class RunPanel(QWidget):
         self._status.setWordWrap(True)
         self._status.setTextInteractionFlags(Qt.TextSelectableByMouse)
 
+        params = QWidget()
+        top = QVBoxLayout(params)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self._tabs, 1)
+        top.addLayout(common)
+        scroll = QScrollArea()
+        scroll.setObjectName("runParameters")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(params)
+        scroll.setMinimumHeight(60)
         layout = QVBoxLayout(self)
-        layout.addWidget(self._tabs)
-        layout.addLayout(common)
-        layout.addLayout(buttons)
+        layout.addWidget(scroll, 1)
+        layout.addLayout(buttons)  # always in sight: below the scrolling parameters
         layout.addWidget(self._progress)
         layout.addWidget(self._status)
-        layout.addStretch(1)
 
     def _build_inverse_page(self) -> QWidget:
         page = QWidget()
@@ -178,8 +252,12 @@ class RunPanel(QWidget):
         v.addWidget(_caption("Joint torques / forces needed to move the arm along a cycloidal "
                              "rest-to-rest motion from the current pose to the target pose "
                              "(inverse dynamics)."))
-        self._targets = QGridLayout()
-        v.addLayout(self._targets)
+        header = QHBoxLayout()
+        for text, stretch in (("Joint", 1), ("Current", 0), ("Target", 0)):
+            header.addWidget(QLabel(f"<b>{text}</b>"), stretch)
+        v.addLayout(header)
+        self._targets = JointList(lambda: _TargetRow(self))
+        v.addWidget(self._targets, 1)
         self._copy = QPushButton("Copy current pose to target")
         self._copy.clicked.connect(self._copy_current)
         v.addWidget(self._copy)
@@ -220,48 +298,21 @@ class RunPanel(QWidget):
         return page
 
     def _rebuild_targets(self) -> None:
-        while self._targets.count():
-            item = self._targets.takeAt(0)
-            if item.widget() is not None:
-                item.widget().deleteLater()
-        self._target_boxes = []
+        """Ranges and passive joints of the robot's targets; the list's rows follow."""
         if self._robot is None:
+            self._ranges = np.zeros((0, 2))
+            self._target_shown = np.zeros(0)
+            self._targets.set_joints([])
             return
-        for col, text in enumerate(("Joint", "Current", "Target")):
-            header = QLabel(f"<b>{text}</b>")
-            self._targets.addWidget(header, 0, col)
-        self._current_labels = []
+        lo, hi = self._robot.joint_limits.T
+        free = np.where(self._robot.is_revolute, FREE_RANGE_DEG, FREE_RANGE_M)
+        self._ranges = np.column_stack([
+            np.where(np.isfinite(lo), self._display(np.where(np.isfinite(lo), lo, 0.0)), -free),
+            np.where(np.isfinite(hi), self._display(np.where(np.isfinite(hi), hi, 0.0)), free)])
         driven = driven_by_targets(self._robot)
-        for i, (name, revolute) in enumerate(zip(self._robot.link_names, self._robot.is_revolute)):
-            label = QLabel(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
-            current = QLabel()
-            current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-            box = QDoubleSpinBox()
-            lo, hi = self._robot.joint_limits[i]
-            if revolute:
-                box.setSuffix(" \u00b0")
-                box.setDecimals(2)
-                box.setSingleStep(5.0)
-                box.setRange(np.degrees(lo) if np.isfinite(lo) else -FREE_RANGE_DEG,
-                             np.degrees(hi) if np.isfinite(hi) else FREE_RANGE_DEG)
-            else:
-                box.setSuffix(" m")
-                box.setDecimals(4)
-                box.setSingleStep(0.01)
-                box.setRange(lo if np.isfinite(lo) else -FREE_RANGE_M,
-                             hi if np.isfinite(hi) else FREE_RANGE_M)
-            box.valueChanged.connect(self._on_target_edited)
-            if i not in driven:  # follows the loops: no target of its own
-                box.setEnabled(False)
-                box.setToolTip("A passive joint: it follows the loops")
-                box.setSpecialValueText("follows")
-                box.setMinimum(box.minimum() - 1.0)
-                box.setValue(box.minimum())
-            self._targets.addWidget(label, i + 1, 0)
-            self._targets.addWidget(current, i + 1, 1)
-            self._targets.addWidget(box, i + 1, 2)
-            self._current_labels.append(current)
-            self._target_boxes.append(box)
+        self._target_shown = np.array([0.0 if i in driven else np.nan
+                                       for i in range(self._robot.n)])
+        self._targets.set_joints(self._robot.link_names)
 
     # ----- robot and pose -------------------------------------------------------------
     def set_robot(self, robot: Robot | None) -> None:
@@ -307,7 +358,7 @@ class RunPanel(QWidget):
         the current pose's)."""
         if self._robot is None:
             return np.zeros(0)
-        shown = np.array([b.value() for b in self._target_boxes])
+        shown = np.nan_to_num(self._target_shown)
         target = np.where(self._robot.is_revolute, np.radians(shown), shown)
         driven = list(driven_by_targets(self._robot))
         out = self._pose.copy()
@@ -323,18 +374,19 @@ class RunPanel(QWidget):
         return np.where(self._robot.is_revolute, np.degrees(q), q)
 
     def _show_pose(self) -> None:
-        if self._robot is None:
-            return
-        for label, value, revolute in zip(self._current_labels, self._display(self._pose),
-                                          self._robot.is_revolute):
-            label.setText(f"{value:.2f} \u00b0" if revolute else f"{value:.4f} m")
+        self._targets.refresh()
 
     def _show_targets(self, q: np.ndarray) -> None:
+        """Targets q (n,), rad / m (passive joints keep following), clipped to the boxes'
+        ranges and rounded as the boxes show them."""
+        passive = np.isnan(self._target_shown)
+        decimals = np.where(self._robot.is_revolute, 2, 4)
+        shown = np.clip(self._display(q), self._ranges[:, 0], self._ranges[:, 1])
+        shown = np.array([round(float(v), int(d)) for v, d in zip(shown, decimals)])
+        self._target_shown = np.where(passive, np.nan, shown)
         self._setting_targets = True
         try:
-            for box, value in zip(self._target_boxes, self._display(q)):
-                if box.isEnabled():
-                    box.setValue(float(value))
+            self._targets.refresh()
         finally:
             self._setting_targets = False
 
@@ -367,9 +419,10 @@ class RunPanel(QWidget):
                 continue
         return self._pose.copy()
 
-    @Slot()
-    def _on_target_edited(self) -> None:
-        if not self._setting_targets:
+    def _on_target_edited(self, i: int, value: float) -> None:
+        """The user typed a target for joint i (0-based), shown units."""
+        if not self._setting_targets and i >= 0:
+            self._target_shown[i] = value
             self._targets_edited = True
 
     @Slot()
@@ -441,9 +494,11 @@ class RunPanel(QWidget):
         self._chunks = []
         self._error = None
         self._progress.setValue(0)
+        self._shown_t = 0.0
         self._status.setText(f"{self._kind}: computing\u2026")
         self._pause.setChecked(False)
         self._update_buttons()
+        self._display_timer.start()
         worker.start()
         self.started.emit()
 
@@ -471,6 +526,13 @@ class RunPanel(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.shutdown()
         super().closeEvent(event)
+
+    def controls_in_sight(self) -> bool:
+        """True if Run, Pause, Stop and the progress bar are wholly inside the visible
+        part of the panel (what a small screen must keep)."""
+        visible = self.visibleRegion()
+        return all(w.isVisible() and visible.contains(w.geometry())
+                   for w in (self._run, self._pause, self._stop, self._progress))
 
     def _cancel_and_join(self) -> None:
         worker, self._worker = self._worker, None  # late queued signals are now ignored
@@ -511,6 +573,8 @@ class RunPanel(QWidget):
         self._run.setEnabled(self._robot is not None and not running)
         self._pause.setEnabled(running)
         self._stop.setEnabled(running)
+        if not running:
+            self._display_timer.stop()
         self._tabs.setEnabled(not running)
         self._dt.setEnabled(not running)
         if not running:
@@ -526,10 +590,19 @@ class RunPanel(QWidget):
         if not self._current() or len(part) == 0 or self._stop_emitted:
             return
         self._chunks.append(part)
-        t = float(part.t[-1])
-        self._progress.setValue(round(1000 * min(1.0, t / self._duration)))
-        self._status.setText(f"{self._kind}: t = {t:.2f} / {self._duration:.2f} s")
+        self._shown_t = float(part.t[-1])  # shown by _show_progress, from a timer
         self.chunk.emit(part)
+
+    @Slot()
+    def _show_progress(self) -> None:
+        """Timer, while a job runs: progress bar and status line at the newest sample."""
+        if self._worker is None or self._stop_emitted or self._worker.is_paused:
+            return
+        t = self._shown_t
+        value = round(1000 * min(1.0, t / self._duration))
+        if value != self._progress.value():
+            self._progress.setValue(value)
+            self._status.setText(f"{self._kind}: t = {t:.2f} / {self._duration:.2f} s")
 
     @Slot(object)
     def _on_finished(self, traj: Trajectory) -> None:

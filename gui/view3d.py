@@ -9,11 +9,23 @@ same event-loop turn give one render. When the robot's geometry changes
 topology changes (links added, removed, joint type changed) the actors are
 rebuilt.
 
+A robot of more than MERGE_ABOVE links is drawn with one actor per layer ("merged
+arm", "merged com", "merged frames": `arm_scene.MergedParts`, moved point by point
+in numpy) instead of one per part: VTK's cost per actor (adding it, and every
+render) would otherwise dominate. A hidden merged layer is neither built nor moved
+until it is shown. Actors are added without pyvista names (a named add searches
+every actor: quadratic in their number).
+
+While the arm moves (renders asked for in quick succession: playback, a slider drag)
+the view renders without anti-aliasing (FXAA doubles a software-GL frame); STILL_MS
+after the last move it renders once more, anti-aliased. Exports always are.
+
 Needs a real OpenGL surface: run under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
 """
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +36,9 @@ from pyvistaqt import QtInteractor
 
 from core import Mechanism, Robot, forward_kinematics
 
-from .arm_scene import (GAP_VISIBLE, LAYERS, Part, Sizes, build_parts, gap_matrix, geometry_key,
-                        loop_points, part_matrix, scene_frames, topology_key, up_vector)
+from .arm_scene import (GAP_VISIBLE, LAYERS, MergedParts, Part, Sizes, build_parts, gap_matrix,
+                        geometry_key, loop_points, part_matrices, scene_frames, topology_key,
+                        up_vector)
 
 __all__ = ["ArmView", "VIEWS"]
 
@@ -39,6 +52,14 @@ VIEWS: dict[str, tuple[float, float, float]] = {
     "iso": (1.0, -1.2, 0.8),
 }
 
+#: Robots with more links than this draw each layer of their links as one merged mesh.
+MERGE_ABOVE = 24
+#: The layers whose parts are merged for a big robot.
+MERGED_LAYERS = ("arm", "com", "frames")
+#: A render this soon after the previous one means the arm moves: no anti-aliasing, s.
+MOVING_WITHIN_S = 0.1
+#: This long after the last moving render, the still picture is rendered anti-aliased, ms.
+STILL_MS = 250
 BACKGROUND_BOTTOM = "#FFFFFF"
 BACKGROUND_TOP = "#DCE3EC"
 
@@ -72,8 +93,10 @@ class ArmView(QWidget):
         #: (L,) distance between the two attachment points of every loop at the shown
         #: pose, m (empty for a serial arm or a tree)
         self.loop_gaps: np.ndarray = np.zeros(0)
-        self.parts: list[Part] = []
+        self.parts: list[Part] = []  # the parts with an actor of their own
         self.actors: dict[str, pv.Actor] = {}
+        #: big robots: the merged parts of each layer in MERGED_LAYERS (built when first shown)
+        self._merged: dict[str, list[Part] | MergedParts] = {}
         self._topology: tuple | None = None
         self._geometry: tuple | None = None
         self._visible = {layer: layer in ("arm", "effector", "ground") for layer in LAYERS}
@@ -86,6 +109,11 @@ class ArmView(QWidget):
         self._render_timer.setSingleShot(True)
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self.render_now)
+        self._last_render = 0.0
+        self._still_timer = QTimer(self)  # moving stopped: the anti-aliased picture
+        self._still_timer.setSingleShot(True)
+        self._still_timer.setInterval(STILL_MS)
+        self._still_timer.timeout.connect(self._render_still)
 
     # ----- content ----------------------------------------------------------------
     def set_robot(self, robot: Robot | Mechanism, q: np.ndarray | None = None) -> None:
@@ -111,13 +139,14 @@ class ArmView(QWidget):
             return
         q = np.asarray(q, dtype=float)
         frames = scene_frames(forward_kinematics(self.robot, q))
-        gaps = []
-        for part in self.parts:
-            if part.gap is None:
-                self.actors[part.name].user_matrix = part_matrix(part, frames, q)
-            else:
-                gaps.append(self._place_gap(part, frames))
-        self.loop_gaps = np.array(gaps)
+        placed = [p for p in self.parts if p.gap is None]
+        for part, matrix in zip(placed, part_matrices(placed, frames, q), strict=True):
+            self.actors[part.name].user_matrix = matrix
+        self.loop_gaps = np.array([self._place_gap(p, frames) for p in self.parts
+                                   if p.gap is not None])
+        for layer, merged in self._merged.items():
+            if isinstance(merged, MergedParts) and self._visible[layer]:
+                merged.place(frames, q)  # hidden layers are placed when shown
         self.q = q.copy()
         self.request_render()
 
@@ -139,16 +168,35 @@ class ArmView(QWidget):
     def _rebuild_actors(self, robot: Robot) -> None:
         for actor in self.actors.values():
             self.plotter.remove_actor(actor, render=False)
-        self.parts = build_parts(robot)
-        self.actors = {}
+        parts = build_parts(robot)
+        self.actors, self._merged = {}, {}
+        if robot.n > MERGE_ABOVE:
+            for layer in MERGED_LAYERS:
+                self._merged[layer] = [p for p in parts if p.layer == layer and p.gap is None]
+            parts = [p for p in parts if p.layer not in MERGED_LAYERS or p.gap is not None]
+        self.parts = parts
         for part in self.parts:
             actor = self._add(part)
             actor.SetVisibility(self._visible[part.layer] and part.gap is None)
             self.actors[part.name] = actor
+        for layer in self._merged:
+            if self._visible[layer]:
+                self._build_merged(layer)
         self._apply_up()
 
+    def _build_merged(self, layer: str) -> None:
+        """Build the merged mesh and actor of `layer` (big robots; done when first shown)."""
+        parts = self._merged[layer]
+        if isinstance(parts, MergedParts) or not parts:
+            return
+        merged = MergedParts(parts)
+        self._merged[layer] = merged
+        self.actors[f"merged {layer}"] = self.plotter.add_mesh(
+            merged.mesh, scalars="rgb", rgb=True, specular=0.35, specular_power=20,
+            ambient=0.15, render=False, reset_camera=False, pickable=False)
+
     def _add(self, part: Part) -> pv.Actor:
-        common = dict(name=part.name, render=False, reset_camera=False, pickable=False)
+        common = dict(render=False, reset_camera=False, pickable=False)
         if part.name == "grid":
             return self.plotter.add_mesh(part.mesh, color=part.color, line_width=1,
                                          lighting=False, **common)
@@ -163,7 +211,11 @@ class ArmView(QWidget):
                                      specular_power=20, ambient=0.15, **common)
 
     def _rebuild_meshes(self, robot: Robot) -> None:
-        """Same parts, new shapes: copy the new meshes into the ones the actors draw."""
+        """Same parts, new shapes: copy the new meshes into the ones the actors draw
+        (a big robot's merged layers are built again)."""
+        if self._merged:
+            self._rebuild_actors(robot)
+            return
         for old, new in zip(self.parts, build_parts(robot), strict=True):
             assert old.name == new.name, "the same topology gives the same parts"
             old.mesh.copy_from(new.mesh)
@@ -176,6 +228,12 @@ class ArmView(QWidget):
         for part in self.parts:
             if part.layer == layer and part.gap is None:
                 self.actors[part.name].SetVisibility(bool(visible))
+        if layer in self._merged:
+            if visible:
+                self._build_merged(layer)
+            actor = self.actors.get(f"merged {layer}")
+            if actor is not None:
+                actor.SetVisibility(bool(visible))
         if self.robot is not None:
             self.set_pose(self.q)  # gap rods: visible only where a loop is open
         self.request_render()
@@ -196,11 +254,13 @@ class ArmView(QWidget):
         self.plotter.camera.up = tuple(self._basis()[2])
 
     def arm_bounds(self) -> tuple[float, float, float, float, float, float]:
-        """Bounds of the visible arm parts and the base plate (not the floor), m."""
-        boxes = [np.array(self.actors[p.name].GetBounds()) for p in self.parts
-                 if (p.layer in ("arm", "effector", "com", "frames") or p.name == "base"
-                     or p.name.startswith("root"))
-                 and self.actors[p.name].GetVisibility()]
+        """Bounds of the visible arm parts, the base plate and the pedestal (not the
+        floor), m."""
+        names = [p.name for p in self.parts
+                 if p.layer in ("arm", "effector", "com", "frames")
+                 or p.name in ("base", "pedestal") or p.name.startswith("root")] + [f"merged {layer}" for layer in self._merged]
+        boxes = [np.array(self.actors[name].GetBounds()) for name in names
+                 if name in self.actors and self.actors[name].GetVisibility()]
         if not boxes:
             return (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)
         b = np.array(boxes)
@@ -286,15 +346,30 @@ class ArmView(QWidget):
             self._render_timer.start()
 
     def render_now(self) -> None:
-        """Render immediately (for screenshots and tests)."""
+        """Render immediately (for screenshots and tests); while the arm moves, without
+        anti-aliasing (see the module docstring)."""
         self._render_timer.stop()
+        if self._closed:
+            return
+        now = time.perf_counter()
+        moving = now - self._last_render < MOVING_WITHIN_S
+        self._last_render = now
+        if moving:
+            self.plotter.renderer.SetUseFXAA(False)
+            self._still_timer.start()
+        self.plotter.render()
+
+    def _render_still(self) -> None:
+        """The anti-aliased picture, once the arm stopped moving."""
         if not self._closed:
+            self.plotter.renderer.SetUseFXAA(True)
+            self._last_render = 0.0
             self.plotter.render()
 
     def export_png(self, path: str | Path) -> Path:
         """Save the 3D view as a PNG at its on-screen size."""
         path = Path(path)
-        self.render_now()
+        self._render_still()
         self.plotter.screenshot(str(path))
         return path
 
@@ -304,4 +379,5 @@ class ArmView(QWidget):
             return
         self._closed = True
         self._render_timer.stop()
+        self._still_timer.stop()
         self.plotter.close()

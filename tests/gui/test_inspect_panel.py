@@ -30,8 +30,9 @@ def panel(qtbot):
 
 
 def shown(table) -> np.ndarray:
-    """The numbers a table displays."""
-    return np.array([[float(table.item(i, j).text()) for j in range(table.columnCount())]
+    """The numbers a table displays (a QTableWidget or a `_MatrixTable`)."""
+    text = table.text if hasattr(table, "text") else lambda i, j: table.item(i, j).text()
+    return np.array([[float(text(i, j)) for j in range(table.columnCount())]
                      for i in range(table.rowCount())])
 
 
@@ -46,7 +47,7 @@ def test_gim_is_symmetric_positive_definite_and_matches_core(qtbot, panel, stanf
     expected = mass_matrix(stanford, q)
     np.testing.assert_allclose(M, expected, rtol=1e-3, atol=1e-12 * np.abs(expected).max())
     assert f"{np.linalg.cond(expected):.4g}" in panel._cond.text()
-    assert "kg m" in panel._gim.item(0, 2).toolTip()  # revolute-prismatic entry
+    assert "kg m" in panel._gim.tool_tip(0, 2)  # revolute-prismatic entry
 
 
 def test_per_joint_table_shows_d_and_gravity(qtbot, panel, stanford):
@@ -57,7 +58,7 @@ def test_per_joint_table_shows_d_and_gravity(qtbot, panel, stanford):
     _, D = udu_factors(stanford, q)
     np.testing.assert_allclose(values[:, 0], D, rtol=1e-3)
     np.testing.assert_allclose(values[:, 1], gravity_torques(stanford, q), rtol=1e-3, atol=1e-9)
-    assert panel._per_joint.item(2, 1).toolTip().endswith(" N")  # prismatic boom: a force
+    assert panel._per_joint.tool_tip(2, 1).endswith(" N")  # prismatic boom: a force
 
 
 def test_link_combo_picks_the_6x6_inertias(qtbot, panel, stanford):

@@ -1,0 +1,301 @@
+"""How responsive the real window is: the longest gap of a 5 ms heartbeat timer.
+
+A `QTimer` ticking every 5 ms on the GUI thread measures how long the thread is
+away from its event loop: the longest gap between two ticks is the longest
+freeze a user would feel. The real `MainWindow` is opened (under Xvfb when there
+is no display: the script re-runs itself in ``xvfb-run``) and these scenarios run:
+
+- ``fall60``, ``fall600``: a 60 s and a 600 s PUMA free fall from the Run panel
+  (worker thread, plots streaming); the longest gap while it runs;
+- ``playback``: playback of that 600 s run at 1x: frames per second (frames the
+  3D view really rendered) and the longest gap;
+- ``drag200``: a pose slider of a generated 200-link robot dragged for 3 s (a
+  value change every 10 ms, as mouse moves give); the longest gap;
+- ``first200``, ``first1000``: time from the window's construction to the first
+  rendered 3D frame of a generated 200- and 1,000-link robot.
+
+    .venv/bin/python benchmarks/gui_heartbeat.py                 # all scenarios
+    .venv/bin/python benchmarks/gui_heartbeat.py fall600 playback
+
+Targets (issue #8): no gap over 50 ms, playback at 60 frames per second, first
+frame under 2 s (200 links) and 10 s (1,000 links). Timings depend on the machine
+and its load; run it on a quiet one.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SCENARIOS = ("fall60", "fall600", "playback", "drag200", "first200", "first1000")
+WINDOW_SIZE = (1600, 1000)
+HEARTBEAT_MS = 5
+
+
+def chain_robot(n: int):
+    """A generated serial arm of `n` revolute links (a coiling snake of total length
+    2 m, 10 kg): twists alternate so that it spreads in 3D."""
+    import numpy as np
+
+    from core import Link, Robot
+
+    length, mass = 2.0 / n, 10.0 / n
+    inertia = mass * length ** 2 / 12
+    links = tuple(Link(a=length, alpha=(np.pi / 2, -np.pi / 2, 0.0)[i % 3],
+                       theta=0.3 * math.sin(i), mass=mass, com=(-length / 2, 0.0, 0.0),
+                       inertia=(inertia / 10, inertia, inertia, 0.0, 0.0, 0.0),
+                       name=f"j{i + 1}")
+                  for i in range(n))
+    return Robot(f"chain of {n}", links, gravity=(0.0, 0.0, -9.81))
+
+
+class Heartbeat:
+    """A 5 ms timer on the GUI thread; records the longest gap between its ticks."""
+
+    def __init__(self, period_ms: int = HEARTBEAT_MS) -> None:
+        from PySide6.QtCore import Qt, QTimer
+
+        self._timer = QTimer()
+        self._timer.setTimerType(Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(period_ms)
+        self._timer.timeout.connect(self._beat)
+        self._last = 0.0
+        self.gaps: list[float] = []
+
+    def start(self) -> None:
+        self.gaps = []
+        self._last = time.perf_counter()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._beat()
+        self._timer.stop()
+
+    def _beat(self) -> None:
+        now = time.perf_counter()
+        self.gaps.append(now - self._last)
+        self._last = now
+
+    @property
+    def longest(self) -> float:
+        """Longest gap, s."""
+        return max(self.gaps, default=0.0)
+
+    def over(self, limit_s: float = 0.05) -> int:
+        """How many gaps were longer than `limit_s`."""
+        return sum(g > limit_s for g in self.gaps)
+
+
+def wait(ms: int) -> None:
+    """Run the event loop for `ms` milliseconds."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+class RenderCounter:
+    """Counts the frames the 3D view's render window really draws."""
+
+    def __init__(self, view) -> None:
+        self.times: list[float] = []
+        view.plotter.ren_win.AddObserver("EndEvent", lambda *_: self.times.append(
+            time.perf_counter()))
+
+
+def open_window(robot, path=None):
+    from PySide6.QtTest import QTest
+
+    from gui.main_window import MainWindow
+
+    window = MainWindow(robot, path, restore_layout=False)
+    window.resize(*WINDOW_SIZE)
+    window.show()
+    QTest.qWaitForWindowExposed(window)
+    return window
+
+
+def close_window(window) -> None:
+    window.document.undo_stack.setClean()
+    window.shutdown()
+    window.close()
+    window.deleteLater()
+    wait(50)
+
+
+def run_fall(window, seconds: float, beat: Heartbeat) -> float:
+    """Free fall of `seconds` s from the Run panel; returns its wall time, s."""
+    from PySide6.QtCore import QEventLoop
+
+    loop = QEventLoop()
+    panel = window.run_panel
+    panel.finished.connect(loop.quit)
+    panel.stopped.connect(loop.quit)
+    wait(300)  # the window settles
+    beat.start()
+    t0 = time.perf_counter()
+    panel.start_free_fall(seconds)
+    loop.exec()
+    wall = time.perf_counter() - t0
+    wait(200)  # the last chunk on the plots
+    beat.stop()
+    panel.finished.disconnect(loop.quit)
+    panel.stopped.disconnect(loop.quit)
+    return wall
+
+
+def report(name: str, **figures) -> None:
+    text = ", ".join(f"{k} {v}" for k, v in figures.items())
+    print(f"{name:10s} {text}", flush=True)
+
+
+def scenario_fall(seconds: float, then_playback: bool) -> None:
+    from core import load_robot
+
+    path = ROOT / "robots" / "puma560_saha.toml"
+    window = open_window(load_robot(path), path)
+    beat = Heartbeat()
+    wall = run_fall(window, seconds, beat)
+    report(f"fall{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
+           gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
+           samples=len(window.trajectory) if window.trajectory is not None else 0)
+    if then_playback:
+        scenario_playback(window)
+    close_window(window)
+
+
+def scenario_playback(window, seconds: float = 4.0) -> None:
+    renders = RenderCounter(window.view3d)
+    frames: list[float] = []
+    window.playback.frame.connect(lambda *_: frames.append(time.perf_counter()))
+    beat = Heartbeat()
+    window.playback.seek(100.0)
+    wait(200)
+    beat.start()
+    t0 = time.perf_counter()
+    window.playback.play()
+    wait(int(seconds * 1000))
+    window.playback.pause()
+    wall = time.perf_counter() - t0
+    beat.stop()
+    drawn = [t for t in renders.times if t >= t0]
+    report("playback", frames_per_s=f"{len(drawn) / wall:.1f}",
+           frame_signals_per_s=f"{len(frames) / wall:.1f}",
+           longest_gap_ms=f"{1000 * beat.longest:.0f}")
+
+
+def scenario_drag(n: int = 200, seconds: float = 3.0) -> None:
+    from PySide6.QtCore import QTimer
+
+    window = open_window(chain_robot(n))
+    wait(500)
+    slider = window.pose_panel.joint_widgets(n // 2)[0]
+    steps = {"k": 0}
+    span = slider.maximum() - slider.minimum()
+
+    def move() -> None:  # a mouse drag: one value change per mouse move
+        steps["k"] += 1
+        phase = math.sin(steps["k"] / 40.0)
+        slider.setValue(int(slider.minimum() + span * (0.5 + 0.3 * phase)))
+
+    mover = QTimer()
+    mover.setInterval(10)
+    mover.timeout.connect(move)
+    renders = RenderCounter(window.view3d)
+    beat = Heartbeat()
+    beat.start()
+    t0 = time.perf_counter()
+    mover.start()
+    wait(int(seconds * 1000))
+    mover.stop()
+    wait(300)
+    wall = time.perf_counter() - t0
+    beat.stop()
+    report(f"drag{n}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
+           gaps_over_50ms=beat.over(), value_changes=steps["k"],
+           frames_per_s=f"{len(renders.times) / wall:.1f}")
+    close_window(window)
+
+
+def scenario_first_frame(n: int) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from gui.main_window import MainWindow
+
+    robot = chain_robot(n)
+    t0 = time.perf_counter()
+    window = MainWindow(robot, None, restore_layout=False)
+    built = time.perf_counter() - t0
+    renders = RenderCounter(window.view3d)
+    window.resize(*WINDOW_SIZE)
+    window.show()
+    deadline = t0 + 300.0
+    while not renders.times and time.perf_counter() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.001)
+    first = renders.times[0] - t0 if renders.times else float("nan")
+    beat = Heartbeat()  # then: how long until the window answers every 5 ms again
+    beat.start()
+    wait(1500)
+    beat.stop()
+    report(f"first{n}", first_frame_s=f"{first:.2f}", constructor_s=f"{built:.2f}",
+           longest_gap_after_ms=f"{1000 * beat.longest:.0f}")
+    close_window(window)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("scenarios", nargs="*", metavar="SCENARIO",
+                        help=f"which to run: {', '.join(SCENARIOS)} (default: all)")
+    args = parser.parse_args(argv)
+    unknown = set(args.scenarios) - set(SCENARIOS)
+    if unknown:
+        parser.error(f"unknown scenario(s) {sorted(unknown)}; choose from {SCENARIOS}")
+    chosen = args.scenarios or list(SCENARIOS)
+    if not os.environ.get("DISPLAY") and os.environ.get("QT_QPA_PLATFORM") != "xcb":
+        xvfb = shutil.which("xvfb-run")
+        if xvfb is None:
+            print("no display and no xvfb-run: install xvfb", file=sys.stderr)
+            return 1
+        size = f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}x24"
+        return subprocess.call([xvfb, "-a", "-s", f"-screen 0 {size}", sys.executable,
+                                __file__, *chosen])
+
+    from PySide6.QtWidgets import QApplication
+
+    import core
+    from gui.style import apply_style
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    apply_style(app)
+    try:
+        core.warm_up()  # the numba kernels are compiled (or loaded) before any timing
+    except Exception as e:  # noqa: BLE001 - the window compiles what it needs itself
+        print(f"warning: core.warm_up() failed ({type(e).__name__}); kernels compile on "
+              "first use, inside the first measurement", file=sys.stderr)
+    print(f"GUI heartbeat ({HEARTBEAT_MS} ms timer), window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}, "
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
+    if "fall60" in chosen:
+        scenario_fall(60.0, then_playback=False)
+    if "fall600" in chosen or "playback" in chosen:
+        scenario_fall(600.0, then_playback="playback" in chosen)
+    if "drag200" in chosen:
+        scenario_drag(200)
+    if "first200" in chosen:
+        scenario_first_frame(200)
+    if "first1000" in chosen:
+        scenario_first_frame(1000)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

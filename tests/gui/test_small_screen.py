@@ -1,0 +1,81 @@
+"""Issue #9 on a 1280 x 800 screen: the run controls in sight, legends beside the
+curves, the whole arm with its base in the default view, labelled log axes."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+from PySide6.QtGui import QImage, QPainter
+
+from gui.plots import _LogAxis
+
+from gui_helpers import PUMA, ROBOTS, flush_events
+
+pytestmark = pytest.mark.gui
+
+
+def settled(qtbot, window) -> None:
+    """The default dock sizes are applied after the first layout pass."""
+    flush_events()
+    qtbot.wait(100)
+    flush_events()
+
+
+@pytest.mark.parametrize("path", [PUMA, ROBOTS / "fivebar_saha.toml"], ids=["puma", "fivebar"])
+def test_run_pause_stop_and_progress_are_in_sight_at_1280x800(make_window, qtbot, path):
+    window = make_window(path, (1280, 800))
+    settled(qtbot, window)
+    assert window.run_panel.controls_in_sight()
+    window.run_panel._tabs.setCurrentIndex(1)  # the free-fall page is taller
+    flush_events()
+    assert window.run_panel.controls_in_sight()
+
+
+def test_legends_sit_beside_the_curves(make_window, qtbot):
+    window = make_window(PUMA, (1280, 800))
+    settled(qtbot, window)
+    plots = window.plots
+    for plot in plots._shown:
+        legend = plot.legend.sceneBoundingRect()
+        area = plot.vb.sceneBoundingRect()
+        assert legend.width() > 10
+        assert legend.left() >= area.right() - 1, plot.spec.key  # right of the plot area
+    plots.set_legends_shown(False)
+    assert all(p.legend.sceneBoundingRect().width() < 1 or not p.legend.isVisible()
+               for p in plots._shown)
+    plots.set_legends_shown(True)
+
+
+def test_the_default_view_shows_the_whole_arm_with_its_base(make_window, qtbot):
+    window = make_window(PUMA, (1280, 800))
+    settled(qtbot, window)
+    view = window.view3d
+    view.reset_camera()
+    view.render_now()
+    renderer = view.plotter.renderer
+    w, h = renderer.GetSize()
+    for name in ("base", "pedestal", "joint 1", "joint 6", "effector"):
+        b = np.array(view.actors[name].GetBounds())
+        for corner in [(x, y, z) for x in b[:2] for y in b[2:4] for z in b[4:]]:
+            renderer.SetWorldPoint(*corner, 1.0)
+            renderer.WorldToDisplay()
+            x, y, _ = renderer.GetDisplayPoint()
+            assert -1 <= x <= w + 1 and -1 <= y <= h + 1, (name, corner, (x, y), (w, h))
+
+
+@pytest.mark.parametrize("low, high", [(3.3e-16, 3.4e-16), (1.1e-16, 1.6e-16),
+                                       (2e-16, 3e-15), (1e-18, 1e-12)])
+def test_the_log_axis_always_has_labels(qtbot, low, high):
+    widget = pg.PlotWidget(axisItems={"left": _LogAxis("left")})
+    qtbot.addWidget(widget)
+    widget.setLogMode(False, True)
+    widget.resize(600, 300)
+    widget.show()
+    widget.plot(np.arange(100.0), np.linspace(low, high, 100))
+    flush_events()
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    texts = [spec[2] for spec in widget.getAxis("left").generateDrawSpecs(painter)[2]]
+    painter.end()
+    assert len(texts) >= 2, texts
+    assert len(set(texts)) == len(texts)
