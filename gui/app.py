@@ -1,33 +1,48 @@
 """The `armdyn` command.
 
-    armdyn [ROBOT_FILE] [--free-fall SECONDS | --inverse SECONDS]
-           [--screenshot PNG] [--size WxH]
+    armdyn [MODEL_FILE] [--free-fall SECONDS | --inverse SECONDS]
+           [--screenshot IMAGE] [--size WxH]
+           [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
     armdyn inverse ...  /  armdyn simulate ...     (command line, no window: core.cli)
 
-Without --screenshot the window opens and stays (a run given with --free-fall
-or --inverse starts at once). With --screenshot the window opens, the run (if
-any) goes to the end, the last frame is shown, the whole window is saved as
-a PNG and the program exits 0.
+MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf).
 
-A robot file that cannot be read prints core's one-line message (it names the
-file, the link and the field) to stderr and exits 2. Qt is imported only when
-a window is needed.
+Without --screenshot or --video the window opens and stays (a run given with
+--free-fall or --inverse starts at once). With them the run is scripted: the
+window opens, the run (if any) goes to the end, --video records the run's
+animation (gui.video), --screenshot saves the whole window showing the last
+frame (PNG, JPEG or any other image type Qt writes, by the file's suffix), and
+the program exits 0.
+
+Refused before any work, with a one-line message on stderr and exit status 2:
+usage errors, an output path that cannot be a file (named as typed: a directory,
+a missing folder, an image or video type by its suffix that cannot be written) and a
+model file that cannot be read (core's message names the file, the link and the
+field). Started without a terminal (from a desktop launcher, stderr not a tty), the
+window mode shows the model file's error in a dialog too. Qt is imported only when a
+window is needed.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["main"]
+from .bundled import ROBOTS_DIR
+
+__all__ = ["main", "image_format", "output_problem", "save_window_image"]
 
 CLI_COMMANDS = ("inverse", "simulate")
-#: Opened when no robot file is given (a bundled robot: Save asks for a new name).
-DEFAULT_ROBOT = Path(__file__).resolve().parent.parent / "robots" / "puma560_saha.toml"
-#: A scripted run (--screenshot) gives up after this long, s.
+#: Opened when no robot file is given (a bundled robot: Save asks for a new name). From
+#: the bundled robots, so that an installed wheel finds it too.
+DEFAULT_ROBOT = ROBOTS_DIR / "puma560_saha.toml"
+#: A scripted run (--screenshot, --video) gives up after this long, s.
 SCRIPT_TIMEOUT_S = 600.0
+#: JPEG quality of --screenshot (Qt's scale 0-100).
+JPEG_QUALITY = 92
 
 
 class _UsageError(Exception):
@@ -56,22 +71,115 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _frame_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected frames per second, got {text!r}") from None
+    if not 0.0 < value <= 120.0:
+        raise argparse.ArgumentTypeError(f"expected 0 < fps <= 120, got {text!r}")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="armdyn", description="ArmDyn: dynamics of serial robot arms. "
+    p = _Parser(prog="armdyn", description="ArmDyn: dynamics of robot arms and mechanisms. "
                 "`armdyn inverse ...` and `armdyn simulate ...` run without a window.")
     p.add_argument("robot", nargs="?", type=Path,
-                   help="robot or mechanism file (.toml) to open (default: the bundled "
-                   "PUMA 560)")
+                   help="robot or mechanism file (.toml) or URDF (.urdf) to open (default: "
+                   "the bundled PUMA 560)")
     run = p.add_mutually_exclusive_group()
     run.add_argument("--free-fall", type=_seconds, metavar="SECONDS",
                      help="start a free-fall run of this length from the home pose")
     run.add_argument("--inverse", type=_seconds, metavar="SECONDS",
                      help="start an inverse-dynamics run of this length")
-    p.add_argument("--screenshot", type=Path, metavar="PNG",
-                   help="save the window as a PNG (after the run, if any) and exit")
+    p.add_argument("--screenshot", metavar="IMAGE",
+                   help="save the window as an image (.png, .jpg, ...; after the run, if "
+                   "any) and exit")
     p.add_argument("--size", type=_size, metavar="WxH", help="window size, e.g. 1280x800")
+    p.add_argument("--video", metavar="MP4_OR_GIF",
+                   help="record the run's animation as MP4 or GIF (needs --free-fall or "
+                   "--inverse) and exit")
+    p.add_argument("--fps", type=_frame_rate, default=None, metavar="N",
+                   help="frame rate of --video (default 30; a GIF at most 50)")
+    p.add_argument("--video-size", type=_size, default=None, metavar="WxH",
+                   help="frame size of --video (default 1280x720)")
+    p.add_argument("--video-plots", action="store_true",
+                   help="put the plots beside the 3D view in --video")
     return p
 
+
+# ======================================================================================
+# Output paths: checked before any work, named as typed
+# ======================================================================================
+
+def image_format(path: str) -> str | None:
+    """Qt's image format for `path`'s suffix (``"png"``, ``"jpg"``...), None if Qt cannot
+    write that type."""
+    from PySide6.QtGui import QImageWriter  # no QApplication needed
+
+    suffix = os.path.splitext(path)[1].lower().lstrip(".")
+    writable = {bytes(f).decode().lower() for f in QImageWriter.supportedImageFormats()}
+    return suffix if suffix in writable else None
+
+
+def _image_suffixes() -> str:
+    from PySide6.QtGui import QImageWriter
+
+    return ", ".join(f".{bytes(f).decode()}" for f in QImageWriter.supportedImageFormats())
+
+
+def output_problem(option: str, path: str) -> str | None:
+    """Why `path` (as typed after `option`) cannot be written as a file, or None: a
+    directory, a folder that does not exist or is not a directory."""
+    if os.path.isdir(path):
+        return f"{option} {path}: is a directory; give a file name"
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        what = "not a directory" if os.path.exists(folder) else "no such directory"
+        return f"{option} {path}: {what}: {folder}"
+    return None
+
+
+def _check_outputs(args: argparse.Namespace) -> str | None:
+    """The first problem of the output options, or None (before any work is done)."""
+    if args.screenshot is not None:
+        problem = output_problem("--screenshot", args.screenshot)
+        if problem is None and image_format(args.screenshot) is None:
+            problem = (f"--screenshot {args.screenshot}: cannot write this image type; "
+                       f"give a file name ending in one of {_image_suffixes()}")
+        if problem:
+            return problem
+    if args.video is None:
+        if args.fps is not None or args.video_size is not None or args.video_plots:
+            return "--fps, --video-size and --video-plots go with --video"
+        return None
+    from .video import VideoSettings, video_format
+
+    if not (args.free_fall or args.inverse):
+        return "--video records a run: give --free-fall SECONDS or --inverse SECONDS"
+    problem = output_problem("--video", args.video)
+    if problem:
+        return problem
+    try:
+        VideoSettings(**_video_options(args)).checked_for(video_format(args.video))
+    except ValueError as e:
+        return f"--video {args.video}: {e}"
+    return None
+
+
+def _video_options(args: argparse.Namespace) -> dict:
+    """VideoSettings keywords given on the command line (defaults for the rest)."""
+    options: dict = {"with_plots": bool(args.video_plots)}
+    if args.fps is not None:
+        options["fps"] = args.fps
+    if args.video_size is not None:
+        options["size"] = args.video_size
+    return options
+
+
+# ======================================================================================
+# Entry point
+# ======================================================================================
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `armdyn`; returns the exit status."""
@@ -83,6 +191,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
     except _UsageError as e:
         print(f"armdyn: {e}", file=sys.stderr)
+        return 2
+    problem = _check_outputs(args)
+    if problem is not None:
+        print(f"armdyn: {problem}", file=sys.stderr)
         return 2
 
     from core import RobotFileError
@@ -96,9 +208,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             robot = load_model(args.robot)
         except RobotFileError as e:
-            print(f"armdyn: {e}", file=sys.stderr)
+            report_startup_error(str(e), dialog=not _scripted(args))
             return 2
+    if _scripted(args):
+        for warning in getattr(robot, "warnings", ()):
+            print(f"armdyn: warning: {warning}", file=sys.stderr)
     return _run_window(robot, args)
+
+
+def _scripted(args: argparse.Namespace) -> bool:
+    return args.screenshot is not None or args.video is not None
+
+
+def has_terminal() -> bool:
+    """True if stderr goes to a terminal (False from a desktop launcher, a pipe, a file)."""
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed stderr
+        return False
+
+
+def _has_display() -> bool:
+    """True if a window can be shown (on Linux: an X11 or Wayland display, or a Qt
+    platform named by QT_QPA_PLATFORM)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY",
+                                                 "QT_QPA_PLATFORM"))
+
+
+def report_startup_error(message: str, *, dialog: bool) -> None:
+    """An error that stops the start: one line on stderr, and, if `dialog` and nobody
+    would read stderr (no terminal) but a window can be shown, a dialog."""
+    print(f"armdyn: {message}", file=sys.stderr)
+    if not dialog or has_terminal() or not _has_display():
+        return
+    from PySide6.QtWidgets import QApplication
+
+    from .error_report import show_error
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([sys.argv[0]])
+        app.setApplicationName("ArmDyn")
+    show_error(None, "ArmDyn: cannot open the file", message)
 
 
 def _run_window(robot, args: argparse.Namespace) -> int:
@@ -115,12 +268,14 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication([sys.argv[0]])
     apply_style(app)
     log_path = setup_logging()
-    scripted = args.screenshot is not None
+    scripted = _scripted(args)
     previous_hook = install_excepthook(log_path, interactive=not scripted)
     try:
-        # numba compiles the dynamics core on first use: do it now, off the GUI thread
-        # (a splash says so when it takes long), so that no later action waits for it.
-        error = warm_up_kernels(splash=not scripted, report_errors=not scripted)
+        # numba compiles the dynamics core on first use: what the window needs now, off
+        # the GUI thread (a splash says so when it takes long), the rest in the
+        # background while the window is in use (all of it first for a scripted run).
+        error = warm_up_kernels(splash=not scripted, report_errors=not scripted,
+                                everything_first=scripted)
         if error is not None and scripted:
             print(f"armdyn: warning: the dynamics kernels could not be prepared: {error}",
                   file=sys.stderr)
@@ -132,8 +287,12 @@ def _run_window(robot, args: argparse.Namespace) -> int:
         window.show()
         if scripted:
             QTimer.singleShot(0, lambda: _scripted_run(window, args))
-        elif args.free_fall or args.inverse:
-            QTimer.singleShot(0, lambda: _start_run(window, args))
+        else:
+            if robot is not None and robot.warnings:
+                window.files.report_warnings(f"Opened {args.robot.name} with warnings",
+                                             robot.warnings)
+            if args.free_fall or args.inverse:
+                QTimer.singleShot(0, lambda: _start_run(window, args))
         status = app.exec()
         window.shutdown()
         window.deleteLater()
@@ -156,7 +315,8 @@ def _start_run(window, args: argparse.Namespace) -> bool:
 
 
 def _scripted_run(window, args: argparse.Namespace) -> None:
-    """--screenshot: run (if asked), show the last frame, save the window, quit."""
+    """--screenshot / --video: run (if asked), record, show the last frame, save the
+    window, quit."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
     status = 0
@@ -177,33 +337,66 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
         if "error" in outcome:
             print(f"armdyn: the run failed: {outcome['error']}", file=sys.stderr)
             status = 1
+        if args.video is not None:
+            status = max(status, _record_video(window, args))
         window.show_last_frame()
         window.view3d.fit()  # the picture shows where the run ended
     elif args.free_fall or args.inverse:
         _start_run(window, args)  # prints why there is no run
+        status = 1 if args.video is not None else status
 
-    path = args.screenshot
-    if not save_window_png(window, path):
-        print(f"armdyn: cannot write {path}", file=sys.stderr)
-        status = 1
+    if args.screenshot is not None:
+        problem = save_window_image(window, args.screenshot)
+        if problem is not None:
+            print(f"armdyn: {problem}", file=sys.stderr)
+            status = 1
     window.document.undo_stack.setClean()  # nothing to ask on the way out
     window.close()
     QCoreApplication.exit(status)
 
 
-def save_window_png(window, path: Path) -> bool:
-    """Grab the whole window (3D view included) and save it as PNG."""
+def _record_video(window, args: argparse.Namespace) -> int:
+    """--video: record the window's last run; the exit status (0, or 1 with a message)."""
+    from .video import VideoSettings, record_window_video
+
+    if window.trajectory is None or len(window.trajectory) == 0:
+        print(f"armdyn: --video {args.video}: the run gave no samples to record",
+              file=sys.stderr)
+        return 1
+    problem = record_window_video(window, Path(args.video), VideoSettings(**_video_options(args)),
+                                  timeout_s=SCRIPT_TIMEOUT_S)
+    if problem is not None:
+        print(f"armdyn: --video {args.video}: {problem}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def save_window_image(window, path: str) -> str | None:
+    """Grab the whole window (3D view included) and write it to `path` atomically, in the
+    image type of its suffix (PNG, JPEG...). Returns None, or why it could not be
+    written (naming `path` as given)."""
+    from PySide6.QtCore import QBuffer, QIODevice
     from PySide6.QtWidgets import QApplication
 
+    from core.atomic import write_atomically
+
+    fmt = image_format(path)
+    if fmt is None:
+        return f"{path}: cannot write this image type"
     for _ in range(3):  # layout, dock sizes (a 0 ms timer), then paint
         QApplication.processEvents()
     window.view3d.render_now()
     QApplication.processEvents()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    quality = JPEG_QUALITY if fmt in ("jpg", "jpeg", "jfif") else -1
+    if not window.grab().toImage().save(buffer, fmt, quality):
+        return f"cannot write {path}: Qt could not encode the image as {fmt}"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return False
-    return window.grab().save(str(path), "PNG")
+        write_atomically(path, bytes(buffer.data()))
+    except OSError as e:
+        return f"cannot write {path}: {e.strerror or e}"
+    return None
 
 
 if __name__ == "__main__":

@@ -9,17 +9,21 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from types import TracebackType
 
-from PySide6.QtCore import QCoreApplication, QStandardPaths
+from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-__all__ = ["setup_logging", "install_excepthook", "show_error"]
+__all__ = ["setup_logging", "install_excepthook", "show_error", "show_warnings",
+           "WARNINGS_BOX_NAME"]
 
 log = logging.getLogger("armdyn")
+
+#: objectName of the boxes `show_warnings` opens.
+WARNINGS_BOX_NAME = "warningsBox"
 
 Hook = Callable[[type[BaseException], BaseException, TracebackType | None], None]
 
@@ -48,6 +52,19 @@ def show_error(parent, title: str, message: str, details: str = "",
         box.setDetailedText(details)
     box.exec()
     box.deleteLater()
+
+
+def show_warnings(parent, title: str, warnings: Sequence[str]) -> QMessageBox:
+    """A warning box listing `warnings` that does not block (the work goes on while it
+    is open); deleted when closed. Returns the box."""
+    box = QMessageBox(QMessageBox.Icon.Warning, title,
+                      "\n\n".join(f"\u2022 {w}" for w in warnings),
+                      QMessageBox.StandardButton.Ok, parent)
+    box.setObjectName(WARNINGS_BOX_NAME)
+    box.setWindowModality(Qt.WindowModality.NonModal)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.show()
+    return box
 
 
 def install_excepthook(log_path: Path | None = None, *, interactive: bool = True) -> Hook:

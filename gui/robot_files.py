@@ -2,8 +2,11 @@
 
 Edits are never lost silently: anything that would drop unsaved edits asks
 Save / Discard / Cancel first (`maybe_save`). Files are read and written by
-``core.robot_file`` (writing is atomic); core's messages, which name the file,
-the link and the field, are shown as they are.
+`gui.model_files` (robot and mechanism files, and URDF by the ``.urdf`` suffix;
+writing is atomic); core's messages, which name the file, the joint or link and
+the field, are shown as they are. What a file could not hold or give (the
+model's ``warnings`` on opening, a save's warnings) is shown in a warning box
+that does not stop the work.
 
 The questions are asked by small methods (`ask_open_path`, `ask_save_path`,
 `ask_directory`, `ask_unsaved`) so that tests can answer them.
@@ -22,13 +25,19 @@ from core import RobotFileError
 from .bundled import ROBOTS_DIR, is_bundled
 from .document import RobotDocument
 from .draft import new_robot
-from .error_report import show_error
-from .model_files import load_model, save_model
+from .error_report import show_error, show_warnings
+from .model_files import is_urdf, load_model, save_model
 from .recent_files import RecentFiles
 
-__all__ = ["RobotFiles", "ROBOT_FILTER"]
+__all__ = ["RobotFiles", "ROBOT_FILTER", "SAVE_FILTER", "TOML_FILTER", "URDF_FILTER", "filter_suffix"]
 
-ROBOT_FILTER = "Robot and mechanism files (*.toml);;All files (*)"
+ROBOT_FILTER = ("Robot, mechanism and URDF files (*.toml *.urdf);;"
+                "ArmDyn robot and mechanism files (*.toml);;URDF files (*.urdf);;All files (*)")
+#: Save As: the first filter is ArmDyn's own format; a name typed without a suffix gets
+#: the suffix of the filter chosen.
+TOML_FILTER = "ArmDyn robot or mechanism file (*.toml)"
+URDF_FILTER = "URDF file (*.urdf)"
+SAVE_FILTER = f"{TOML_FILTER};;{URDF_FILTER}"
 Button = QMessageBox.StandardButton
 
 
@@ -56,7 +65,8 @@ class RobotFiles(QObject):
         return True
 
     def open(self, path: str | Path | None = None) -> bool:
-        """Open a robot file (asks for one if `path` is None); asks about unsaved edits first."""
+        """Open a robot, mechanism or URDF file (asks for one if `path` is None); asks about
+        unsaved edits first."""
         if path is None:
             path = self.ask_open_path()
             if path is None:
@@ -66,10 +76,11 @@ class RobotFiles(QObject):
         return self.load(path)
 
     def load(self, path: str | Path) -> bool:
-        """Load a robot or mechanism file now, without questions; False (and a message) if it
-        cannot be read.
+        """Load a robot, mechanism or URDF file now, without questions; False (and a
+        message) if it cannot be read.
 
-        A file that cannot be read leaves the current robot as it was.
+        A file that cannot be read leaves the current robot as it was. What the file
+        gave with a warning (a URDF's damping, say) is shown in a warning box.
         """
         path = Path(path)
         try:
@@ -83,6 +94,7 @@ class RobotFiles(QObject):
         self.recent.add(path)
         self._status(f"Opened {path}")
         self.loaded.emit(path)
+        self.report_warnings(f"Opened {path.name} with warnings", robot.warnings)
         return True
 
     def save(self) -> bool:
@@ -93,11 +105,16 @@ class RobotFiles(QObject):
         return self.save_to(path)
 
     def save_as(self) -> bool:
-        path = self.ask_save_path("Save Robot As", ROBOT_FILTER, ".toml", self.suggested_name())
+        """Ask for a file name and save there: a ``.urdf`` name writes URDF."""
+        suggested = self.suggested_name()
+        filters = (f"{URDF_FILTER};;{TOML_FILTER}" if is_urdf(suggested) else SAVE_FILTER)
+        path = self.ask_save_path("Save Robot As", filters, Path(suggested).suffix, suggested)
         return self.save_to(path) if path is not None else False
 
     def save_to(self, path: str | Path) -> bool:
-        """Write the robot to `path` atomically. Refused while a table cell is invalid."""
+        """Write the robot to `path` atomically, as URDF if the name ends in ``.urdf``.
+        Refused while a table cell is invalid (and, for URDF, for a mechanism with loops);
+        the save's warnings (gravity, which URDF cannot hold) are shown."""
         self.commit_open_editor()
         doc = self._doc
         if not doc.is_valid:
@@ -107,13 +124,14 @@ class RobotFiles(QObject):
             return False
         path = Path(path)
         try:
-            save_model(doc.robot, path)
+            warnings = save_model(doc.robot, path)
         except RobotFileError as e:
             self.error("Cannot save robot file", str(e))
             return False
         doc.mark_saved(path)
         self.recent.add(path)
         self._status(f"Saved {path}")
+        self.report_warnings(f"Saved {path.name} with warnings", warnings)
         return True
 
     def maybe_save(self) -> bool:
@@ -137,8 +155,8 @@ class RobotFiles(QObject):
                 view.closeEditor(editor, QAbstractItemDelegate.EndEditHint.NoHint)
 
     def suggested_name(self) -> str:
-        """A file name to offer: the current one (bundled robots: in the home folder),
-        else one made from the robot's name."""
+        """A file name to offer: the current one (bundled robots: in the home folder; a
+        URDF keeps its suffix), else one made from the robot's name."""
         path = self._doc.path
         if path is not None:
             folder = Path.home() if is_bundled(path) else path.parent
@@ -172,11 +190,13 @@ class RobotFiles(QObject):
 
     def ask_save_path(self, title: str, filters: str, suffix: str,
                       suggested: str) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self._window, title, suggested, filters)
+        """A file name from the save dialog; a name typed without a suffix gets that of
+        the filter chosen (e.g. ``*.urdf``), else `suffix`."""
+        name, chosen = QFileDialog.getSaveFileName(self._window, title, suggested, filters)
         if not name:
             return None
         path = Path(name)
-        return path if path.suffix else path.with_suffix(suffix)
+        return path if path.suffix else path.with_suffix(filter_suffix(chosen) or suffix)
 
     def ask_directory(self, title: str) -> Path | None:
         name = QFileDialog.getExistingDirectory(self._window, title, str(Path.home()))
@@ -188,5 +208,24 @@ class RobotFiles(QObject):
         self._window.statusBar().showMessage(message.splitlines()[0], 10000)
         show_error(self._window, title, message, icon=icon)
 
+    def report_warnings(self, title: str, warnings: Sequence[str]) -> QMessageBox | None:
+        """Show `warnings` (if any) in the status bar and in a warning box that does not
+        block (returned, None without warnings)."""
+        if not warnings:
+            return None
+        self._window.statusBar().showMessage(f"Warning: {warnings[0]}", 10000)
+        return show_warnings(self._window, title, warnings)
+
     def _status(self, text: str) -> None:
         self._window.statusBar().showMessage(text, 5000)
+
+
+def filter_suffix(name_filter: str) -> str | None:
+    """The suffix of a file dialog filter's first pattern: ``"URDF file (*.urdf)"`` ->
+    ``".urdf"``; None for ``*`` or no pattern."""
+    start, end = name_filter.find("("), name_filter.find(")")
+    if start < 0 or end < start:
+        return None
+    patterns = name_filter[start + 1:end].split()
+    suffix = Path(patterns[0]).suffix if patterns else ""
+    return suffix or None
