@@ -32,6 +32,7 @@ from core.mechanism_pose import follow_independent
 from .bundled import bundled_mechanisms, bundled_robots
 from .document import RobotDocument
 from .draft import new_robot
+from .lab_panel import install_lab
 from .pose_panel import PosePanel, carry_pose
 from .recent_files import RecentFiles
 from .robot_editor import RobotEditor
@@ -177,6 +178,9 @@ class MainWindow(QMainWindow):
         self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, bottom)
                              if self.inspect else None)
         self._tabify_inspect()
+        # the teaching lab (gui/lab_panel.py): a dock tabbed with Inspect, wired to the
+        # robot and the pose; its action goes into the View menu
+        self.lab, self.lab_dock, self.lab_action = install_lab(self)
 
     def _tabify_inspect(self) -> None:
         if self.plots_dock and self.inspect_dock:
@@ -226,6 +230,8 @@ class MainWindow(QMainWindow):
                                    tip="Save the last run's samples as CSV")
         self.export_plots_action = a("Plot &Images\u2026", self.export_plot_images,
                                      tip="Save the plots as PNG images in a folder")
+        self.export_video_action = a("Animation as &Video\u2026", self.export_video,
+                                     tip="Record the last run's animation as MP4 or GIF")
         self.quit_action = a("&Quit", self.close, KS.Quit, "Quit ArmDyn")
 
         stack = self.document.undo_stack
@@ -297,6 +303,7 @@ class MainWindow(QMainWindow):
         export.addAction(self.export_png_action)
         export.addAction(self.export_csv_action)
         export.addAction(self.export_plots_action)
+        export.addAction(self.export_video_action)
         file.addSeparator()
         file.addAction(self.quit_action)
 
@@ -320,6 +327,7 @@ class MainWindow(QMainWindow):
                        self.ortho_action):
             view.addAction(action)
         view.addSeparator()
+        view.addAction(self.lab_action)
         panels = view.addMenu("&Panels")
         for dock in self._docks():
             panels.addAction(dock.toggleViewAction())
@@ -524,6 +532,7 @@ class MainWindow(QMainWindow):
     def _update_export_actions(self) -> None:
         has_run = self.trajectory is not None and len(self.trajectory) > 0
         self.export_csv_action.setEnabled(has_run and self._export_csv is not None)
+        self.export_video_action.setEnabled(has_run)
         self.export_plots_action.setEnabled(
             self.plots is not None and hasattr(self.plots, "export_images"))
 
@@ -559,6 +568,11 @@ class MainWindow(QMainWindow):
             return False
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
+
+    def export_video(self):
+        """File > Export > Animation as Video (gui.video): the recorder, or None."""
+        from . import video  # imageio and its encoder load only when recording
+        return video.export_video(self)
 
     def export_plot_images(self) -> bool:
         if self.plots is None:
@@ -672,4 +686,5 @@ class MainWindow(QMainWindow):
         """Stop every worker thread and timer and release the 3D view."""
         if self.run_panel is not None:
             self.run_panel.shutdown()
+        self.lab.shutdown()
         self.view3d.shutdown()
