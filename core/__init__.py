@@ -29,6 +29,7 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .kinematics import Kinematics, forward_kinematics
+from .inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .robot import JointType, Link, Robot
 from .mechanism import Assembly, Chain, Loop, LoopJointType, Mechanism, Placement
 from .loop_kinematics import (
@@ -89,6 +90,8 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops",
+    # inverse kinematics of the tool (core.inverse_kinematics)
+    "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)
     "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
     "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",
