@@ -2,7 +2,9 @@
 
 Shows the generalized inertia matrix (GIM) I(q) and its condition number, the
 D of I = U D U^T, the gravity torques, and, for a chosen link, the composite-
-and articulated-body 6x6 inertias. For a mechanism with loops it adds the
+and articulated-body 6x6 inertias and the 4x4 velocity and acceleration matrices
+W and H (seed 004, `core.link_motion_matrices`, in the base or the link frame) at
+the state's rates (zero unless `set_state` is given qd, qdd). For a mechanism with loops it adds the
 reduced mass matrix (in the independent coordinates), how far the pose is from a
 singularity of the loops, and Saha's subsystem table (which subsystems of the
 spanning tree are determinate, and in what order they are solved). Every number
@@ -26,7 +28,8 @@ from PySide6.QtWidgets import (
 
 from core import (
     ArmDynError, Mechanism, Robot, articulated_body_inertias, closed_chain_inverse_dynamics,
-    composite_body_inertias, gravity_torques, mass_matrix, reduced_mass_matrix,
+    composite_body_inertias, gravity_torques, link_motion_matrices, mass_matrix,
+    reduced_mass_matrix,
 )
 from core.mechanism_pose import dependent_jacobian_conditioning
 
@@ -38,6 +41,9 @@ ROWS_6 = ("n x", "n y", "n z", "f x", "f y", "f z")          # moment, force com
 COLS_6 = ("\u03c9 x", "\u03c9 y", "\u03c9 z", "v x", "v y", "v z")  # angular, linear rates
 DIAGONAL_BG = QColor("#EEF3FA")
 ERROR_STYLE = "color: #B00020; font-weight: bold;"
+#: The frames W and H can be shown in (`core.link_motion_matrices`' `frame`).
+MOTION_FRAMES = ("base", "link")
+ROWS_4 = ("1", "2", "3", "4")
 
 
 def _fmt(x: float) -> str:
@@ -49,6 +55,16 @@ def _inertia_unit(rev_i: bool, rev_j: bool) -> str:
     if rev_i and rev_j:
         return "kg m\u00b2"
     return "kg m" if rev_i or rev_j else "kg"
+
+
+def _motion_unit(per: str):
+    """units(i, j) of a 4x4 velocity (per="s") or acceleration (per="s²") matrix:
+    the rotation block 1/per, the last column m/per, the bottom row none."""
+    def unit(i: int, j: int) -> str:
+        if i == 3:
+            return ""
+        return f"m/{per}" if j == 3 else f"1/{per}"
+    return unit
 
 
 def _block_unit(i: int, j: int) -> str:
@@ -271,6 +287,10 @@ class InspectPanel(QWidget):
         super().__init__(parent)
         self._robot: Robot | None = None
         self._q = np.zeros(0)
+        self._qd: np.ndarray | None = None   # None: zero rates
+        self._qdd: np.ndarray | None = None
+        #: (robot, q, qd, qdd) of the last computation (W and H of another link use it)
+        self._computed: tuple | None = None
         self._shown_robot: Robot | None = None
         self._dirty = False  # a state came while hidden: compute when shown
         self._dock: QDockWidget | None = None  # the dock it lives in, if any
@@ -303,6 +323,15 @@ class InspectPanel(QWidget):
         self._articulated = _Table(6, 6)
         for t in (self._composite, self._articulated):
             t.set_headers(list(ROWS_6), list(COLS_6))
+        self._frame = QComboBox()
+        self._frame.addItems(list(MOTION_FRAMES))
+        self._frame.setToolTip("base: W_0,i and H_0,i in base axes; link: the same "
+                               "motion in link i's own frame")
+        self._frame.currentIndexChanged.connect(self._show_motion)
+        self._velocity = _Table(4, 4)
+        self._acceleration = _Table(4, 4)
+        for t in (self._velocity, self._acceleration):
+            t.set_headers(list(ROWS_4), list(ROWS_4))
 
         body = QWidget()
         v = QVBoxLayout(body)
@@ -351,6 +380,31 @@ class InspectPanel(QWidget):
             pair.addLayout(col)
         pair.addStretch(1)
         v.addLayout(pair)
+        v.addWidget(_heading("Velocity and acceleration matrices of link i, 4×4"))
+        frame_row = QHBoxLayout()
+        frame_row.addWidget(QLabel("Frame:"))
+        frame_row.addWidget(self._frame)
+        frame_row.addStretch(1)
+        v.addLayout(frame_row)
+        v.addWidget(_caption(
+            "The motion of link i as 4×4 matrices (seed 004, eq. 11): W = "
+            "[ω̃ v; 0 0] and H = [α̃ + ω̃² a; 0 0], with "
+            "Ṁ = W M and M̈ = H M for the link's position matrix M. <b>base</b>: "
+            "W<sub>0,i</sub>, H<sub>0,i</sub> in base axes (the last column belongs to the "
+            "body point at the base origin); <b>link</b>: M<sup>-1</sup> W M, "
+            "M<sup>-1</sup> H M (the link frame's origin, in link axes). At the shown pose "
+            "with the state's rates (zero rates for a pose from the sliders). "
+            "Units: 1/s, 1/s² in the rotation block, m/s, m/s² in the last column."))
+        motion = QHBoxLayout()
+        for title, table in (("Velocity matrix W", self._velocity),
+                             ("Acceleration matrix H", self._acceleration)):
+            col = QVBoxLayout()
+            col.addWidget(QLabel(f"<b>{title}</b>"))
+            col.addWidget(table)
+            col.addStretch(1)
+            motion.addLayout(col)
+        motion.addStretch(1)
+        v.addLayout(motion)
         v.addStretch(1)
 
         scroll = QScrollArea()
@@ -389,11 +443,15 @@ class InspectPanel(QWidget):
         return box
 
     # ----- state ----------------------------------------------------------------------
-    def set_state(self, robot: Robot | None, q) -> None:
+    def set_state(self, robot: Robot | None, q, qd=None, qdd=None) -> None:
         """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms
-        debounce; a hidden panel computes them when it is shown."""
+        debounce; a hidden panel computes them when it is shown. qd, qdd ((n,), rad/s /
+        m/s, rad/s² / m/s²; None: zero) only enter W and H."""
         self._robot = robot
         self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.n)
+        rates = [None if r is None or robot is None
+                 else np.asarray(r, dtype=float).reshape(robot.n) for r in (qd, qdd)]
+        self._qd, self._qdd = rates
         if self._in_sight():
             self._timer.start()
         else:
@@ -448,7 +506,12 @@ class InspectPanel(QWidget):
         if robot is not self._shown_robot:
             self._set_robot_layout(robot)
         if robot is None:
+            self._computed = None
+            self._show_motion()
             return
+        zero = np.zeros(robot.n)
+        self._computed = (robot, q, zero if self._qd is None else self._qd,
+                          zero if self._qdd is None else self._qdd)
         rev = robot.is_revolute
         M = mass_matrix(robot, q)
         self._gim.set_values(M, lambda i, j: _inertia_unit(rev[i], rev[j]), diagonal=True)
@@ -549,6 +612,27 @@ class InspectPanel(QWidget):
                 table.clear_values()
             else:
                 table.set_values(data[i], _block_unit, diagonal=True)
+        self._show_motion()
+
+    @Slot()
+    def _show_motion(self) -> None:
+        """W and H of the chosen link at the last computed state, in the chosen frame."""
+        i = self._link.currentIndex()
+        if self._computed is None or i < 0:
+            self._velocity.clear_values()
+            self._acceleration.clear_values()
+            return
+        robot, q, qd, qdd = self._computed
+        W, H = link_motion_matrices(robot, q, qd, qdd, i, frame=self.motion_frame())
+        self._velocity.set_values(W, _motion_unit("s"))
+        self._acceleration.set_values(H, _motion_unit("s²"))
+
+    def motion_frame(self) -> str:
+        """The frame W and H are shown in: "base" or "link"."""
+        return MOTION_FRAMES[max(self._frame.currentIndex(), 0)]
+
+    def set_motion_frame(self, frame: str) -> None:
+        self._frame.setCurrentIndex(MOTION_FRAMES.index(frame))
 
     def selected_link(self) -> int:
         """0-based index of the link whose 6x6 inertias are shown."""

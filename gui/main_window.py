@@ -37,6 +37,7 @@ from .pose_panel import PosePanel, carry_pose
 from .recent_files import RecentFiles
 from .robot_editor import RobotEditor
 from .robot_files import RobotFiles
+from .tool_drag import install_tool_drag
 from .view3d import ArmView
 
 __all__ = ["MainWindow"]
@@ -104,6 +105,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._connect()
+        # drag the tool in the 3D view (gui/tool_drag.py): toolbar and View menu
+        self.tool_drag = install_tool_drag(self)
         self._on_robot_changed(self.document.robot)
         self._on_errors_changed()
         self._update_title()
@@ -345,12 +348,13 @@ class MainWindow(QMainWindow):
         show = QMenu("Show", self)
         for action in (self.frames_action, self.com_action, self.floor_action):
             show.addAction(action)
-        self.show_button = QToolButton()
-        self.show_button.setText("Show")
-        self.show_button.setToolTip("Frames, mass centres, floor")
-        self.show_button.setMenu(show)
+        # An action (its menu's), not a widget: a narrow bar's overflow menu lists it as
+        # the "Show" submenu (a widget there is a blank entry, issue #9).
+        self.show_action = show.menuAction()
+        self.show_action.setToolTip("Frames, mass centres, floor")
+        vb.addAction(self.show_action)
+        self.show_button = vb.widgetForAction(self.show_action)
         self.show_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        vb.addWidget(self.show_button)
 
     def _build_status_bar(self) -> None:
         self.validity_label = QLabel()
@@ -487,11 +491,15 @@ class MainWindow(QMainWindow):
         self.trajectory = None
         if self.plots is not None:
             self.plots.clear()
+            # fixed time axes while the chunks stream in (issue #8)
+            self.plots.set_run_duration(self.run_panel._duration)
         if self.playback is not None:
             self.playback.clear()
         self._update_export_actions()
 
     def _on_run_failed(self, message: str) -> None:
+        if self.plots is not None:
+            self.plots.set_run_duration(None)
         self.statusBar().showMessage(f"Run failed: {message}")
 
     def _inspect_pose(self, q: np.ndarray) -> None:
@@ -503,6 +511,8 @@ class MainWindow(QMainWindow):
     def _on_run_stopped(self, partial) -> None:
         if partial is not None and len(partial):
             self._show_trajectory(partial)
+        elif self.plots is not None:
+            self.plots.set_run_duration(None)
 
     def _show_trajectory(self, traj) -> None:
         self.trajectory = traj
@@ -513,10 +523,17 @@ class MainWindow(QMainWindow):
         self._update_export_actions()
 
     def _on_playback_frame(self, t: float, q) -> None:
-        """Playback moves the 3D view only; the pose (sliders, run start) stays."""
-        self.view3d.set_pose(np.asarray(q, dtype=float))
+        """Playback moves the 3D view (the camera keeps the arm in sight) and Inspect
+        (the sample at t: q, q', q''); the pose (sliders, run start) stays."""
+        self.view3d.set_pose(np.asarray(q, dtype=float), keep_in_view=True)
         if self.plots is not None:
             self.plots.set_cursor_time(t)
+        traj = self.trajectory
+        if self.inspect is not None and traj is not None and len(traj):
+            k = min(int(np.searchsorted(traj.t, t)), len(traj) - 1)
+            if k > 0 and t - traj.t[k - 1] < traj.t[k] - t:
+                k -= 1
+            self.inspect.set_state(self.document.robot, traj.q[k], traj.qd[k], traj.qdd[k])
 
     def show_last_frame(self) -> None:
         """Show the last sample of the last run in the 3D view and on the plots."""
@@ -687,4 +704,5 @@ class MainWindow(QMainWindow):
         if self.run_panel is not None:
             self.run_panel.shutdown()
         self.lab.shutdown()
+        self.tool_drag.shutdown()
         self.view3d.shutdown()

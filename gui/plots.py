@@ -14,7 +14,8 @@ time; it takes more columns and then only the joint numbers when the plot is
 low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
 right-drag scales, middle-drag pans.
 
-Speed (issue #8): curves are downsampled to the screen (a min and a max per pixel
+Speed (issue #8): during a run the time axes stay at [0, duration]
+(`set_run_duration`), so a refresh does not move the axes; curves are downsampled to the screen (a min and a max per pixel
 column) and clipped to the view; streamed chunks are appended to growing buffers
 and only the shown plots are redrawn, at most every REFRESH_MS (hidden plots are
 marked stale and redrawn when shown); a finished run that is already on the plots
@@ -290,7 +291,8 @@ class _LogAxis(pg.AxisItem):
 
     pyqtgraph labels powers of ten and 2..9 times them; a range inside one such
     step (a residual that stays near 3.3e-16) would get none. Then the axis takes
-    the ordinary ticks of the exponent and labels them with enough digits.
+    the ordinary ticks of the exponent and labels them with enough digits. Labels are
+    plain ASCII ("1e-16", "3e-16").
     """
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803
@@ -300,9 +302,12 @@ class _LogAxis(pg.AxisItem):
         return [(spacing, values) for spacing, values in stdTicks if spacing < 1.0][:2]
 
     def logTickStrings(self, values, scale, spacing):  # noqa: N802
-        if spacing is None or spacing >= 1.0:
-            return super().logTickStrings(values, scale, spacing)
         numbers = 10.0 ** np.asarray(values, dtype=float) * scale
+        if spacing is None or spacing >= 1.0:
+            # plain "1e-16" (pyqtgraph writes superscript digits, which many fonts lack:
+            # every label then read "1")
+            return [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
+                    for v in numbers]
         for digits in range(2, 8):  # the fewest significant digits that tell them apart
             strings = [f"{v:.{digits}g}" for v in numbers]
             if len(set(strings)) == len(strings):
@@ -507,6 +512,7 @@ class PlotsPanel(QWidget):
         super().__init__(parent)
         self._robot: Robot | None = None
         self._pending: list[Trajectory] = []
+        self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
@@ -703,9 +709,30 @@ class PlotsPanel(QWidget):
                 plot.append(traj)
                 plot.stale = True
         self._refresh_shown()
+        self._run_duration = None
         for plot in self._plots:
             plot.vb.enableAutoRange()
             plot.vb2.enableAutoRange()
+
+    def set_run_duration(self, seconds: float | None) -> None:
+        """During a run of `seconds` s: the time axes stay at [0, seconds], so the chunks
+        that stream in redraw the curves only, not the axes and grids (issue #8). None (and
+        `set_trajectory`): the time axes fit the data again."""
+        self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
+        vb = self._all_plots[0].vb  # the others' time axes are linked to it
+        if self._run_duration is None:
+            for plot in self._all_plots:
+                plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis)
+                plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis)
+        else:
+            for plot in self._all_plots:
+                plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+                plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+            vb.setXRange(0.0, self._run_duration, padding=0.0)
+
+    def run_duration(self) -> float | None:
+        """The duration the time axes are fixed to (s), None when they fit the data."""
+        return self._run_duration
 
     def _holds(self, traj: Trajectory) -> bool:
         """True if the buffers hold exactly the samples of `traj` (times compared)."""

@@ -60,6 +60,9 @@ MERGED_LAYERS = ("arm", "com", "frames")
 MOVING_WITHIN_S = 0.1
 #: This long after the last moving render, the still picture is rendered anti-aliased, ms.
 STILL_MS = 250
+#: An arm that left the view during playback is fitted again with this much room, so
+#: that a steady motion refits now and then, not every frame.
+FOLLOW_PADDING = 1.4
 BACKGROUND_BOTTOM = "#FFFFFF"
 BACKGROUND_TOP = "#DCE3EC"
 
@@ -133,8 +136,9 @@ class ArmView(QWidget):
         if first:
             self.reset_camera()
 
-    def set_pose(self, q: np.ndarray) -> None:
-        """Move the arm to joint values q, shape (n,), rad / m; one render follows."""
+    def set_pose(self, q: np.ndarray, keep_in_view: bool = False) -> None:
+        """Move the arm to joint values q, shape (n,), rad / m; one render follows.
+        keep_in_view (playback): refit if the arm left the view (`keep_arm_in_view`)."""
         if self.robot is None or self._closed:
             return
         q = np.asarray(q, dtype=float)
@@ -148,7 +152,32 @@ class ArmView(QWidget):
             if isinstance(merged, MergedParts) and self._visible[layer]:
                 merged.place(frames, q)  # hidden layers are placed when shown
         self.q = q.copy()
+        if keep_in_view:
+            self.keep_arm_in_view()
         self.request_render()
+
+    def keep_arm_in_view(self) -> bool:
+        """If the arm's bounding box (`arm_bounds`) has left the picture, fit it again
+        (keeping the direction, with room to move on: FOLLOW_PADDING); if it only left
+        the depth range, reset the clipping planes. A projection of 8 corners: cheap
+        enough for every frame. True if the camera moved."""
+        if self.robot is None or self._closed:
+            return False
+        bounds = np.array(self.arm_bounds())
+        corners = np.array([[x, y, z, 1.0] for x in bounds[0:2] for y in bounds[2:4]
+                            for z in bounds[4:6]])
+        w, h = max(self.plotter.width(), 1), max(self.plotter.height(), 1)
+        m = self.plotter.camera.GetCompositeProjectionTransformMatrix(w / h, -1.0, 1.0)
+        clip = corners @ np.array([[m.GetElement(i, j) for j in range(4)]
+                                   for i in range(4)]).T
+        if np.all(clip[:, 3] > 0):
+            ndc = clip[:, :3] / clip[:, 3:]
+            if np.all(np.abs(ndc[:, :2]) <= 1.0):
+                if np.any(np.abs(ndc[:, 2]) > 1.0):
+                    self.plotter.renderer.ResetCameraClippingRange()
+                return False
+        self._fit_bounds(bounds, padding=FOLLOW_PADDING)
+        return True
 
     def _place_gap(self, part: Part, frames: np.ndarray) -> float:
         """Stretch a loop's gap rod between its attachment points; show it only when they

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from core import (
-    articulated_body_inertias, composite_body_inertias, gravity_torques, mass_matrix,
-    udu_factors,
+    articulated_body_inertias, composite_body_inertias, gravity_torques, link_motion_matrices,
+    mass_matrix, udu_factors,
 )
 from core.robot_file import load_robot
 from gui.inspect_panel import DEBOUNCE_MS, InspectPanel
@@ -98,3 +98,58 @@ def test_clearing_the_robot_keeps_the_panel_alive(qtbot, panel, stanford):
     panel.flush()
     assert panel._link.count() == 0 and panel._gim.rowCount() == 0
     assert panel._cond.text() == ""
+
+
+def test_velocity_and_acceleration_matrices_match_core(qtbot, panel, stanford):
+    """Seed 004's W and H of the chosen link, in the base and the link frame (issue #10)."""
+    rng = np.random.default_rng(4)
+    q = stanford.q_home + rng.uniform(-0.5, 0.5, 6)
+    qd, qdd = rng.uniform(-1, 1, 6), rng.uniform(-2, 2, 6)
+    panel.set_state(stanford, q, qd, qdd)
+    panel.flush()
+    for link in (1, 4):
+        panel.set_selected_link(link)
+        for frame in ("base", "link"):
+            panel.set_motion_frame(frame)
+            W, H = link_motion_matrices(stanford, q, qd, qdd, link, frame=frame)
+            atol = 1e-3 * max(np.abs(W).max(), np.abs(H).max())
+            np.testing.assert_allclose(shown(panel._velocity), W, rtol=1e-3, atol=atol)
+            np.testing.assert_allclose(shown(panel._acceleration), H, rtol=1e-3, atol=atol)
+    assert panel.motion_frame() == "link"
+    assert panel._velocity.item(0, 3).toolTip().endswith("m/s")
+    assert panel._acceleration.item(0, 1).toolTip().endswith("1/s\u00b2")
+
+
+def test_a_pose_alone_gives_zero_rates(qtbot, panel, stanford):
+    q = stanford.q_home + 0.3
+    panel.set_state(stanford, q)
+    panel.flush()
+    panel.set_selected_link(5)
+    np.testing.assert_array_equal(shown(panel._velocity), np.zeros((4, 4)))
+    zero = np.zeros(6)
+    _, H = link_motion_matrices(stanford, q, zero, zero, 5)
+    np.testing.assert_allclose(shown(panel._acceleration), H, atol=1e-12)
+
+
+@pytest.mark.gui
+def test_inspect_shows_w_and_h_of_the_sample_at_the_playback_time(make_window, qtbot):
+    from core.trajectory import Trajectory
+    from gui_helpers import PLANAR
+
+    window = make_window(PLANAR, (1280, 800))
+    robot = window.document.robot
+    t = np.linspace(0.0, 1.0, 11)
+    q = robot.q_home + np.column_stack([np.sin(t), t ** 2])
+    qd, qdd = np.column_stack([np.cos(t), 2 * t]), np.column_stack([-np.sin(t), 2 + 0 * t])
+    zero = np.zeros_like(q)
+    traj = Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=zero, energy=np.zeros((len(t), 3)))
+    window.run_panel.finished.emit(traj)
+    window.inspect_dock.raise_()
+    panel = window.inspect
+    window.playback.seek(0.61)  # the sample at 0.6 s
+    qtbot.waitUntil(lambda: not panel.is_pending(), timeout=2000)
+    panel.set_selected_link(1)
+    W, H = link_motion_matrices(robot, q[6], qd[6], qdd[6], 1)
+    atol = 1e-3 * np.abs(H).max()
+    np.testing.assert_allclose(shown(panel._velocity), W, rtol=1e-3, atol=atol)
+    np.testing.assert_allclose(shown(panel._acceleration), H, rtol=1e-3, atol=atol)

@@ -221,3 +221,34 @@ def test_dragging_a_slider_of_a_200_link_robot_keeps_the_window_responsive(make_
     window.close()
     # 2.5 s before (the hidden Inspect tab refilled a 200 x 200 table); strict: 50 ms
     assert beat.longest < 1.5, f"longest gap {1000 * beat.longest:.0f} ms"
+
+
+def test_the_time_axes_stay_at_the_run_duration_while_chunks_arrive(qtbot, plots):
+    """Issue #8: a refresh during a run neither moves the time axes nor repaints them."""
+    run = simulate(load_robot(PUMA), 2.0, dt_out=0.01)  # a stopped 5 s run's first 2 s
+    plots.set_run_duration(5.0)
+    vb = plots._plots[0].vb
+    moved = []
+    for plot in plots._plots:
+        plot.vb.sigXRangeChanged.connect(lambda *_: moved.append(1))
+    for k in range(0, len(run), 20):
+        plots.append(_part(run, k, k + 20))
+        qtbot.waitUntil(lambda: plots.sample_count() == min(k + 20, len(run)), timeout=5000)
+        assert vb.viewRange()[0] == pytest.approx([0.0, 5.0])  # the others follow it
+    assert moved == [] and plots.run_duration() == 5.0
+    plots.set_trajectory(run)  # stopped: the axes fit the samples again
+    flush_events()
+    assert plots.run_duration() is None and vb.autoRangeEnabled()[0]
+    assert vb.viewRange()[0][1] < 2.5
+
+
+def test_a_run_in_the_window_fixes_the_time_axes_until_it_ends(make_window, qtbot):
+    from gui_helpers import PLANAR
+
+    window = make_window(PLANAR, (1280, 800))
+    durations = []
+    window.run_panel.chunk.connect(lambda _: durations.append(window.plots.run_duration()))
+    with qtbot.waitSignal(window.run_panel.finished, timeout=30000):
+        window.run_panel.start_inverse(1.5)
+    assert durations and set(durations) == {1.5}
+    assert window.plots.run_duration() is None

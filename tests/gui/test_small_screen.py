@@ -79,3 +79,48 @@ def test_the_log_axis_always_has_labels(qtbot, low, high):
     painter.end()
     assert len(texts) >= 2, texts
     assert len(set(texts)) == len(texts)
+
+
+def _overflow_menu(bar):
+    from PySide6.QtWidgets import QToolButton
+
+    button = bar.findChild(QToolButton, "qt_toolbar_ext_button")
+    return button if button is not None and button.isVisible() else None
+
+
+def _unreachable(bar) -> list[str]:
+    """The 3D view bar's actions that are neither shown on the bar nor listed (with their
+    text) in its overflow menu."""
+    from PySide6.QtWidgets import QWidgetAction
+
+    ext = _overflow_menu(bar)
+    listed = ext.menu().actions() if ext is not None and ext.menu() is not None else []
+    missing = []
+    for action in bar.actions():
+        if action.isSeparator() or not action.isVisible():
+            continue
+        widget = bar.widgetForAction(action)
+        on_bar = (widget is not None and widget.isVisible()
+                  and bar.rect().contains(widget.geometry()))
+        in_menu = (action in listed and bool(action.text())
+                   and not isinstance(action, QWidgetAction))  # a widget: a blank entry
+        if not (on_bar or in_menu):
+            missing.append(action.text() or type(widget).__name__)
+    return missing
+
+
+@pytest.mark.parametrize("bar_width", [None, 260, 120])
+def test_every_view_bar_action_is_on_the_bar_or_in_its_overflow_menu(make_window, qtbot,
+                                                                      bar_width):
+    """Issue #9: at 1280 x 800 (and narrower bars) the overflow menu lists what the bar
+    cannot show, the Show menu included."""
+    window = make_window(PUMA, (1280, 800))
+    settled(qtbot, window)
+    bar = window.view_bar
+    if bar_width is not None:
+        bar.setMaximumWidth(bar_width)
+        settled(qtbot, window)
+        assert _overflow_menu(bar) is not None
+    assert _unreachable(bar) == []
+    names = [a.text() for a in bar.actions() if not a.isSeparator()]
+    assert {"&Fit", "Front", "Side", "Top", "Iso", "Ortho", "Show"} <= set(names)
