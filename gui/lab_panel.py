@@ -794,6 +794,7 @@ def install_lab(window) -> tuple[LabPanel, QDockWidget, QAction]:
         plots = getattr(window, "plots_dock", None)
         if plots is not None:
             plots.raise_()
+    dock.hide()  # opened from View > Teaching Lab; until then it draws nothing in 3D
     window.robot_changed.connect(panel.set_robot)
     window.pose_changed.connect(panel.set_pose)
     # the power tab follows the window's runs, chunk by chunk

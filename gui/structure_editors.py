@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLineEdit, QMenu, QToolBar,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLineEdit, QMenu, QSizePolicy, QToolBar,
                                QToolButton, QVBoxLayout, QWidget)
 
 from .document import RobotDocument
@@ -136,6 +136,10 @@ class AssemblyForm(QGroupBox):
         self.independent_button.setObjectName("independentJoints")
         self.independent_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.independent_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.independent_button.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                              QSizePolicy.Policy.Fixed)
+        self.independent_button.setMinimumWidth(120)
+        self._independent_text: str | None = None
         self.independent_menu = QMenu(self.independent_button)
         self.independent_menu.aboutToShow.connect(self._fill_menu)
         self.independent_button.setMenu(self.independent_menu)
@@ -170,15 +174,32 @@ class AssemblyForm(QGroupBox):
             text = "the actuated joints" + (f": {', '.join(actuated)}" if actuated else "")
         else:
             text = ", ".join(names)
-        self.independent_button.setText(text)
+        # elided to the button's width (a humanoid's fifteen names would otherwise widen
+        # the whole window); the full list is in the tooltip
+        self._independent_text = text
+        self._show_independent_text()
         if not self.tolerance_edit.hasFocus() or not self.tolerance_edit.isModified():
             self.tolerance_edit.setText(draft.edit_text(0, "tolerance"))
         for widget, key in ((self.independent_button, "independent"),
                             (self.tolerance_edit, "tolerance")):
             error = draft.errors.get((0, key))
-            widget.setToolTip(error or draft.column(key).tip)
+            tip = error or draft.column(key).tip
+            if widget is self.independent_button:
+                tip = f"{text}\n\n{tip}"
+            widget.setToolTip(tip)
             widget.setStyleSheet(f"background: {ERROR_BACKGROUND.name()}; "
                                  f"color: {ERROR_FOREGROUND.name()};" if error else "")
+
+    def _show_independent_text(self) -> None:
+        button = self.independent_button
+        width = max(80, button.width() - 24)  # room for the menu arrow
+        button.setText(button.fontMetrics().elidedText(self._independent_text,
+                                                       Qt.TextElideMode.ElideRight, width))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if getattr(self, "_independent_text", None) is not None:
+            self._show_independent_text()
 
     @staticmethod
     def _actuated(draft: MechanismDraft) -> list[str]:

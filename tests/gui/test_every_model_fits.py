@@ -1,0 +1,16 @@
+"""Every shipped model opens in a 1280x800 window: no panel asks for more room."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROBOTS = Path(__file__).resolve().parents[2] / "robots"
+
+
+@pytest.mark.parametrize("path", sorted(ROBOTS.glob("*.toml")), ids=lambda p: p.stem)
+def test_the_window_fits_a_small_screen(make_window, path):
+    window = make_window(path, size=(1280, 800))
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1280 and hint.height() <= 800, (path.name, hint)
+    assert window.width() <= 1280
