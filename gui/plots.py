@@ -519,9 +519,15 @@ class PlotsPanel(QWidget):
         self._graphics.ci.setSpacing(6)
         self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
         self._all_plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
-        for plot in self._all_plots[1:]:
-            plot.item.setXLink(self._all_plots[0].item)
+        # one time range for all plots, shared by value (`_share_time_range`), not by
+        # pyqtgraph's setXLink: that maps ranges by screen position, which shifts plots in
+        # other grid columns, and two views that both auto-range then correct each other
+        # for ever (a repaint loop that froze the window)
+        self._sharing_range = False
+        for plot in self._all_plots:
+            plot.vb.sigXRangeChanged.connect(self._share_time_range)
         self._shown: list[_Plot] = []
+        self._fit_time_range()
         self._columns = 1
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
@@ -632,6 +638,9 @@ class PlotsPanel(QWidget):
             ci.layout.setRowStretchFactor(i, 1 if i < rows else 0)
         self._shown = list(plots)
         self._columns = columns
+        if self._run_duration is None and any(p.vb.autoRangeEnabled()[0]
+                                              for p in self._all_plots):
+            self._fit_time_range()  # the leader must be a plot that is painted
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
         for plot in plots:  # hidden while samples came: draw them now
@@ -711,8 +720,33 @@ class PlotsPanel(QWidget):
         self._refresh_shown()
         self._run_duration = None
         for plot in self._plots:
-            plot.vb.enableAutoRange()
-            plot.vb2.enableAutoRange()
+            plot.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+            plot.vb2.enableAutoRange(axis=pg.ViewBox.YAxis)
+        self._fit_time_range()
+
+    @Slot(object, object)
+    def _share_time_range(self, view, x_range) -> None:
+        """Give every plot the time range one of them just took (a zoom, an auto-range)."""
+        if self._sharing_range:
+            return
+        self._sharing_range = True
+        try:
+            lo, hi = x_range
+            for plot in self._all_plots:
+                if plot.vb is not view and tuple(plot.vb.viewRange()[0]) != (lo, hi):
+                    plot.vb.setXRange(lo, hi, padding=0.0)
+        finally:
+            self._sharing_range = False
+
+    def _fit_time_range(self) -> None:
+        """The time axes follow the data: the first shown plot auto-ranges in time (a
+        hidden one is not painted, so it would not) and shares its range
+        (`_share_time_range`); the others never auto-range in time, so no two views can
+        correct each other."""
+        leader = (self._shown or self._all_plots)[0]
+        for plot in self._all_plots:
+            plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis, enable=plot is leader)
+            plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis, enable=False)
 
     def set_run_duration(self, seconds: float | None) -> None:
         """During a run of `seconds` s: the time axes stay at [0, seconds], so the chunks
@@ -721,9 +755,7 @@ class PlotsPanel(QWidget):
         self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
         vb = self._all_plots[0].vb  # the others' time axes are linked to it
         if self._run_duration is None:
-            for plot in self._all_plots:
-                plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis)
-                plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis)
+            self._fit_time_range()
         else:
             for plot in self._all_plots:
                 plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)

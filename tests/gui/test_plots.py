@@ -141,3 +141,23 @@ def test_show_buttons_pick_the_stacked_plots(qtbot, panel, chunks, tmp_path):
         panel.set_visible_plots(["nonsense"])
     files = panel.export_images(tmp_path)  # hidden plots are exported too
     assert len(files) == 8 and panel.visible_plots() == ["energy"]
+
+
+def test_plots_in_two_columns_share_one_time_range_and_settle(qtbot, panel, chunks):
+    """The plots' time axes agree by value (pyqtgraph's setXLink mapped them by screen
+    position, shifting the second column), and once drawn they stop changing (two
+    views that both auto-ranged corrected each other in an endless repaint loop)."""
+    panel.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    panel.set_trajectory(Trajectory.concatenate(chunks))
+    shown = panel._shown
+    qtbot.waitUntil(lambda: shown[0].vb.viewRange()[0][1] >= 2.0, timeout=3000)
+    qtbot.wait(200)
+    ranges = {tuple(np.round(p.vb.viewRange()[0], 12)) for p in shown}
+    assert len(ranges) == 1, ranges
+    changes = []
+    for p in shown:
+        p.vb.sigXRangeChanged.connect(lambda *a: changes.append(a))
+    for p in shown:
+        p.vb.update()
+    qtbot.wait(300)
+    assert changes == []
