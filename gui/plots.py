@@ -641,6 +641,8 @@ class PlotsPanel(QWidget):
         if self._run_duration is None and any(p.vb.autoRangeEnabled()[0]
                                               for p in self._all_plots):
             self._fit_time_range()  # the leader must be a plot that is painted
+        else:
+            self._leader = (self._shown or self._all_plots)[0]
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
         for plot in plots:  # hidden while samples came: draw them now
@@ -726,9 +728,10 @@ class PlotsPanel(QWidget):
 
     @Slot(object, object)
     def _share_time_range(self, view, x_range) -> None:
-        """Give every plot the time range one of them just took (a zoom, an auto-range)."""
-        if self._sharing_range:
-            return
+        """Give every plot the time range the leader (the first shown plot) just took (an
+        auto-range, a zoom there, `set_run_duration`)."""
+        if self._sharing_range or view is not self._leader.vb:
+            return  # one way only, from the leader: a follower can never feed back
         self._sharing_range = True
         try:
             lo, hi = x_range
@@ -743,7 +746,7 @@ class PlotsPanel(QWidget):
         hidden one is not painted, so it would not) and shares its range
         (`_share_time_range`); the others never auto-range in time, so no two views can
         correct each other."""
-        leader = (self._shown or self._all_plots)[0]
+        leader = self._leader = (self._shown or self._all_plots)[0]
         for plot in self._all_plots:
             plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis, enable=plot is leader)
             plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis, enable=False)
@@ -753,7 +756,7 @@ class PlotsPanel(QWidget):
         that stream in redraw the curves only, not the axes and grids (issue #8). None (and
         `set_trajectory`): the time axes fit the data again."""
         self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
-        vb = self._all_plots[0].vb  # the others' time axes are linked to it
+        vb = self._leader.vb  # the others follow its time range
         if self._run_duration is None:
             self._fit_time_range()
         else:
