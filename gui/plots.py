@@ -454,12 +454,13 @@ class _Plot:
 
     def _add_curve(self, vb: pg.ViewBox, color: str, style: Qt.PenStyle = Qt.SolidLine,
                    width: int = LINE_WIDTH) -> None:
-        """A curve drawn downsampled to the screen and clipped to the view."""
+        """A curve drawn downsampled to the screen."""
         width = width if style == Qt.SolidLine else DASHED_WIDTH
         curve = pg.PlotDataItem(pen=pg.mkPen(color, width=width, style=style))
         curve.setDownsampling(auto=True, method="peak")
         curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_FACTOR  # (pyqtgraph has no setter)
-        curve.setClipToView(True)
+        # (no clipToView: clipped data bounds follow the view while the view auto-ranges
+        # to the data bounds, a repaint loop that froze the window)
         curve.setSkipFiniteCheck(True)
         vb.addItem(curve)
         self.curves.append(curve)
