@@ -66,6 +66,7 @@ from .robot_file import load_robot, save_robot
 from .mechanism_file import load_mechanism, save_mechanism
 from .urdf import load_urdf, save_urdf
 from .simulation import JointStops, simulate, simulate_chunks
+from .pull import PointPull
 from .trajectory import (
     Trajectory,
     cycloidal_trajectory,
@@ -89,7 +90,7 @@ __all__ = [
     "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
-    "warm_up", "warm_up_display", "JointStops",
+    "warm_up", "warm_up_display", "JointStops", "PointPull",
     # inverse kinematics of the tool (core.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)

@@ -27,6 +27,8 @@ from .constrained_dynamics import constrained_forward_dynamics_kernel, project_o
 from .errors import SingularMassMatrixError
 from .kernel_model import KernelModel, model_views
 from .loop_kinematics import closure_residual
+from .pull import LINK as PULL_ACTIVE
+from .pull import pulled_wrenches, record_pull
 from .workspace import data_of, data_views, new_workspace, thread_workspace
 
 #: What the single-state kernels return when an argument has the wrong length, or is
@@ -649,10 +651,10 @@ def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
 
 
 @compiled_kernel
-def sample_quantities(F, I, ws, Y, passive, f_ext, applied, stop, qdd, E, lam):
+def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled):
     """What a run records at each output sample, in one pass per sample, for the states
-    Y (S, 2n) = [q; qd] under the passive joint forces `passive` (the table above) and
-    link wrenches f_ext (n, 6):
+    Y (S, 2n) = [q; qd] under the passive joint forces `passive` (the table above), the
+    link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.pull`):
 
     applied (S, n) in: the driving forces tau(t, q, qd); out: the applied joint forces
             tau - c qd + the end stops' forces, N m / N
@@ -661,6 +663,8 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, applied, stop, qdd, E, lam):
             multipliers in lam (S, m))
     E       (S, 3) out: kinetic, potential (gravity and the stops' springs), total
             energy (J), from the same pass's link quantities and twists.
+    pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
+            (`core.pull`; zeros while the buffer holds none).
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
     loop row)."""
     mv = model_views(F, I)
@@ -669,16 +673,21 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, applied, stop, qdd, E, lam):
     for s in range(Y.shape[0]):
         q, qd = Y[s, :n], Y[s, n:]
         V_stop = applied_joint_forces(passive, q, qd, applied[s], applied[s], stop[s])
+        wrenches = f_ext
+        if pull[PULL_ACTIVE] > 0.0:  # f_ext + the pull's wrench at this state
+            wrenches = pulled_wrenches(mv, pull, q, qd, f_ext)
+        record_pull(pull, pulled[s])
         if m > 0:
-            bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], f_ext, qdd[s])
+            bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], wrenches,
+                                                      qdd[s])
             for r in range(m):
                 lam[s, r] = D.lam[r]
         else:
-            bad = denoc.forward_dynamics_tree(mv, q, qd, applied[s], f_ext, mv.gravity, D.Rj,
-                                              D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t,
-                                              D.tdot, D.w, D.tmp66, D.zero, D.phi, D.M_hat,
-                                              D.psi_hat, D.m_hat, D.eta, D.phi_hat, D.mu,
-                                              qdd[s])
+            bad = denoc.forward_dynamics_tree(mv, q, qd, applied[s], wrenches, mv.gravity,
+                                              D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A,
+                                              D.t, D.tdot, D.w, D.tmp66, D.zero, D.phi,
+                                              D.M_hat, D.psi_hat, D.m_hat, D.eta, D.phi_hat,
+                                              D.mu, qdd[s])
         if bad >= 0:
             return s * (n + m) + bad
         # the pass left the link quantities and the twists t at (q, qd)

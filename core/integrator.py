@@ -60,6 +60,10 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
                as SciPy's nan error norm would be.
     info is -1 for status 0, 1, -1.
 
+Both kernels take a last, optional argument `pull`: a run's pull buffer (`core.pull`;
+None: none), whose spring-damper wrench every right-hand side evaluation adds to f_ext
+while it holds a pull (`_rhs`).
+
 Python helper: `Dop853State` (set-up, buffers, `advance`) and `integrate` (one-shot).
 """
 from __future__ import annotations
@@ -74,6 +78,8 @@ from .buffers import address_of, compiled_kernel
 from .constrained_dynamics import project_onto_loops
 from .dynamics import kernel_of, link_wrenches, passive_table, state_derivative_kernel
 from .kernel_model import model_views
+from .pull import LINK as PULL_ACTIVE
+from .pull import pull_buffer, pulled_wrenches
 from .torque import torque_function
 from .workspace import thread_workspace
 
@@ -132,21 +138,27 @@ def new_scratch(n2: int) -> np.ndarray:
 
 
 @compiled_kernel
-def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, ydot):
+def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, ydot):
     """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
-    into tau; `core.torque`), then `state_derivative_kernel` (which adds the passive
-    forces: damping and end stops). Returns -1, the code of a singular pivot (>= 0), or
-    TORQUE_FAILED."""
+    into tau; `core.torque`), the link wrenches f_ext (n, 6) plus, while the buffer
+    `pull` (`core.pull`; None: none) holds a pull, its spring-damper's wrench at this
+    state, then `state_derivative_kernel` (which adds the passive forces: damping and
+    end stops). Returns -1, the code of a singular pivot (>= 0), or TORQUE_FAILED."""
     n = mv.n
     if torque(t, address_of(y, 0), address_of(y, n), address_of(tau, 0), n) != 0:
         return TORQUE_FAILED
+    if pull is not None:
+        if pull[PULL_ACTIVE] > 0.0:  # the one branch a run without a pull pays
+            # w_i = [(p - o_i) x F; F], F = k (x* - p) - c v_p at this state (core.pull)
+            wrenches = pulled_wrenches(mv, pull, y[:n], y[n:], f_ext)
+            return state_derivative_kernel(mv, ws, y, tau, passive, wrenches, ydot)
     return state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot)
 
 
 @compiled_kernel
-def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot):
+def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None):
     """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
-    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, passive, f_ext, ydot)
+    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, passive, f_ext, pull, ydot)
 
 
 @compiled_kernel
@@ -194,7 +206,7 @@ def _rms(x, scale):
 
 @compiled_kernel
 def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
-                 rtol, atol, max_step, y1, f1):
+                 rtol, atol, max_step, y1, f1, pull=None):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
     if m == 0:
@@ -213,7 +225,7 @@ def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, passive, f_ext, f1)
+    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1)
     if bad != -1:
         return np.nan, bad
     for i in range(m):
@@ -246,14 +258,15 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, K, y_old, y_new, f_new, h,
-                 ystage, F):
+def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull, K, y_old, y_new, f_new,
+                 h, ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
     or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext, K[s])
+        bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext, pull,
+                   K[s])
         if bad != -1:
             return bad
     for i in range(m):
@@ -288,7 +301,7 @@ def _dense_eval(F, y_old, x, out):
 
 @compiled_kernel
 def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
-                   stats, t_out, next_out, Y_out, t_stop, max_steps, huge):
+                   stats, t_out, next_out, Y_out, t_stop, max_steps, huge, pull=None):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
     h_abs = state[1]
@@ -364,7 +377,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 if nonfinite >= 0:
                     break
                 singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, passive, f_ext,
-                                K[s])
+                                pull, K[s])
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
                     state[0] = t
@@ -381,7 +394,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
                     singular = _rhs(mv, ws, torque, t_new, y_new, tau, passive, f_ext,
-                                    K[N_STAGES])
+                                    pull, K[N_STAGES])
                     stats[0] += 1
                     if singular == TORQUE_FAILED:
                         state[0] = t
@@ -454,7 +467,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
         if project_tol > 0.0 and project_onto_loops(mv, ws, y, project_tol):
-            bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, f)
+            bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, f)
             stats[0] += 1
             if bad != -1:
                 state[0] = t
@@ -472,8 +485,8 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                     Y_out[next_out, i] = y[i]
             else:
                 if not built:
-                    bad = _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, K,
-                                       y_old, y, f, h, ystage, F)
+                    bad = _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull,
+                                       K, y_old, y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
                     if bad != -1:
@@ -502,14 +515,19 @@ class Dop853State:
     and `init_info` (joint), and `advance` then returns (init_status, next_out, info)
     without stepping.
 
+    pull: the run's pull buffer (`core.pull.pull_buffer`; default: a new one, no pull):
+    every right-hand side evaluation adds its spring-damper's wrench while it holds one.
+    Whoever changes it between `advance` calls calls `pull_changed()`.
+
     Attributes: t, h_abs (properties over `state`), y, f (2n,), passive
-    (n, PASSIVE_COLUMNS), K (16, 2n), scratch (SCRATCH_ROWS, 2n), stats int64 [nfev,
-    accepted, rejected, dense builds].
+    (n, PASSIVE_COLUMNS), pull, K (16, 2n), scratch (SCRATCH_ROWS, 2n), stats int64
+    [nfev, accepted, rejected, dense builds].
     """
 
     def __init__(self, robot, y0, t0: float, t_bound: float, rtol: float, atol: float,
                  tau=None, damping=None, f_ext=None, max_step: float = np.inf,
-                 first_step: float | None = None, stops: np.ndarray | None = None) -> None:
+                 first_step: float | None = None, stops: np.ndarray | None = None,
+                 pull: np.ndarray | None = None) -> None:
         k = kernel_of(robot)
         n = k.n
         self.MF, self.MI = k.F, k.I  # the model's kernel buffers
@@ -519,6 +537,7 @@ class Dop853State:
         self.torque, self.tau = torque_function(tau, n)
         self.passive = passive_table(n, damping, stops)
         self.f_ext = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
+        self.pull = pull_buffer(n) if pull is None else pull
         if not t_bound > t0:
             raise ValueError("integration must run forward: t_bound > t0")
         self.y = np.array(y0, dtype=np.float64).reshape(m)
@@ -532,13 +551,13 @@ class Dop853State:
                               dtype=np.float64)
         self.init_status, self.init_info = 0, -1
         bad = rhs_at(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
-                     self.passive, self.f_ext, self.f)
+                     self.passive, self.f_ext, self.f, self.pull)
         self.stats[0] += 1
         if bad == -1 and first_step is None:
             h, bad = initial_step(self.MF, self.MI, self.ws, self.torque, self.tau,
                                   self.passive, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
-                                  self.scratch[0], self.scratch[1])
+                                  self.scratch[0], self.scratch[1], self.pull)
             self.stats[0] += 1
         elif bad == -1:
             h = float(first_step)
@@ -561,6 +580,15 @@ class Dop853State:
     def h_abs(self) -> float:
         return float(self.state[1])
 
+    def pull_changed(self) -> int:
+        """After a change of `pull` between two `advance` calls: f = f(t, y) again under
+        the new force (the steps reuse the last stage as the next step's first, which
+        the change made stale). Returns -1 or the failure code of `_rhs`."""
+        bad = rhs_at(self.MF, self.MI, self.ws, self.torque, self.t, self.y, self.tau,
+                     self.passive, self.f_ext, self.f, self.pull)
+        self.stats[0] += 1
+        return int(bad)
+
     def advance(self, t_out: np.ndarray, Y_out: np.ndarray, next_out: int, t_stop: float,
                 max_steps: int = 2**62, huge: float = 1e10) -> tuple[int, int, int]:
         """One call of `dop853_advance`; returns (status, next_out, info)."""
@@ -569,7 +597,8 @@ class Dop853State:
         st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.torque, self.tau,
                                        self.passive, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
-                                       Y_out, float(t_stop), int(max_steps), float(huge))
+                                       Y_out, float(t_stop), int(max_steps), float(huge),
+                                       self.pull)
         return int(st), int(nxt), int(info)
 
 

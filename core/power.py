@@ -9,6 +9,11 @@ gravity included in the potential energy V, the total energy E = T + V changes a
 (T = 1/2 qd^T I qd; d/dt T = qd^T (I qdd + C qd) with qd^T (I' - 2C) qd = 0, and
 dV/dt = qd . g(q), so dE/dt = qd . (I qdd + C qd + g) = qd . tau_applied.)
 
+A pull (`core.pull`, recorded in `Trajectory.pull`) is a force F on a link at a point
+moving at v_p: it adds P_pull = F . v_p (recorded per sample), so then
+
+    dE/dt = P_joint + P_damping + P_pull.
+
 Here dE/dt is taken from the recorded total energy E(t) of the samples (each sample's
 energy is computed exactly from its state), by sixth-order finite differences over the
 neighbouring samples (`energy_rate`), and the power from the recorded joint forces. The
@@ -30,10 +35,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .pull import PULL_POWER
 from .trajectory import Trajectory
 
 __all__ = ["PowerBalance", "power_balance", "energy_rate", "cumulative_work", "split_power",
-           "PowerBalanceStream", "STENCIL"]
+           "PowerBalanceStream", "STENCIL", "pull_power"]
 
 #: Samples per finite-difference stencil (sixth order on a smooth signal).
 STENCIL = 7
@@ -94,9 +100,11 @@ class PowerBalance:
     energy_rate   : dE/dt from the recorded total energy (`energy_rate`)
     joint_power   : qd . tau_drive, the power of the joint forces (motors)
     damping_power : -sum_k c_k qd_k^2, the power of the joint damping (<= 0)
-    residual      : energy_rate - joint_power - damping_power (integration error)
-    drift         : E(t) - E(t_0) - the work of joint forces and damping since t_0
-                    (`cumulative_work`), J: the residual accumulated
+    residual      : energy_rate - joint_power - damping_power - pull_power (integration
+                    error)
+    drift         : E(t) - E(t_0) - the work of joint forces, damping and the pull since
+                    t_0 (`cumulative_work`), J: the residual accumulated
+    pull_power    : F . v_p, the power of a pull (`Trajectory.pull`); zeros without one
     """
 
     t: np.ndarray
@@ -105,6 +113,11 @@ class PowerBalance:
     damping_power: np.ndarray
     residual: np.ndarray
     drift: np.ndarray
+    pull_power: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.pull_power is None:
+            object.__setattr__(self, "pull_power", np.zeros_like(self.t))
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -136,8 +149,16 @@ def power_balance(traj: Trajectory, damping=None) -> PowerBalance:
     E = traj.energy[:, 2]
     rate = energy_rate(t, E)
     joint, damp = split_power(traj, damping)
-    drift = E - (E[0] if E.size else 0.0) - cumulative_work(t, joint + damp)
-    return PowerBalance(t.copy(), rate, joint, damp, rate - joint - damp, drift)
+    pull = pull_power(traj)
+    drift = E - (E[0] if E.size else 0.0) - cumulative_work(t, joint + damp + pull)
+    return PowerBalance(t.copy(), rate, joint, damp, rate - joint - damp - pull, drift, pull)
+
+
+def pull_power(traj: Trajectory) -> np.ndarray:
+    """F . v_p (S,), W: the power of the run's pull (`Trajectory.pull`), zeros without."""
+    if traj.pull is None:
+        return np.zeros(len(traj))
+    return traj.pull[:, PULL_POWER].copy()
 
 
 class PowerBalanceStream:
@@ -158,6 +179,7 @@ class PowerBalanceStream:
         self._rate = np.zeros(0)
         self._joint = np.zeros(0)
         self._damp = np.zeros(0)
+        self._pull = np.zeros(0)
         self.kind = ""
 
     def __len__(self) -> int:
@@ -181,8 +203,10 @@ class PowerBalanceStream:
         if not keep.any():
             return old
         part = Trajectory(chunk.t[keep], chunk.q[keep], chunk.qd[keep], chunk.qdd[keep],
-                          chunk.tau[keep], chunk.energy[keep], chunk.kind)
+                          chunk.tau[keep], chunk.energy[keep], chunk.kind,
+                          pull=None if chunk.pull is None else chunk.pull[keep])
         joint, damp = split_power(part, self.damping)
+        self._pull = np.concatenate([self._pull, pull_power(part)])
         self._t = np.concatenate([self._t, part.t])
         self._E = np.concatenate([self._E, part.energy[:, 2]])
         self._joint = np.concatenate([self._joint, joint])
@@ -196,8 +220,8 @@ class PowerBalanceStream:
     def result(self) -> PowerBalance:
         """The balance of every sample so far (copies)."""
         rate = self._rate.copy()
-        P = self._joint + self._damp
+        P = self._joint + self._damp + self._pull
         E = self._E
         drift = E - (E[0] if E.size else 0.0) - cumulative_work(self._t, P)
         return PowerBalance(self._t.copy(), rate, self._joint.copy(), self._damp.copy(),
-                            rate - P, drift)
+                            rate - P, drift, self._pull.copy())

@@ -12,7 +12,9 @@ from .trajectory import Trajectory
 
 def trajectory_header(traj: Trajectory, robot) -> list[str]:
     """Column names with units, e.g. 'q2 shoulder [rad]', 'tau3 [N]'; for a mechanism
-    with loops also 'lambda C x [N]' per closure row and "loop residual [m or rad]"."""
+    with loops also 'lambda C x [N]' per closure row and "loop residual [m or rad]"; for
+    a run with a pull (`Trajectory.pull`) 'pull link', 'pull point x [m]' .., 'pull
+    target x [m]' .., 'pull force x [N]' .., 'pull power [W]'."""
     names = robot.link_names
     rev = robot.is_revolute
     cols = ["t [s]"]
@@ -25,6 +27,11 @@ def trajectory_header(traj: Trajectory, robot) -> list[str]:
         cols += [f"lambda {label} [{unit}]" for label, unit in
                  zip(constraint_row_labels(robot), constraint_row_units(robot))]
         cols.append("loop residual [m or rad]")
+    if traj.pull is not None:
+        cols.append("pull link")
+        for what, unit in (("point", "m"), ("target", "m"), ("force", "N")):
+            cols += [f"pull {what} {axis} [{unit}]" for axis in "xyz"]
+        cols.append("pull power [W]")
     return cols
 
 
@@ -37,6 +44,8 @@ def trajectory_csv_text(traj: Trajectory, robot) -> str:
     columns = [traj.t, traj.q, traj.qd, traj.qdd, traj.tau, traj.energy]
     if getattr(robot, "loops", ()):
         columns += [traj.cut_forces, traj.loop_residual]
+    if traj.pull is not None:
+        columns.append(traj.pull)
     table = np.column_stack(columns)
     np.savetxt(out, table, delimiter=",", fmt="%.10g")
     return out.getvalue()

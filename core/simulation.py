@@ -38,6 +38,7 @@ from .errors import (SimulationCancelled, SimulationError, SingularConfiguration
                      SingularMassMatrixError)
 from .integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
                          STATUS_TORQUE_FAILED, Dop853State, sample_torques)
+from .pull import PULL_COLUMNS, PointPull, pull_buffer
 from .trajectory import Trajectory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
@@ -245,7 +246,8 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                     damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                     dt_out: float = 0.01, chunk_duration: float = 0.05,
                     max_wall_per_chunk: float = 0.05, f_ext=None,
-                    stops: StopsInput = None) -> Iterator[Trajectory]:
+                    stops: StopsInput = None, pull: PointPull | None = None
+                    ) -> Iterator[Trajectory]:
     """Integrate the motion of an arm or mechanism from (q0, qd0) for `duration` seconds,
     chunk by chunk.
 
@@ -264,6 +266,11 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     stops    : end stops at the joint limits: None (the default: `JointStops()` when the
                model has limits), True, False (none) or a `JointStops` (stiffness and
                damping of this run); see `resolve_stops`
+    pull     : a `core.pull.PointPull` that another thread may grab, move and release
+               while the run goes on: a spring-damper from a point of a link to a target,
+               applied at every evaluation of the right-hand side. Its request is read at
+               each chunk boundary (a change takes effect from the next chunk); the
+               samples record it in `Trajectory.pull`. None: no pull (and no column).
     Yields Trajectory chunks of new samples (the first holds t = 0) every
     `chunk_duration` simulated seconds, or sooner when a chunk has taken
     `max_wall_per_chunk` wall seconds (a chunk may then be empty); returns the
@@ -303,8 +310,10 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     if not callable(tau):
         tau = _joint_vector(tau, n, "tau", np.zeros(n))
     stop_table = None if used_stops is None else used_stops.table(robot)  # (n, 4)
+    pull_now = pull_buffer(n)  # the request in force during the current chunk
+    seen = -1 if pull is None else pull.copy_into(pull_now, n, -1)
     stepper = Dop853State(robot, y0, 0.0, float(grid[-1]), rtol, atol, tau=tau, damping=c,
-                          f_ext=w, stops=stop_table)
+                          f_ext=w, stops=stop_table, pull=pull_now)
 
     def driving_forces(t: np.ndarray, states: np.ndarray) -> np.ndarray:
         """tau(t, q, qd) (S, n) at the samples, through the run's torque callback."""
@@ -320,7 +329,7 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         """Samples lo..hi-1 with their derived columns (qdd, tau, energy; with loops the
         cut-joint forces and the residual), computed in one compiled pass."""
         if hi == lo:
-            return Trajectory.empty(n, kind, m, notes)
+            return Trajectory.empty(n, kind, m, notes, pulled=pull is not None)
         t, states = grid[lo:hi], Y[lo:hi]
         resid = None
         if k.nl:
@@ -331,15 +340,17 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         applied = driving_forces(t, states)  # + damping and stops, by sample_quantities
         stop, qdd = np.empty_like(q), np.empty_like(q)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
+        pulled = np.empty((hi - lo, PULL_COLUMNS))
         bad = sample_quantities(k.F, k.I, thread_workspace(n, m), states, stepper.passive, w,
-                                applied, stop, qdd, E, lam)
+                                pull_now, applied, stop, qdd, E, lam, pulled)
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             if code >= n:
                 raise constrained_failure(robot, q[s], code)
             raise singular_error(robot, q[s], code)
         part = Trajectory(t.copy(), q, qd, qdd, applied, E, kind,
-                          lam if k.nl else None, resid, stop, notes)
+                          lam if k.nl else None, resid, stop, notes,
+                          pulled if pull is not None else None)
         parts.append(part)
         return part
 
@@ -351,13 +362,19 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         return failure_
 
     def failure(reason: str, joint: int | None) -> SimulationError:
-        partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind, m,
-                                                                               notes)
+        partial = (Trajectory.concatenate(parts) if parts
+                   else Trajectory.empty(n, kind, m, notes, pulled=pull is not None))
         return SimulationError(reason, time=stepper.t, joint=joint, result=partial)
 
     sent = 0
     next_out = 0
     while True:
+        if pull is not None:
+            # the pull's latest request, if it changed, holds for this whole chunk
+            version = pull.copy_into(pull_now, n, seen)
+            if version != seen:
+                seen = version
+                stepper.pull_changed()  # f(t, y) under the new force
         t_stop = min(stepper.t + chunk_duration, float(grid[-1]))
         wall_end = _time.perf_counter() + max_wall_per_chunk
         status = 0
@@ -392,14 +409,14 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         yield chunk
         if status == STATUS_FINISHED:
             return (Trajectory.concatenate(parts) if parts
-                    else Trajectory.empty(n, kind, m, notes))
+                    else Trajectory.empty(n, kind, m, notes, pulled=pull is not None))
 
 
 def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
              damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
              dt_out: float = 0.01, progress: Callable[[float], None] | None = None,
              cancel: Callable[[], bool] | None = None, f_ext=None,
-             stops: StopsInput = None) -> Trajectory:
+             stops: StopsInput = None, pull: PointPull | None = None) -> Trajectory:
     """Simulate the arm for `duration` seconds and return every sample (see `simulate_chunks`).
 
     progress(fraction) is called after each chunk with the simulated fraction in
@@ -410,7 +427,7 @@ def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
     # the wall-time bound of each chunk keeps cancel() prompt
     gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out,
                           chunk_duration=max(0.05, duration / 10), f_ext=f_ext,
-                          stops=stops)
+                          stops=stops, pull=pull)
     return run_chunks(gen, duration, progress, cancel)
 
 
@@ -439,3 +456,25 @@ def run_chunks(gen: Iterator[Trajectory], duration: float,
             gen.close()
             done = Trajectory.concatenate(parts)
             raise SimulationCancelled(time=float(done.t[-1]) if len(done) else 0.0, result=done)
+
+
+def real_time(chunks: Iterator[Trajectory], clock: Callable[[], float] = _time.perf_counter,
+              sleep: Callable[[float], None] = _time.sleep) -> Iterator[Trajectory]:
+    """The chunks of `chunks` (e.g. `simulate_chunks` with a short chunk_duration), paced
+    to wall-clock time: before yielding a chunk whose last sample is at simulated time t
+    (s), sleep until t wall seconds have passed since the first chunk. A run can then be
+    watched (and pushed, `core.pull`) as it goes; it never runs ahead by more than a
+    chunk. Returns what `chunks` returns."""
+    start = None
+    while True:
+        try:
+            part = next(chunks)
+        except StopIteration as stop:
+            return stop.value
+        if start is None:
+            start = clock()
+        if len(part):
+            wait = float(part.t[-1]) - (clock() - start)
+            if wait > 0:
+                sleep(wait)
+        yield part

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .dynamics import energy, inverse_dynamics
+from .pull import PULL_COLUMNS
 
 
 @dataclass(frozen=True, eq=False)
@@ -38,6 +39,14 @@ class Trajectory:
     warnings      : what the run found worth saying before it started (a prismatic
                     joint with nothing to stop it, a joint starting past its limit);
                     every chunk of a run carries them
+    pull          : (S, 11) a run with a pull (`simulate(..., pull=...)`, `core.pull`),
+                    per sample: [link, p_x, p_y, p_z, x*_x, x*_y, x*_z, F_x, F_y, F_z, P]
+                    = the pulled link (1-based; 0 while not pulling), the grabbed point
+                    p and the target x* (base frame, m), the spring-damper's force F on
+                    the link at p (N) and its power F . v_p (W); all zero while not
+                    pulling. None for a run without a pull. (`core.pull.PULL_LINK`,
+                    `PULL_AT`, `PULL_TARGET`, `PULL_FORCE`, `PULL_POWER` index it.)
+                    `energy` stays the arm's own: the pull's work is not in it.
     """
 
     t: np.ndarray
@@ -51,6 +60,7 @@ class Trajectory:
     loop_residual: np.ndarray | None = None
     stop_forces: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
+    pull: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         S = self.t.shape[0]
@@ -70,11 +80,12 @@ class Trajectory:
         return self.t.shape[0]
 
     @classmethod
-    def empty(cls, n: int, kind: str, m: int = 0, warnings: tuple[str, ...] = ()
-              ) -> "Trajectory":
+    def empty(cls, n: int, kind: str, m: int = 0, warnings: tuple[str, ...] = (),
+              pulled: bool = False) -> "Trajectory":
+        """No samples; `pulled`: with an empty `pull` column (a run with a pull)."""
         z = np.zeros((0, n))
         return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind, np.zeros((0, m)),
-                   np.zeros(0), z, warnings)
+                   np.zeros(0), z, warnings, np.zeros((0, PULL_COLUMNS)) if pulled else None)
 
     @classmethod
     def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
@@ -87,6 +98,10 @@ class Trajectory:
         fields = ("t", "q", "qd", "qdd", "tau", "energy", "cut_forces", "loop_residual",
                   "stop_forces")
         joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in fields}
+        if any(p.pull is not None for p in parts):  # a part without one: not pulled
+            width = next(p.pull.shape[1] for p in parts if p.pull is not None)
+            joined["pull"] = np.concatenate([p.pull if p.pull is not None
+                                             else np.zeros((len(p), width)) for p in parts])
         warnings = tuple(dict.fromkeys(w for p in parts for w in p.warnings))
         return cls(kind=kind, warnings=warnings, **joined)
 
