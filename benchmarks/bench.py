@@ -122,21 +122,16 @@ def bench_free_fall(robot: Robot, model, data, repeats: int, tol: float = 1e-9):
     return ours, peer, err, int(nfev)
 
 
-def bench_single_fd(robot: Robot, model, data, repeats: int) -> tuple[float, float]:
+def bench_single_call(ours_fn, peer_fn, robot: Robot, model, data,
+                      repeats: int) -> tuple[float, float]:
+    """One call of ours_fn(robot, q, qd, x) against peer_fn(model, data, q, qd, x) at a
+    random state of the n joints (x: torques for forward dynamics, accelerations for
+    inverse dynamics); s per call, (ours, peer)."""
     rng = np.random.default_rng(2)
-    q, qd, tau = rng.normal(size=(3, robot.n))
-    forward_dynamics(robot, q, qd, tau)
-    ours = per_call(lambda: forward_dynamics(robot, q, qd, tau), 5000, repeats)
-    peer = per_call(lambda: pin.aba(model, data, q, qd, tau), 5000, repeats)
-    return ours, peer
-
-
-def bench_single_id(robot: Robot, model, data, repeats: int) -> tuple[float, float]:
-    rng = np.random.default_rng(2)
-    q, qd, qdd = rng.normal(size=(3, robot.n))
-    inverse_dynamics(robot, q, qd, qdd)
-    ours = per_call(lambda: inverse_dynamics(robot, q, qd, qdd), 5000, repeats)
-    peer = per_call(lambda: pin.rnea(model, data, q, qd, qdd), 5000, repeats)
+    q, qd, x = rng.normal(size=(3, robot.n))
+    ours_fn(robot, q, qd, x)  # compiled (or loaded) before timing
+    ours = per_call(lambda: ours_fn(robot, q, qd, x), 5000, repeats)
+    peer = per_call(lambda: peer_fn(model, data, q, qd, x), 5000, repeats)
     return ours, peer
 
 
@@ -205,8 +200,6 @@ def bench_closed_chain_fd(mech, repeats: int) -> tuple[float, float, float]:
 
 def bench_closed_chain_free_fall(mech, repeats: int, tol: float = 1e-10):
     peer_fd = PinocchioLoops(mech)
-    n = mech.n
-    zero = np.zeros(n)
     q0 = core_to_pin(peer_fd.model, peer_fd.ids, mech.q_home)
     nq = q0.size
 
@@ -322,11 +315,11 @@ def main() -> int:
     print(f"   {nfev} right-hand-side evaluations: {ours / nfev * 1e6:.2f} us each (all of "
           f"the run included); Pinocchio's C++ aba alone: {cpp * 1e6:.2f} us per call")
 
-    ours, peer = bench_single_fd(puma, model, data, reps)
+    ours, peer = bench_single_call(forward_dynamics, pin.aba, puma, model, data, reps)
     verdicts.append(verdict("3. one forward_dynamics call, 6 joints",
                             f"ours {ours * 1e6:8.2f} us   aba  {peer * 1e6:8.2f} us",
                             ours / peer, 1.5))
-    ours, peer = bench_single_id(puma, model, data, reps)
+    ours, peer = bench_single_call(inverse_dynamics, pin.rnea, puma, model, data, reps)
     verdicts.append(verdict("   one inverse_dynamics call, 6 joints",
                             f"ours {ours * 1e6:8.2f} us   rnea {peer * 1e6:8.2f} us",
                             ours / peer, 1.5))
