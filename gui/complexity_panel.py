@@ -24,21 +24,17 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainter
-from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel,
-                               QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget,
-                               QWidgetAction)
+                               QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
 
 from core.complexity import (CostRow, CostSweep, Crossover, crossover, default_n_values,
                              measure_costs, seed_formula, write_costs_csv)
 
+from .plots import adopt_menus, write_image
 from .worker import GeneratorWorker
 
-__all__ = ["ComplexityPanel", "REFRESH_MS", "FORMULA_CURVES", "adopt_plot_menus",
-           "write_scene_svg"]
+__all__ = ["ComplexityPanel", "REFRESH_MS", "FORMULA_CURVES"]
 
 #: Redraw period while a sweep streams rows, ms.
 REFRESH_MS = 100
@@ -67,38 +63,6 @@ def _log_line(color: str, style=Qt.PenStyle.SolidLine, position: float = 0.92
                                                 "fill": (255, 255, 255, 200)})
     line.hide()
     return line
-
-
-def adopt_plot_menus(item: pg.PlotItem, owner: QWidget) -> None:
-    """Disable a PlotItem's context menus and make `owner` the Qt parent of their widgets:
-    pyqtgraph creates them without a parent, so they would outlive the panel as hidden
-    top-level windows until Python's garbage collector runs (as `gui.plots` does)."""
-    item.setMenuEnabled(False)
-    menu = item.ctrlMenu
-    menu.setParent(owner, menu.windowFlags())
-    for action in item.findChildren(QWidgetAction):
-        widget = action.defaultWidget()
-        if widget is not None and widget.parent() is None:
-            widget.setParent(owner, widget.windowFlags())
-            widget.hide()
-
-
-def write_scene_svg(item: pg.GraphicsWidget, path: Path, title: str) -> None:
-    """Render the scene under `item` to an SVG file with Qt's SVG generator (pyqtgraph's
-    SVGExporter fails on the closed paths Qt 6 writes, pyqtgraph issue #3495)."""
-    source = item.sceneBoundingRect()
-    target = QRectF(0, 0, source.width(), source.height())
-    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)
-    generator.setFileName(str(path))
-    generator.setSize(target.size().toSize())
-    generator.setViewBox(target)
-    generator.setTitle(title)
-    painter = QPainter(generator)
-    try:
-        painter.fillRect(target, QColor("white"))
-        item.scene().render(painter, target, source)
-    finally:
-        painter.end()
 
 
 class ComplexityPanel(QWidget):
@@ -176,7 +140,7 @@ class ComplexityPanel(QWidget):
             plot.addLegend(offset=(4, 4), labelTextSize="7pt", verSpacing=-6,
                            brush=(255, 255, 255, 200))
             plot.getAxis("bottom").setTicks([[(math.log10(v), str(v)) for v in N_TICKS], []])
-            adopt_plot_menus(plot, self)
+            adopt_menus(plot, self)
         self.curves: dict[str, pg.PlotDataItem] = {}
         symbol = {"symbol": "o", "symbolSize": 5}
         for key, name, color, style, plot, extra in (
@@ -423,18 +387,8 @@ class ComplexityPanel(QWidget):
 
     def export_image(self, path: str | Path, width: int = 1600) -> Path:
         """Write both plots as PNG (`width` px wide) or SVG, by the suffix of `path`."""
-        path = Path(path)
         self._refresh(force=True)
-        item = self.graphics.ci
-        if path.suffix.lower() == ".svg":
-            write_scene_svg(item, path, "ArmDyn complexity lab")
-        elif path.suffix.lower() == ".png":
-            exporter = pg_exporters.ImageExporter(item)
-            exporter.parameters()["width"] = int(width)
-            exporter.export(str(path))
-        else:
-            raise ValueError(f"export as .png or .svg, not {path.suffix!r}")
-        return path
+        return write_image(self.graphics.ci, path, "ArmDyn complexity lab", width)
 
     def _ask_export(self, kind: str) -> None:
         filters = {"csv": "CSV (*.csv)", "png": "PNG image (*.png)", "svg": "SVG image (*.svg)"}

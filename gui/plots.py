@@ -69,6 +69,9 @@ GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 c
 #: and the plot area's height; beyond it, it takes more columns, then shows only the
 #: joint numbers.
 LEGEND_MAX_SHARE = (0.3, 1.0)
+#: The same for a legend below its plot (`PlotsPanel.set_legends_below`): the plot's
+#: width, this share of its height.
+LEGEND_BELOW_MAX_SHARE = (1.0, 0.3)
 #: A legend lists at most this many curves (then "+ k more"): 200 joints would
 #: need a column of their own.
 LEGEND_MAX_ENTRIES = 24
@@ -205,10 +208,18 @@ class _Legend(pg.GraphicsWidget):
         self._layout = (1, False)  # columns, short names
         self._width = 0.0
         self._shown = True
+        self.below = False  # under the plot (a narrow, tall panel) instead of beside it
 
     def set_entries(self, entries: list[_Entry]) -> None:
         self.entries = entries[:LEGEND_MAX_ENTRIES]
         self._more = len(entries) - len(self.entries)
+        self._relayout()
+
+    def set_point_size(self, points: float) -> None:
+        """The legend's font size, pt (LEGEND_PT normally)."""
+        font = QFont(self._text.font())
+        font.setPointSizeF(points)
+        self._text.setFont(font)
         self._relayout()
 
     def set_shown(self, shown: bool) -> None:
@@ -229,13 +240,17 @@ class _Legend(pg.GraphicsWidget):
         n = len(self.entries)
         candidates = [(c, False) for c in (1, 2, 3) if c <= n]
         candidates += [(c, True) for c in (2, 3, 4, 6) if 1 < c <= n] or [(1, True)]
-        max_w, max_h = (share * room for share, room in zip(LEGEND_MAX_SHARE, self._room))
+        shares = LEGEND_BELOW_MAX_SHARE if self.below else LEGEND_MAX_SHARE
+        max_w, max_h = (share * room for share, room in zip(shares, self._room))
         long_values = np.full(n, -8888.88)
+        sizes = {}
         for layout in candidates:
             self._layout = layout
-            w, h = self._natural_size(long_values)
+            sizes[layout] = w, h = self._natural_size(long_values)
             if w <= max_w and h <= max_h:
                 break
+        else:  # none fits (large fonts): the narrowest that is low enough, else the narrowest
+            self._layout = min(candidates, key=lambda c: (sizes[c][1] > max_h, sizes[c][0]))
         self._width = self._natural_size(long_values)[0] if n else 0.0
         self.show_values(None)
 
@@ -254,7 +269,7 @@ class _Legend(pg.GraphicsWidget):
         else:
             width = height = 0.0
         self.setMinimumSize(width, 0.0)
-        self.setMaximumSize(width, max(height, 1e6 * bool(width)))
+        self.setMaximumSize(width, height if self.below else max(height, 1e6 * bool(width)))
         self.setPreferredSize(width, height)
         self.update()
 
@@ -322,14 +337,15 @@ class _Plot:
     def __init__(self, spec: PlotSpec, on_scrub, owner: QWidget) -> None:
         self.spec = spec
         self.stale = False
+        self.font_scale = 1.0  # x the normal font sizes (`set_font_scale`)
+        self._title = spec.title
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
         log_axis = {"left": _LogAxis("left")} if spec.field == "loop_residual" else {}
         self.item = pg.PlotItem(viewBox=self.vb, axisItems=log_axis)
         self.set_title(spec.title)
         self.item.showGrid(x=True, y=True, alpha=0.25)
-        self.item.setMenuEnabled(False)
-        _adopt_menus(self.item, owner)
+        adopt_menus(self.item, owner)
         # prismatic joints: a second ViewBox sharing x, below the main one (which takes the mouse)
         self.vb2 = pg.ViewBox(enableMenu=False)
         self.vb2.setParentItem(self.item)
@@ -371,7 +387,28 @@ class _Plot:
 
     @Slot()
     def _fit_legend(self) -> None:
-        self.legend.fit(self.item.geometry().width(), self.vb.rect().height())
+        # below the plot: the PlotItem's height (the plot area's shrinks as the legend grows)
+        height = self.item.geometry().height() if self.legend.below else self.vb.rect().height()
+        width = self.item.geometry().width()
+        view = self.item.getViewWidget()
+        if view is not None and width > view.width():
+            # wider than its view (a legend laid out for a larger font at an older,
+            # wider size): fit the view, then lay the scene out at the view's size again
+            width = view.width()
+            QTimer.singleShot(0, self.legend, lambda: view.setRange(
+                view.range, padding=0, disableAutoPixel=False))
+        self.legend.fit(width, height)
+
+    def set_legend_below(self, below: bool) -> None:
+        """The legend under the time axis (True) or right of the plot (False)."""
+        layout = self.item.layout
+        layout.removeItem(self.legend)
+        self.legend.below = below
+        row, column = (4, 1) if below else (2, 3)
+        layout.addItem(self.legend, row, column)
+        layout.setAlignment(self.legend, Qt.AlignTop | (Qt.AlignHCenter if below else Qt.AlignLeft))
+        self.legend.fit(1e6, 1e6)  # a new room: lay out again
+        self._fit_legend()
 
     def set_time_axis_label(self, shown: bool) -> None:
         """Time axis values and label only under the plots of the bottom row (linked axes)."""
@@ -380,9 +417,33 @@ class _Plot:
         axis.showLabel(shown)
 
     def set_title(self, text: str) -> None:
-        self.item.setTitle(text, size=TITLE_SIZE, color="#000")
-        self.item.layout.setRowFixedHeight(0, TITLE_HEIGHT)
-        self.item.titleLabel.setMaximumHeight(TITLE_HEIGHT)
+        self._title = text
+        size = float(TITLE_SIZE.removesuffix("pt")) * self.font_scale
+        height = round(TITLE_HEIGHT * self.font_scale)
+        self.item.setTitle(text, size=f"{size:.3g}pt", color="#000")
+        self.item.layout.setRowFixedHeight(0, height)
+        self.item.titleLabel.setMaximumHeight(height)
+
+    def label_style(self) -> dict[str, str]:
+        """LABEL_STYLE at this plot's font scale."""
+        size = float(LABEL_STYLE["font-size"].removesuffix("pt")) * self.font_scale
+        return {**LABEL_STYLE, "font-size": f"{size:.3g}pt"}
+
+    def set_font_scale(self, scale: float) -> None:
+        """Tick labels, axis labels, title and legend at `scale` x their normal size;
+        the left axis and the title row grow with them."""
+        self.font_scale = scale
+        font = QFont()
+        font.setPointSizeF(FONT_PT * scale)
+        for name in ("left", "bottom", "right"):
+            axis = self.item.getAxis(name)
+            axis.setTickFont(font)
+            shown = axis.label.isVisibleTo(axis)
+            axis.setLabel(axis.labelText, **self.label_style())  # (setLabel shows it)
+            axis.showLabel(shown)
+        self.item.getAxis("left").setWidth(round(AXIS_WIDTH * scale))
+        self.legend.set_point_size(LEGEND_PT * scale)
+        self.set_title(self._title)
 
     @Slot()
     def _sync_vb2(self) -> None:
@@ -448,7 +509,7 @@ class _Plot:
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
         right = self.item.getAxis("right")
         right.setStyle(showValues=prismatic)
-        right.setLabel(self.spec.right if prismatic else "", **LABEL_STYLE)
+        right.setLabel(self.spec.right if prismatic else "", **self.label_style())
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
 
@@ -462,6 +523,11 @@ class _Plot:
         # (no clipToView: clipped data bounds follow the view while the view auto-ranges
         # to the data bounds, a repaint loop that froze the window)
         curve.setSkipFiniteCheck(True)
+        if self.spec.field == "loop_residual":
+            # log10 of the data, as the log axis reads the view (PlotItem.setLogMode reaches
+            # only items added through the PlotItem, and the curves go straight to a ViewBox:
+            # drawn linear, 1e-16 .. 1e-12 sat near 0 and every tick read 10^0 = "1")
+            curve.setLogMode(False, True)
         vb.addItem(curve)
         self.curves.append(curve)
 
@@ -514,6 +580,7 @@ class PlotsPanel(QWidget):
         self._robot: Robot | None = None
         self._pending: list[Trajectory] = []
         self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
+        self._font_scale = 1.0
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
@@ -540,7 +607,8 @@ class PlotsPanel(QWidget):
         self._hover_timer.timeout.connect(self._update_hover)
         self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._buttons: dict[str, QToolButton] = {}
-        row = QHBoxLayout()
+        self._controls = QWidget()  # the row of show / hide buttons
+        row = QHBoxLayout(self._controls)
         row.setContentsMargins(6, 2, 6, 0)
         row.addWidget(QLabel("Show:"))
         for plot in self._all_plots:
@@ -568,7 +636,7 @@ class PlotsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addLayout(row)
+        layout.addWidget(self._controls)
         layout.addWidget(self._scroll)
         for key in LOOP_PLOTS:
             self._buttons[key].setVisible(False)
@@ -650,6 +718,35 @@ class PlotsPanel(QWidget):
             if plot.stale:
                 plot.refresh()
 
+    def set_controls_visible(self, visible: bool) -> None:
+        """Show or hide the row of show / hide buttons above the plots."""
+        self._controls.setVisible(visible)
+
+    def controls_visible(self) -> bool:
+        return not self._controls.isHidden()
+
+    def set_font_scale(self, scale: float) -> None:
+        """Every plot's fonts (ticks, axis labels, titles, legends) at `scale` x their
+        normal size (1: normal), e.g. for a projector (gui/presentation.py)."""
+        self._font_scale = float(scale)
+        prismatic = self._robot is not None and not all(self._robot.is_revolute)
+        for plot in self._all_plots:
+            plot.set_font_scale(self._font_scale)
+            if prismatic:
+                plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale))
+
+    def font_scale(self) -> float:
+        """The plots' font scale (1: normal)."""
+        return self._font_scale
+
+    def set_legends_below(self, below: bool) -> None:
+        """Every legend under its plot (True: for a narrow, tall panel) or beside it."""
+        for plot in self._all_plots:
+            plot.set_legend_below(below)
+
+    def legends_below(self) -> bool:
+        return self._all_plots[0].legend.below
+
     def set_legends_shown(self, shown: bool) -> None:
         """Show or hide every plot's legend (hidden, the plots take its room)."""
         self.legend_button.setChecked(shown)
@@ -666,7 +763,8 @@ class PlotsPanel(QWidget):
         prismatic = robot is not None and not all(robot.is_revolute)
         for plot in self._all_plots:
             plot.build(robot)
-            plot.item.getAxis("right").setWidth(AXIS_WIDTH if prismatic else NO_RIGHT_AXIS_WIDTH)
+            plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale)
+                                                if prismatic else NO_RIGHT_AXIS_WIDTH)
         loops = _loops(robot)
         had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
         for key in LOOP_PLOTS:
@@ -878,13 +976,9 @@ class PlotsPanel(QWidget):
         written = []
         try:
             for plot in available:
-                png = directory / f"{plot.spec.key}.png"
-                exporter = pg_exporters.ImageExporter(plot.item)
-                exporter.parameters()["width"] = int(width)
-                exporter.export(str(png))
-                svg = directory / f"{plot.spec.key}.svg"
-                _write_svg(plot.item, svg, plot.spec.title)
-                written += [png, svg]
+                written += [write_png(plot.item, directory / f"{plot.spec.key}.png", width),
+                            write_svg(plot.item, directory / f"{plot.spec.key}.svg",
+                                      plot.spec.title)]
         finally:
             self.set_cursor_time(cursor)
             self._arrange(shown)
@@ -897,12 +991,14 @@ class PlotsPanel(QWidget):
         super().closeEvent(event)
 
 
-def _adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
-    """Make `owner` the Qt parent of the PlotItem's (disabled) context-menu widgets.
+# ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
+    """Disable the PlotItem's context menus and make `owner` the Qt parent of their widgets.
 
     pyqtgraph creates them without a parent, so they would outlive the panel as
     hidden top-level windows until Python's garbage collector runs.
     """
+    item.setMenuEnabled(False)
     menu = item.ctrlMenu
     menu.setParent(owner, menu.windowFlags())
     for action in item.findChildren(QWidgetAction):
@@ -912,8 +1008,29 @@ def _adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
             widget.hide()
 
 
-def _write_svg(item: pg.GraphicsWidget, path: Path, title: str) -> None:
-    """Render the scene under `item` to an SVG file with Qt's SVG generator.
+def write_png(item: pg.GraphicsWidget, path: str | Path, width: int = 1600) -> Path:
+    """Render `item` (and what it holds) to a PNG file `width` px wide; returns the path."""
+    exporter = pg_exporters.ImageExporter(item)
+    exporter.parameters()["width"] = int(width)
+    exporter.export(str(path))
+    return Path(path)
+
+
+def write_image(item: pg.GraphicsWidget, path: str | Path, title: str, width: int = 1600
+                ) -> Path:
+    """`write_png` or `write_svg` by the suffix of `path` (.png / .svg; else ValueError)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        return write_svg(item, path, title)
+    if suffix == ".png":
+        return write_png(item, path, width)
+    raise ValueError(f"export as .png or .svg, not {path.suffix!r}")
+
+
+def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
+    """Render the scene under `item` to an SVG file with Qt's SVG generator (the text
+    as on screen; `title` is the file's title); returns the path.
 
     (pyqtgraph 0.14's SVGExporter fails on the closed paths Qt 6 writes,
     pyqtgraph issue #3495.)
@@ -932,3 +1049,4 @@ def _write_svg(item: pg.GraphicsWidget, path: Path, title: str) -> None:
         item.scene().render(painter, target, source)
     finally:
         painter.end()
+    return Path(path)

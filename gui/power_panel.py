@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from core.power import PowerBalance, PowerBalanceStream
 from core.trajectory import Trajectory
 
-from .complexity_panel import adopt_plot_menus
+from .plots import adopt_menus
 
 __all__ = ["PowerPanel", "REFRESH_MS"]
 
@@ -27,10 +27,12 @@ __all__ = ["PowerPanel", "REFRESH_MS"]
 REFRESH_MS = 100
 CURVES = (  # key, legend, colour, style, width
     ("energy_rate", "dE/dt (recorded energy)", "#000000", Qt.PenStyle.SolidLine, 2),
-    ("power", "P = P_joint + P_damping", "#D55E00", Qt.PenStyle.DashLine, 2),
+    ("power", "P = P_joint + P_damping (+ P_pull)", "#D55E00", Qt.PenStyle.DashLine, 2),
     ("damping_power", "P_damping = \u2212\u03a3 c q\u0307\u00b2", "#0072B2",
      Qt.PenStyle.DotLine, 1),
     ("joint_power", "P_joint = q\u0307 \u00b7 \u03c4", "#009E73", Qt.PenStyle.DotLine, 1),
+    # a pull (push the arm, core.pull); zero in runs without one
+    ("pull_power", "P_pull = F \u00b7 v_p", "#CC79A7", Qt.PenStyle.DotLine, 1),
 )
 
 
@@ -65,7 +67,7 @@ class PowerPanel(QWidget):
             plot.setLabel("left", "W")
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
-            adopt_plot_menus(plot, self)
+            adopt_menus(plot, self)
         self.residual_plot.setLabel("bottom", "time (s)")
         self.curves: dict[str, pg.PlotDataItem] = {}
         for key, name, color, style, width in CURVES:
@@ -119,8 +121,10 @@ class PowerPanel(QWidget):
             return
         self._dirty = False
         pb = self.stream.result()
-        values = {"energy_rate": pb.energy_rate, "power": pb.joint_power + pb.damping_power,
+        values = {"energy_rate": pb.energy_rate,
+                  "power": pb.joint_power + pb.damping_power + pb.pull_power,
                   "damping_power": pb.damping_power, "joint_power": pb.joint_power,
+                  "pull_power": pb.pull_power,
                   "residual": pb.residual}
         for key, y in values.items():
             ok = np.isfinite(y)

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
+from core import load_mechanism
 from core.robot_file import load_robot
+from core.simulation import simulate
 from core.trajectory import Trajectory, inverse_dynamics_chunks
-from gui.plots import PlotsPanel
+from gui.plots import PlotsPanel, _LogAxis
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -161,3 +163,52 @@ def test_plots_in_two_columns_share_one_time_range_and_settle(qtbot, panel, chun
         p.vb.update()
     qtbot.wait(300)
     assert changes == []
+
+
+def tick_labels(axis, lo: float, hi: float) -> list[tuple[float, str]]:
+    """(value, label) of every labelled tick the axis draws over [lo, hi] (its units)."""
+    out = []
+    for spacing, values in axis.tickValues(lo, hi, max(axis.height(), 200)):
+        strings = axis.tickStrings(values, axis.autoSIPrefixScale * axis.scale, spacing)
+        out += [(v, s) for v, s in zip(values, strings) if s]
+    return out
+
+
+def test_log_axis_labels_are_powers_of_ten(qtbot):
+    axis = _LogAxis("left")
+    axis.setLogMode(False, True)
+    labels = tick_labels(axis, -16.0, -6.0)  # the view of 1e-16 .. 1e-6, in log10 units
+    powers = [(v, s) for v, s in labels if float(v).is_integer()]
+    assert [v for v, _ in powers][:2] and {int(v) for v, _ in powers} == set(range(-16, -5))
+    for v, s in powers:
+        assert s == f"1e{int(v)}"  # "1e-12", not "1"
+    for v, s in labels:  # every label, minor ones too, is the number at its place
+        assert float(s) == pytest.approx(10.0 ** v, rel=1e-9)
+
+
+def test_loop_residual_is_drawn_on_its_log_axis(qtbot):
+    """The residual of a four-bar's free fall (about 1e-16 m) fills the log axis and its
+    labels are powers of ten around it (the curves once went to the view undrawn in log:
+    the axis spanned 10^0 .. 10^1e-15 and every label read "1")."""
+    fourbar = load_mechanism(ROBOTS / "fourbar.toml")
+    traj = simulate(fourbar, 1.0)
+    p = PlotsPanel()
+    qtbot.addWidget(p)
+    p.set_robot(fourbar)
+    p.set_visible_plots(["loop_residual"])
+    p.resize(700, 500)
+    p.show()
+    qtbot.waitExposed(p)
+    p.set_trajectory(traj)
+    plot = next(q for q in p._plots if q.spec.key == "loop_residual")
+    shown = np.maximum(np.abs(traj.loop_residual), 1e-18)  # the plot's floor for 0
+    low, high = np.log10(shown.min()), np.log10(shown.max())
+    qtbot.waitUntil(lambda: plot.vb.viewRange()[1][0] <= low
+                    and plot.vb.viewRange()[1][1] >= high, timeout=3000)
+    lo, hi = plot.vb.viewRange()[1]
+    assert hi - lo < 2 * (high - low) + 1  # the data fill the view
+    labels = tick_labels(plot.item.getAxis("left"), lo, hi)
+    assert labels
+    for v, s in labels:
+        assert float(s) == pytest.approx(10.0 ** v, rel=1e-9)
+        assert 10.0 ** lo <= float(s) <= 10.0 ** hi
