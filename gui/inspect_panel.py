@@ -276,6 +276,28 @@ def _caption(text: str) -> QLabel:
     return label
 
 
+def _side_by_side(tables: tuple[tuple[str, QWidget], ...]) -> QHBoxLayout:
+    """Tables in a left-aligned row, each under its bold title."""
+    row = QHBoxLayout()
+    for title, table in tables:
+        col = QVBoxLayout()
+        col.addWidget(QLabel(f"<b>{title}</b>"))
+        col.addWidget(table)
+        col.addStretch(1)
+        row.addLayout(col)
+    row.addStretch(1)
+    return row
+
+
+def _chooser(text: str, combo: QComboBox) -> QHBoxLayout:
+    """A left-aligned row: a label and its combo box."""
+    row = QHBoxLayout()
+    row.addWidget(QLabel(text))
+    row.addWidget(combo)
+    row.addStretch(1)
+    return row
+
+
 class InspectPanel(QWidget):
     """Mass matrix, UDU^T pivots, gravity torques and link inertias at a pose.
 
@@ -357,11 +379,7 @@ class InspectPanel(QWidget):
             "this pose against gravity."))
         v.addWidget(self._per_joint)
         v.addWidget(_heading("Link inertias, 6\u00d76"))
-        pick = QHBoxLayout()
-        pick.addWidget(QLabel("Link i:"))
-        pick.addWidget(self._link)
-        pick.addStretch(1)
-        v.addLayout(pick)
+        v.addLayout(_chooser("Link i:", self._link))
         v.addWidget(_caption(
             "6\u00d76 extended mass matrices about O<sub>i</sub>, the point on joint axis i "
             "(origin of DH frame i\u22121), in base-frame axes: they map the twist [\u03c9; v] "
@@ -370,22 +388,10 @@ class InspectPanel(QWidget):
             "mass times identity (kg). <b>Composite</b>: links i\u2026n welded into one rigid "
             "body (they build the GIM). <b>Articulated</b>: links i\u2026n with joints "
             "i+1\u2026n free, so never more than the composite one (they build D)."))
-        pair = QHBoxLayout()
-        for title, table in (("Composite body inertia of link i", self._composite),
-                             ("Articulated body inertia of link i", self._articulated)):
-            col = QVBoxLayout()
-            col.addWidget(QLabel(f"<b>{title}</b>"))
-            col.addWidget(table)
-            col.addStretch(1)
-            pair.addLayout(col)
-        pair.addStretch(1)
-        v.addLayout(pair)
+        v.addLayout(_side_by_side((("Composite body inertia of link i", self._composite),
+                                   ("Articulated body inertia of link i", self._articulated))))
         v.addWidget(_heading("Velocity and acceleration matrices of link i, 4×4"))
-        frame_row = QHBoxLayout()
-        frame_row.addWidget(QLabel("Frame:"))
-        frame_row.addWidget(self._frame)
-        frame_row.addStretch(1)
-        v.addLayout(frame_row)
+        v.addLayout(_chooser("Frame:", self._frame))
         v.addWidget(_caption(
             "The motion of link i as 4×4 matrices (seed 004, eq. 11): W = "
             "[ω̃ v; 0 0] and H = [α̃ + ω̃² a; 0 0], with "
@@ -395,16 +401,8 @@ class InspectPanel(QWidget):
             "M<sup>-1</sup> H M (the link frame's origin, in link axes). At the shown pose "
             "with the state's rates (zero rates for a pose from the sliders). "
             "Units: 1/s, 1/s² in the rotation block, m/s, m/s² in the last column."))
-        motion = QHBoxLayout()
-        for title, table in (("Velocity matrix W", self._velocity),
-                             ("Acceleration matrix H", self._acceleration)):
-            col = QVBoxLayout()
-            col.addWidget(QLabel(f"<b>{title}</b>"))
-            col.addWidget(table)
-            col.addStretch(1)
-            motion.addLayout(col)
-        motion.addStretch(1)
-        v.addLayout(motion)
+        v.addLayout(_side_by_side((("Velocity matrix W", self._velocity),
+                                   ("Acceleration matrix H", self._acceleration))))
         v.addStretch(1)
 
         scroll = QScrollArea()
