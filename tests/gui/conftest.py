@@ -7,6 +7,11 @@ open when it started (a module's shared window keeps its own new widgets).
 Windows made with `make_window` are closed and deleted at teardown, so a test
 only has to clean up what it makes by hand.
 
+A module whose tests share one window (a window costs about a second to make) uses
+`shared_window` and `window`; it names its file and size in WINDOW_FILE and WINDOW_SIZE
+(defaults: the PUMA, 1100x720), and adds ``pytest.mark.usefixtures("no_modal_boxes")``
+if a message box may open.
+
 Mark GUI tests with ``pytestmark = pytest.mark.gui`` (select: ``-m gui``).
 """
 from __future__ import annotations
@@ -18,7 +23,8 @@ from pathlib import Path
 import pytest
 import shiboken6
 from PySide6.QtCore import QSettings, QThread, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import gui  # noqa: F401
 from gui_helpers import PUMA, flush_events
@@ -109,3 +115,48 @@ def make_window(qtbot, settings) -> Iterator[Callable[..., "MainWindow"]]:  # no
             window.close()
             window.deleteLater()
     flush_events()
+
+
+def _window_file(request) -> Path:
+    return getattr(request.module, "WINDOW_FILE", PUMA)
+
+
+@pytest.fixture(scope="module")
+def shared_window(request, qapp, tmp_path_factory):
+    """One shown MainWindow for a module's tests, with the module's WINDOW_FILE (default
+    the PUMA) at WINDOW_SIZE (default (1100, 720)), settings in a temporary INI file;
+    closed after the module's last test (its own new widgets are not leaks)."""
+    from gui.main_window import MainWindow
+    from gui.model_files import load_model
+
+    path = _window_file(request)
+    settings = QSettings(str(tmp_path_factory.mktemp("settings") / "armdyn.ini"),
+                         QSettings.Format.IniFormat)
+    window = MainWindow(load_model(path), path, settings=settings, restore_layout=False)
+    window.resize(*getattr(request.module, "WINDOW_SIZE", (1100, 720)))
+    window.show()
+    QTest.qWaitForWindowExposed(window)
+    yield window
+    window.run_panel.shutdown()
+    window.document.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    flush_events()
+
+
+@pytest.fixture
+def window(request, shared_window):
+    """The shared window with the module's WINDOW_FILE freshly loaded (new tables,
+    history, pose, view), no run going; afterwards the run is stopped and the history
+    marked clean (nothing asks "save changes?" later)."""
+    shared_window.run_panel.shutdown()
+    shared_window.files.load(_window_file(request))
+    yield shared_window
+    shared_window.run_panel.shutdown()
+    shared_window.document.undo_stack.setClean()
+
+
+@pytest.fixture
+def no_modal_boxes(monkeypatch) -> None:
+    """Message boxes return at once instead of waiting for a click."""
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: 0)

@@ -3,45 +3,27 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings, Qt
-from PySide6.QtTest import QTest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from core import forward_kinematics
 from core.robot_file import load_robot
-from gui.main_window import MainWindow
 
-from gui_helpers import PLANAR, PUMA, SCARA, flush_events, type_into
+from gui_helpers import PLANAR, PUMA, SCARA, type_into
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def shared_window(qapp, tmp_path_factory):
-    """One window for this module's tests (a window costs about a second to make)."""
-    settings = QSettings(str(tmp_path_factory.mktemp("settings") / "armdyn.ini"),
-                         QSettings.Format.IniFormat)
-    window = MainWindow(load_robot(PUMA), PUMA, settings=settings, restore_layout=False)
-    window.resize(1100, 720)
-    window.show()
-    QTest.qWaitForWindowExposed(window)
-    yield window
-    window.document.undo_stack.setClean()
-    window.close()
-    window.deleteLater()
-    flush_events()
+#: the module's shared window (tests/gui/conftest.py): the PUMA at 1100x720
+WINDOW_FILE, WINDOW_SIZE = PUMA, (1100, 720)
 
 
 @pytest.fixture
-def window(shared_window, monkeypatch):
-    """The shared window with the PUMA freshly loaded: new tables, history, pose, view."""
-    shared_window.files.load(PUMA)
-    for action in (shared_window.frames_action, shared_window.com_action,
-                   shared_window.ortho_action):
+def window(window):
+    """The shared window (tests/gui/conftest.py) with the PUMA freshly loaded, and the
+    view's layers as a new window has them."""
+    for action in (window.frames_action, window.com_action, window.ortho_action):
         action.setChecked(False)
-    shared_window.floor_action.setChecked(True)
-    yield shared_window
-    shared_window.document.undo_stack.setClean()  # never ask "save changes?" later
+    window.floor_action.setChecked(True)
+    return window
 
 
 @pytest.fixture

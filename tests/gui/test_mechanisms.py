@@ -7,52 +7,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QMessageBox
 
 from core import Mechanism, forward_kinematics, load_mechanism, loop_residual
 from core.trajectory import run_inverse_dynamics
 from gui.arm_scene import loop_points, scene_frames
-from gui.main_window import MainWindow
-from gui.model_files import load_model
 from gui.run_panel import FallMethod
 
 from gui_helpers import PUMA, ROBOTS, flush_events
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("no_modal_boxes")]
 
 FIVEBAR = ROBOTS / "fivebar_saha.toml"
+#: the module's shared window (tests/gui/conftest.py): the five-bar, at 1280x800
+WINDOW_FILE, WINDOW_SIZE = FIVEBAR, (1280, 800)
 SCRAPER = ROBOTS / "carpet_scraper_saha.toml"
 FOURBAR = ROBOTS / "fourbar.toml"
 MECHANISM_FILES = sorted(p for p in ROBOTS.glob("*.toml")
                          if 'format = "armdyn-mechanism/1"' in p.read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def shared_window(qapp, tmp_path_factory):
-    settings = QSettings(str(tmp_path_factory.mktemp("settings") / "armdyn.ini"),
-                         QSettings.Format.IniFormat)
-    window = MainWindow(load_model(FIVEBAR), FIVEBAR, settings=settings, restore_layout=False)
-    window.resize(1280, 800)
-    window.show()
-    QTest.qWaitForWindowExposed(window)
-    yield window
-    window.run_panel.shutdown()
-    window.document.undo_stack.setClean()
-    window.close()
-    window.deleteLater()
-    flush_events()
-
-
-@pytest.fixture
-def window(shared_window, monkeypatch):
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: 0)  # no modal box
-    shared_window.run_panel.shutdown()
-    shared_window.files.load(FIVEBAR)
-    yield shared_window
-    shared_window.run_panel.shutdown()
-    shared_window.document.undo_stack.setClean()
 
 
 def closure(mech: Mechanism, q) -> float:
