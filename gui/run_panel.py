@@ -6,9 +6,15 @@ Two modes, one tab each:
     mechanism with loops only the actuated joints have targets: they move along
     the cycloid and the other joints follow the loops.
   * Free fall: the arm released at rest from the current pose with no joint
-    torques, optionally damped (`core.simulation.simulate_chunks`). A mechanism
+    torques, optionally damped, with end stops at the joint limits (on by default
+    when the model has limits; `core.simulation.JointStops`, their frequency and
+    damping typed) (`core.simulation.simulate_chunks`). A mechanism
     with loops may instead use the penalty / augmented-Lagrangian method
     (`core.penalty.penalty_simulate_chunks`), chosen by `FallMethod`.
+
+The status text under the progress bar is the home of a run's messages: its line,
+then the run's warnings (`Trajectory.warnings`) and, when it ends, the stops it hit
+(`core.simulation.stop_report`).
 
 The GUI thread only moves widgets: the core generator runs in a `GeneratorWorker`
 and its small Trajectory chunks arrive through queued signals; the progress bar
@@ -27,17 +33,18 @@ from html import escape
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QProgressBar,
-    QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
+    QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
 )
 
-from core import (LoopClosureError, Mechanism, Robot, SimulationError,
+from core import (LoopClosureError, Mechanism, PointPull, Robot, SimulationError,
                   SingularConfigurationError)
 from core.mechanism_pose import follow_independent
 from core.penalty import penalty_simulate_chunks
-from core.simulation import simulate_chunks
+from core.simulation import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
+                             real_time, simulate_chunks, stop_report)
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 from gui.colors import joint_color
 from gui.pose_panel import JointList
@@ -59,6 +66,20 @@ ID_CHUNK_SAMPLES = 50
 #: few large chunks instead of flooding the GUI thread's queue with thousands of small ones.
 SIM_CHUNK_S = 1.0
 SIM_CHUNK_WALL_S = 0.03
+#: A live free fall (paced to wall-clock time): one chunk per display frame, s.
+LIVE_CHUNK_S = 1.0 / 60.0
+LIVE_TIP = ("Run the free fall in real time and show the arm as it moves; hold Ctrl and "
+            "drag a link in the 3D view to pull it with a spring. Off: the run computes "
+            "as fast as it can (play it back afterwards).")
+#: At most this many run messages (warnings, stop hits) in the status text; the others
+#: are in its tooltip.
+MESSAGES_SHOWN = 4
+STOPS_TIP = ("A stiff spring with a damper just past each joint limit pushes the joint "
+             "back (an end stop); its spring energy counts in the potential energy. Off: "
+             "the joints pass through their limits.")
+NO_LIMITS_TIP = "The model gives no joint limits: there is nothing to stop at."
+PENALTY_NO_STOPS_TIP = ("The penalty method has no end stops: choose Lagrange multipliers "
+                        "to stop the joints at their limits.")
 #: How long shutdown() waits for the worker thread, s.
 JOIN_TIMEOUT_S = 5.0
 #: The progress bar and status line follow a run this often, ms (a chunk can come
@@ -67,6 +88,11 @@ DISPLAY_MS = 50
 
 MODE_INVERSE = 0
 MODE_FREE_FALL = 1
+
+
+def _live_free_fall(*args, **kwargs):
+    """`simulate_chunks(*args, **kwargs)` paced to wall-clock time (`real_time`)."""
+    return (yield from real_time(simulate_chunks(*args, **kwargs)))
 
 
 class FallMethod(Enum):
@@ -195,6 +221,12 @@ class RunPanel(QWidget):
         self._error: BaseException | None = None
         self._duration = 0.0
         self._kind = ""
+        #: the pull of a live free fall (gui/push.py grabs, moves and releases it)
+        self.pull = PointPull()
+        self._live_run = False
+        #: the status line (plain or rich text) and the run's messages shown below it
+        self._status_line, self._status_rich = "", False
+        self._messages: tuple[str, ...] = ()
         self._build()
         self._update_buttons()
 
@@ -225,6 +257,8 @@ class RunPanel(QWidget):
         self._progress.setRange(0, 1000)
         self._progress.setFormat("%p %")
         self._status = QLabel("Load a robot to start.")
+        self._status.setObjectName("runStatus")
+        self._status.setTextFormat(Qt.TextFormat.RichText)
         self._status.setWordWrap(True)
         self._status.setTextInteractionFlags(Qt.TextSelectableByMouse)
 
@@ -284,6 +318,7 @@ class RunPanel(QWidget):
                                  "-c q\u0307 (N m s/rad at revolute, N s/m at prismatic joints).")
         form.addRow("Joint damping c:", self._damping)
         form.addRow("", QLabel("N m s/rad (N s/m for prismatic joints)"))
+        self._add_stop_rows(form)
         self._method = QComboBox()
         for method in FallMethod:
             self._method.addItem(method.value, method)
@@ -291,11 +326,59 @@ class RunPanel(QWidget):
                                 "Lagrange multipliers (exact) or hold them with stiff "
                                 "penalty springs and an augmented Lagrangian (Garc\u00eda de "
                                 "Jal\u00f3n and Bayo, fixed step)")
+        self._method.currentIndexChanged.connect(self._update_stop_fields)  # penalty: none
         self._method_label = QLabel("Method:")
         form.addRow(self._method_label, self._method)
+        self._live = QCheckBox("Live (real time, push the arm with Ctrl+drag)")
+        self._live.setToolTip(LIVE_TIP)
+        form.addRow(self._live)
         v.addLayout(form)
         v.addStretch(1)
         return page
+
+    def set_live(self, on: bool) -> None:
+        """Run the next free falls live (paced to wall-clock time, pushable) or not."""
+        self._live.setChecked(on)
+
+    def is_live(self) -> bool:
+        """True while a live free fall runs (the one `pull` acts on)."""
+        return self._worker is not None and self._live_run
+
+    def _add_stop_rows(self, form: QFormLayout) -> None:
+        """The end-stop option of a free fall (`core.simulation.JointStops`)."""
+        self._stops = QCheckBox("End stops at joint limits")
+        self._stops.setToolTip(STOPS_TIP)
+        self._stops.clicked.connect(self._on_stops_clicked)  # the user's choice only
+        self._stops.toggled.connect(self._update_stop_fields)
+        form.addRow(self._stops)
+        self._stop_frequency = QDoubleSpinBox()
+        self._stop_frequency.setRange(0.1, 10000.0)
+        self._stop_frequency.setDecimals(1)
+        self._stop_frequency.setSingleStep(10.0)
+        self._stop_frequency.setValue(DEFAULT_STOP_FREQUENCY)
+        self._stop_frequency.setSuffix(" Hz")
+        self._stop_frequency.setToolTip(
+            "How hard the stops are: a joint on its stop rings at about f. A contact lasts "
+            "about 1/(2 f) (10 ms at 50 Hz), and a joint that hits its stop at speed v "
+            "goes about v/(2π f) past the limit (1.6 mm at 0.5 m/s and 50 Hz; "
+            "the same in rad at a revolute joint). Higher: harder stops, smaller steps, "
+            "slower runs.")
+        form.addRow("Stop frequency f:", self._stop_frequency)
+        self._stop_damping = QDoubleSpinBox()
+        self._stop_damping.setRange(0.0, 1e4)
+        self._stop_damping.setDecimals(2)
+        self._stop_damping.setSingleStep(1.0)
+        self._stop_damping.setValue(DEFAULT_STOP_DAMPING)
+        self._stop_damping.setToolTip(
+            "How much of an impact the stop absorbs (Hunt-Crossley damping d, s/rad at "
+            "revolute, s/m at prismatic joints). The bounce-back speed over the impact "
+            "speed v (restitution e) depends on d v alone: e = 1 at 0 (an elastic "
+            "bounce), 0.94 at d v = 0.1, 0.59 at 1, 0.2 at 5, 0.1 at 10. The energy the "
+            "stops absorb leaves the total energy.")
+        form.addRow("Stop damping d:", self._stop_damping)
+        self._stop_fields_label = form.labelForField(self._stop_frequency)
+        self._stop_damping_label = form.labelForField(self._stop_damping)
+        self._stops_choice: bool | None = None  # the user's click, kept while the joints stay
 
     def _rebuild_targets(self) -> None:
         """Ranges and passive joints of the robot's targets; the list's rows follow."""
@@ -338,8 +421,10 @@ class RunPanel(QWidget):
         loops = has_loops(robot)
         self._method.setVisible(loops)
         self._method_label.setVisible(loops)
+        self._set_stops_default(same_joints)
         self._progress.setValue(0)
-        self._status.setText("Ready." if robot is not None else "Load a robot to start.")
+        self._messages = ()
+        self._set_status("Ready." if robot is not None else "Load a robot to start.")
         self._update_buttons()
 
     def set_pose(self, q) -> None:
@@ -453,14 +538,64 @@ class RunPanel(QWidget):
     def set_fall_method(self, method: FallMethod) -> None:
         self._method.setCurrentIndex(self._method.findData(method))
 
+    def stops(self) -> JointStops | bool:
+        """The end stops of the next free fall: a `JointStops` with the frequency and
+        damping typed, or False (off, or the model has no limits, or the penalty method,
+        which has none)."""
+        if not (self._stops.isEnabled() and self._stops.isChecked()):
+            return False
+        return JointStops(frequency=self._stop_frequency.value(),
+                          damping=self._stop_damping.value())
+
+    def set_stops(self, on: bool, frequency: float | None = None,
+                  damping: float | None = None) -> None:
+        """Turn the end stops on or off (as a click does), and set their frequency (Hz)
+        and damping (s/rad, s/m) if given."""
+        self._stops.setChecked(on)
+        self._on_stops_clicked(on)
+        if frequency is not None:
+            self._stop_frequency.setValue(frequency)
+        if damping is not None:
+            self._stop_damping.setValue(damping)
+
+    def _has_limits(self) -> bool:
+        return self._robot is not None and bool(np.isfinite(self._robot.joint_limits).any())
+
+    def _set_stops_default(self, same_joints: bool) -> None:
+        """Stops on when the model has limits, unless the user turned them off for
+        these joints (the choice is kept over edits that keep the joints)."""
+        if not same_joints:
+            self._stops_choice = None
+        self._stops.setChecked(self._has_limits() and self._stops_choice is not False)
+        self._update_stop_fields()
+
+    @Slot(bool)
+    def _on_stops_clicked(self, checked: bool) -> None:
+        self._stops_choice = checked
+
+    @Slot()
+    def _update_stop_fields(self) -> None:
+        """The checkbox is usable when there are limits and the method has stops; the
+        frequency and damping fields when the stops are on."""
+        limited = self._has_limits()
+        penalty = self.fall_method() == FallMethod.PENALTY
+        self._stops.setEnabled(limited and not penalty)
+        self._stops.setToolTip(NO_LIMITS_TIP if not limited else
+                               PENALTY_NO_STOPS_TIP if penalty else STOPS_TIP)
+        on = self._stops.isEnabled() and self._stops.isChecked()
+        for w in (self._stop_frequency, self._stop_damping, self._stop_fields_label,
+                  self._stop_damping_label):
+            w.setEnabled(on)
+
     @Slot()
     def run(self) -> None:
         """Start the computation of the selected tab (a running one is cancelled first)."""
         if self._robot is None:
-            self._status.setText("Load a robot first.")
+            self._set_status("Load a robot first.")
             return
         self._cancel_and_join()
         dt = self._dt.value()
+        live = False
         if self._tabs.currentIndex() == MODE_INVERSE:
             self._duration = self._id_seconds.value()
             self._kind = "Inverse dynamics"
@@ -475,6 +610,18 @@ class RunPanel(QWidget):
                                      damping=self._damping.value(), dt_out=dt,
                                      chunk_duration=SIM_CHUNK_S,
                                      max_wall_per_chunk=SIM_CHUNK_WALL_S)
+        elif self._live.isChecked():
+            # live: paced to wall-clock time in small chunks, pushable through `pull`
+            self._duration = self._ff_seconds.value()
+            self._kind = "Free fall (live)"
+            self.pull.release()
+            live = True
+            worker = GeneratorWorker(_live_free_fall, self._robot, self._duration,
+                                     q0=self._pose.copy(), qd0=np.zeros(self._robot.n),
+                                     damping=self._damping.value(), dt_out=dt,
+                                     chunk_duration=LIVE_CHUNK_S,
+                                     max_wall_per_chunk=SIM_CHUNK_WALL_S,
+                                     stops=self.stops(), pull=self.pull)
         else:
             self._duration = self._ff_seconds.value()
             self._kind = "Free fall"
@@ -482,7 +629,8 @@ class RunPanel(QWidget):
                                      q0=self._pose.copy(), qd0=np.zeros(self._robot.n),
                                      damping=self._damping.value(), dt_out=dt,
                                      chunk_duration=SIM_CHUNK_S,
-                                     max_wall_per_chunk=SIM_CHUNK_WALL_S)
+                                     max_wall_per_chunk=SIM_CHUNK_WALL_S,
+                                     stops=self.stops())
         worker.yielded.connect(self._on_chunk)
         worker.finished.connect(self._on_finished)
         worker.raised.connect(self._on_raised)
@@ -490,12 +638,14 @@ class RunPanel(QWidget):
         worker.aborted.connect(self._on_aborted)
         worker.done.connect(self._on_done)
         self._worker = worker
+        self._live_run = live
         self._stop_emitted = False
         self._chunks = []
         self._error = None
         self._progress.setValue(0)
         self._shown_t = 0.0
-        self._status.setText(f"{self._kind}: computing\u2026")
+        self._messages = ()
+        self._set_status(f"{self._kind}: computing\u2026")
         self._pause.setChecked(False)
         self._update_buttons()
         self._display_timer.start()
@@ -519,6 +669,35 @@ class RunPanel(QWidget):
         """True while a job runs or is paused."""
         return self._worker is not None
 
+    @property
+    def duration(self) -> float:
+        """Duration of the current (or last) run, s: the duration field of its mode."""
+        return self._duration
+
+    def status_text(self) -> str:
+        """The status line and every message of the run (its warnings, then the end
+        stops it hit), one a line, as plain text."""
+        return "\n".join([QTextDocumentFragment.fromHtml(self._status_line).toPlainText()
+                          if self._status_rich else self._status_line, *self._messages])
+
+    def _set_status(self, line: str, rich: bool = False) -> None:
+        """Show `line` (plain text, or rich text if `rich`) with the run's messages below
+        it: at most MESSAGES_SHOWN, all of them in the tooltip."""
+        self._status_line, self._status_rich = line, rich
+        parts = [line if rich else escape(line)]
+        shown = self._messages[:MESSAGES_SHOWN]
+        parts += [f"\u2022 {escape(m)}" for m in shown]
+        if len(self._messages) > len(shown):
+            parts.append(f"<i>\u2026 and {len(self._messages) - len(shown)} more (tooltip)</i>")
+        self._status.setText("<br>".join(parts))
+        self._status.setToolTip("\n".join(f"\u2022 {m}" for m in self._messages))
+
+    def _run_messages(self, traj: Trajectory) -> tuple[str, ...]:
+        """What a run says when it ends: its warnings, then the stops it hit
+        (`core.simulation.stop_report`)."""
+        hits = stop_report(self._robot, traj) if len(traj) else ()
+        return (*traj.warnings, *hits)
+
     def shutdown(self) -> None:
         """Cancel a running job and wait for its thread (window close)."""
         self._cancel_and_join()
@@ -526,6 +705,13 @@ class RunPanel(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self.shutdown()
         super().closeEvent(event)
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        """The least height that shows everything at `width` (the parameters scroll):
+        a scroll area that holds the panel (the window's dock) then fits it to the dock
+        and keeps Run / Pause / Stop in sight, instead of growing it to the height the
+        parameters would like (the layout's own answer, with the wrapped status text)."""
+        return self.layout().totalMinimumHeightForWidth(width)
 
     def controls_in_sight(self) -> bool:
         """True if Run, Pause, Stop and the progress bar are wholly inside the visible
@@ -562,10 +748,10 @@ class RunPanel(QWidget):
             return
         if paused:
             self._worker.pause()
-            self._status.setText(f"{self._kind}: paused.")
+            self._set_status(f"{self._kind}: paused.")
         else:
             self._worker.resume()
-            self._status.setText(f"{self._kind}: computing\u2026")
+            self._set_status(f"{self._kind}: computing\u2026")
         self._pause.setText("Resume" if paused else "Pause")
 
     def _update_buttons(self) -> None:
@@ -591,6 +777,9 @@ class RunPanel(QWidget):
             return
         self._chunks.append(part)
         self._shown_t = float(part.t[-1])  # shown by _show_progress, from a timer
+        if part.warnings and not self._messages:  # known from the start: shown at once
+            self._messages = tuple(part.warnings)
+            self._set_status(self._status_line, rich=self._status_rich)
         self.chunk.emit(part)
 
     @Slot()
@@ -602,15 +791,16 @@ class RunPanel(QWidget):
         value = round(1000 * min(1.0, t / self._duration))
         if value != self._progress.value():
             self._progress.setValue(value)
-            self._status.setText(f"{self._kind}: t = {t:.2f} / {self._duration:.2f} s")
+            self._set_status(f"{self._kind}: t = {t:.2f} / {self._duration:.2f} s")
 
     @Slot(object)
     def _on_finished(self, traj: Trajectory) -> None:
         if not self._current() or self._stop_emitted:
             return  # (a run that ended while Stop was pressed stays stopped)
         self._progress.setValue(1000)
-        self._status.setText(f"{self._kind}: finished, {len(traj)} samples over "
-                             f"{self._duration:.2f} s.")
+        self._messages = self._run_messages(traj)
+        self._set_status(f"{self._kind}: finished, {len(traj)} samples over "
+                         f"{self._duration:.2f} s.")
         self.finished.emit(traj)
 
     @Slot(object)
@@ -631,8 +821,9 @@ class RunPanel(QWidget):
             message = f"{message} (after {after}; {len(partial)} samples kept)"
         elif isinstance(self._error, SimulationError):
             message = f"{message} ({len(partial)} samples kept)"
-        self._status.setText(f"<span style='color:#B00020'><b>Stopped:</b> "
-                             f"{escape(message)}</span>")
+        self._messages = self._run_messages(partial)
+        self._set_status(f"<span style='color:#B00020'><b>Stopped:</b> "
+                         f"{escape(message)}</span>", rich=True)
         self.failed.emit(message)
         self.stopped.emit(partial)
 
@@ -646,7 +837,8 @@ class RunPanel(QWidget):
         self._stop_emitted = True
         partial = self._partial()
         end = f"t = {partial.t[-1]:.2f} s" if len(partial) else "the start"
-        self._status.setText(f"{self._kind}: stopped at {end} ({len(partial)} samples).")
+        self._messages = self._run_messages(partial)
+        self._set_status(f"{self._kind}: stopped at {end} ({len(partial)} samples).")
         self.stopped.emit(partial)
 
     @Slot()

@@ -11,6 +11,7 @@ import pytest
 
 from core import inverse_dynamics
 from core.robot_file import load_robot
+from core.simulation import simulation_warnings, stop_report
 from core.trajectory import Trajectory
 from gui.export import CSV_HEADER_LINES, export_trajectory_csv
 from gui.run_panel import RunPanel
@@ -26,6 +27,11 @@ def puma():
 @pytest.fixture
 def stanford():
     return load_robot(ROBOTS / "stanford_saha2009.toml")
+
+
+@pytest.fixture
+def scara():
+    return load_robot(ROBOTS / "scara.toml")
 
 
 @pytest.fixture
@@ -91,6 +97,7 @@ def test_inverse_dynamics_runs_to_finished(qtbot, panel, stanford):
         panel.start_inverse(1.5)
     traj = rec.finished[0]
     assert traj.kind == "inverse-dynamics"
+    assert panel.duration == 1.5
     assert traj.t[0] == 0.0 and traj.t[-1] == pytest.approx(1.5)
     np.testing.assert_allclose(traj.q[0], start, atol=1e-12)
     np.testing.assert_allclose(traj.q[-1], target, atol=1e-12)
@@ -167,3 +174,111 @@ def test_edited_targets_survive_a_table_edit_of_the_robot(qtbot, panel, puma):
     heavier = puma.with_links([replace(puma.links[0], mass=20.0), *puma.links[1:]])
     panel.set_robot(heavier)
     np.testing.assert_allclose(panel.target_pose(), 0.25, atol=1e-4)
+
+
+# ----- end stops at the joint limits (issue #9) -------------------------------------------
+# The SCARA's quill (joint 3, prismatic, z_2 down) is the only joint gravity loads, and the
+# mass matrix does not couple it to the others: alone, it falls as m b'' = m g from its
+# home b0 = 0.1 m and meets its upper limit 0.21 m at v = sqrt(2 g (0.21 - b0)). On a stop
+# of stiffness K = m (2 pi f)^2 without damping, under the load m g, it goes
+# x = g/w^2 + sqrt((g/w^2)^2 + (v/w)^2) past the limit (w = 2 pi f; about v/w); a damper
+# only takes energy away, so x is a bound for d > 0.
+QUILL = 2
+
+
+def quill_overshoot_bound(scara, frequency: float) -> float:
+    g = float(np.linalg.norm(scara.gravity))
+    v = np.sqrt(2 * g * (scara.joint_limits[QUILL, 1] - scara.q_home[QUILL]))
+    w = 2 * np.pi * frequency
+    static = g / w**2
+    return static + np.sqrt(static**2 + (v / w) ** 2)
+
+
+def run_free_fall(qtbot, panel, seconds: float) -> Trajectory:
+    with qtbot.waitSignal(panel.finished, timeout=30000) as blocker:
+        panel.start_free_fall(seconds)
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=1000)
+    return blocker.args[0]
+
+
+def test_the_stops_checkbox_follows_the_models_limits(qtbot, panel, puma, scara):
+    for model in (scara, puma, scara):
+        panel.set_robot(model)
+        limited = bool(np.isfinite(model.joint_limits).any())
+        assert limited == (model is scara)  # the files as this test assumes them
+        assert panel._stops.isChecked() == limited
+        assert panel._stops.isEnabled() == limited
+        assert (panel.stops() is not False) == limited
+        assert ("no joint limits" in panel._stops.toolTip()) == (not limited)
+    panel.set_stops(False)  # the user's choice stays over an edit of the same joints
+    heavier = scara.with_links([replace(scara.links[0], mass=12.0), *scara.links[1:]])
+    panel.set_robot(heavier)
+    assert not panel._stops.isChecked() and panel.stops() is False
+    assert not panel._stop_frequency.isEnabled()
+
+
+def test_without_stops_the_scara_quill_falls_past_its_limit(qtbot, panel, scara):
+    panel.set_robot(scara)
+    panel.set_stops(False)
+    traj = run_free_fall(qtbot, panel, 0.5)
+    assert not np.any(traj.stop_forces)
+    g = float(np.linalg.norm(scara.gravity))
+    np.testing.assert_allclose(traj.q[:, QUILL], scara.q_home[QUILL] + g * traj.t**2 / 2,
+                               rtol=1e-8)  # a free fall, through the limit
+    assert traj.q[-1, QUILL] > scara.joint_limits[QUILL, 1] + 0.5
+    for warning in simulation_warnings(scara, scara.q_home, False):  # core's, shown
+        assert warning in panel.status_text()
+    assert "stops are off" in panel.status_text()
+
+
+def test_with_stops_the_quill_stays_within_the_stops_penetration(qtbot, panel, scara):
+    panel.set_robot(scara)
+    assert panel._stops.isChecked()  # the default
+    panel._dt.setValue(0.001)  # samples every ms: a contact lasts about 10 ms
+    traj = run_free_fall(qtbot, panel, 0.5)
+    limit = scara.joint_limits[QUILL, 1]
+    past = traj.q[:, QUILL].max() - limit
+    assert 0 < past <= quill_overshoot_bound(scara, 50.0)  # about 4.8 mm
+    assert np.all(traj.q[:, QUILL] > scara.joint_limits[QUILL, 0])
+    others = np.delete(traj.stop_forces, QUILL, axis=1)
+    assert not np.any(others) and np.all(traj.stop_forces[:, QUILL] <= 0)  # pushes up
+    assert traj.stop_forces[:, QUILL].min() < 0
+    report = stop_report(scara, traj)
+    assert report and all(line in panel.status_text() for line in report)
+    assert "quill" in report[0] and "upper stop" in report[0]
+
+
+def test_the_stop_frequency_reaches_the_run(qtbot, panel, scara):
+    panel.set_robot(scara)
+    panel.set_stops(True, frequency=20.0, damping=0.0)
+    panel._dt.setValue(0.001)
+    traj = run_free_fall(qtbot, panel, 0.5)
+    past = traj.q[:, QUILL].max() - scara.joint_limits[QUILL, 1]
+    # an undamped stop: the closed form (12.3 mm at 20 Hz, 4.8 mm at the default 50 Hz)
+    assert past == pytest.approx(quill_overshoot_bound(scara, 20.0), rel=1e-2)
+    E = traj.energy[:, 2]  # no damper: the spring's energy is in the potential energy
+    assert np.ptp(E) < 1e-6 * np.ptp(traj.energy[:, 0])
+
+
+def test_run_stop_and_the_stop_report_stay_in_sight_in_a_low_dock(qtbot, scara):
+    """The window puts the panel in a resizing scroll area (a dock that may be low): the
+    free-fall page with its stop rows, and a run's messages below the progress bar, must
+    not grow the panel past the dock and push Run / Pause / Stop out of sight."""
+    from PySide6.QtWidgets import QScrollArea
+
+    scroll = QScrollArea()
+    scroll.setWidgetResizable(True)
+    panel = RunPanel()
+    scroll.setWidget(panel)
+    qtbot.addWidget(scroll)
+    panel.set_robot(scara)
+    scroll.resize(300, 340)
+    scroll.show()
+    qtbot.waitExposed(scroll)
+    panel._tabs.setCurrentIndex(1)  # the free-fall page, the taller one
+    qtbot.waitUntil(panel.controls_in_sight, timeout=2000)
+    run_free_fall(qtbot, panel, 0.5)
+    assert "upper stop" in panel.status_text()
+    qtbot.waitUntil(panel.controls_in_sight, timeout=2000)
+    assert panel.height() <= scroll.viewport().height()
+    panel.shutdown()
