@@ -164,6 +164,20 @@ def scene_frames(kin: Kinematics) -> np.ndarray:
     return np.concatenate([kin.frames, kin.joint_frames])
 
 
+def part_link(part: Part, parents: np.ndarray) -> int:
+    """The link (1-based) whose motion part rides on, 0 for the base (fixed parts, the
+    base frame). parents (n,): each joint's parent link, 0-based, -1 for the base
+    (`core` kernel model `parent`). A joint frame (n+1..2n) is fixed in its joint's
+    parent link (the housing of joint i moves with link i-1 in a serial arm)."""
+    n = parents.shape[0]
+    k = part.frame
+    if k is None or k == 0:
+        return 0
+    if k <= n:
+        return int(k)
+    return int(parents[k - n - 1]) + 1
+
+
 def _joint_frame(n: int, i: int) -> int:
     """Scene-frame index of joint i's frame (0-based i)."""
     return n + 1 + i
