@@ -1,0 +1,206 @@
+"""The Compare dock (gui/compare.py) on the real window: run B = the model with a change
+(or another file), both runs in a worker, the plots, the ghost in the 3D view, CSV."""
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from gui_helpers import PUMA, ROBOTS
+
+from core import (Mechanism, cycloidal_trajectory, inverse_dynamics, load_mechanism, load_robot,
+                  simulate)
+from gui.compare import (Change, ChangeField, ChangeOp, RunKind, apply_changes, damping_of)
+
+pytestmark = pytest.mark.gui
+
+FOURBAR = ROBOTS / "fourbar.toml"
+FOREARM = 2  # link 3 of the PUMA, 0-based
+
+
+def _open_compare(window):
+    panel = window.compare
+    panel.action.trigger()
+    assert panel.dock.isVisible()
+    return panel
+
+
+def _wait(qtbot, panel, timeout=240_000):  # a cold numba cache compiles first
+    qtbot.waitUntil(lambda: not panel.is_running(), timeout=timeout)
+
+
+# ----- Qt-free: the changed model ------------------------------------------------------
+def test_apply_changes_builds_the_changed_model_with_core():
+    puma = load_robot(PUMA)
+    b = apply_changes(puma, [Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0),
+                             Change(1, ChangeField.A, ChangeOp.SET, 0.5)])
+    assert b.links[FOREARM].mass == pytest.approx(2 * puma.links[FOREARM].mass)
+    assert b.links[1].a == 0.5
+    for i in (0, 3, 4, 5):
+        assert b.links[i] == puma.links[i]
+    assert puma.links[FOREARM].mass != b.links[FOREARM].mass  # A is untouched (immutable)
+    heavy = apply_changes(puma, [Change(FOREARM, ChangeField.MASS_INERTIA, ChangeOp.SCALE, 3.0)])
+    assert np.allclose(heavy.links[FOREARM].inertia, 3 * np.array(puma.links[FOREARM].inertia))
+    with pytest.raises(Exception, match="mass must be > 0"):
+        apply_changes(puma, [Change(FOREARM, ChangeField.MASS, ChangeOp.SET, -1.0)])
+    c = damping_of([Change(4, ChangeField.DAMPING, ChangeOp.SET, 0.7)], 6, 0.1)
+    assert np.array_equal(c, [0.1, 0.1, 0.1, 0.1, 0.7, 0.1])
+
+
+def test_apply_changes_to_a_mechanism_keeps_its_loops_closed():
+    fourbar = load_mechanism(FOURBAR)
+    b = apply_changes(fourbar, [Change(1, ChangeField.MASS, ChangeOp.SCALE, 2.0)])
+    assert isinstance(b, Mechanism) and len(b.loops) == len(fourbar.loops)
+    assert b.links[1].mass == pytest.approx(2 * fourbar.links[1].mass)
+    assert np.allclose(b.q_home, fourbar.q_home, atol=1e-9)  # masses do not move the loop
+
+
+# ----- the window ----------------------------------------------------------------------
+def test_heavier_forearm_changes_the_torques_as_core_computes_them(make_window, qtbot):
+    window = make_window(PUMA, size=(1400, 900))
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.INVERSE)
+    panel.set_duration(1.0)
+    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    a, b = panel.result
+    assert len(a) == len(b) == 101
+
+    # independently: the changed robot built here, core's inverse dynamics along the
+    # cycloid from the window's pose to the Run panel's target
+    puma = load_robot(PUMA)
+    links = list(puma.links)
+    links[FOREARM] = replace(links[FOREARM], mass=2 * links[FOREARM].mass)
+    heavy = replace(puma, links=tuple(links))
+    q, qd, qdd = cycloidal_trajectory(window.pose, window.run_panel.target_pose(), 1.0, a.t)
+    assert np.allclose(b.q, q, atol=1e-12) and np.allclose(a.q, q, atol=1e-12)
+    assert np.allclose(b.tau, inverse_dynamics(heavy, q, qd, qdd), rtol=1e-9, atol=1e-9)
+    assert np.allclose(a.tau, inverse_dynamics(puma, q, qd, qdd), rtol=1e-9, atol=1e-9)
+    assert np.max(np.abs(b.tau[:, 1] - a.tau[:, 1])) > 1.0  # the shoulder carries more
+
+    # the difference plot is B - A of the torques, N m
+    panel.set_quantity("tau")
+    panel.set_joint(None)
+    t, diff = panel.difference()
+    assert diff.shape == (101, 6)
+    assert np.allclose(diff, b.tau - a.tau)
+    panel.set_joint(1)
+    t, diff = panel.difference()
+    assert diff.shape == (101, 1) and np.allclose(diff[:, 0], b.tau[:, 1] - a.tau[:, 1])
+    legend = panel.legend_text()
+    assert "A: PUMA 560" in legend and "B: PUMA 560" in legend and "mass \u00d7 2" in legend
+
+    # CSV of both, side by side
+    path = window.settings.fileName() + ".csv"
+    panel.export_csv(path)
+    data = np.loadtxt(path, delimiter=",", skiprows=3)
+    header = open(path, encoding="utf-8").read().splitlines()[2].split(",")
+    k_a = header.index(next(h for h in header if h.startswith("A: tau2")))
+    k_b = header.index(next(h for h in header if h.startswith("B: tau2")))
+    assert np.allclose(data[:, k_a], a.tau[:, 1], rtol=1e-8, atol=1e-8)
+    assert np.allclose(data[:, k_b], b.tau[:, 1], rtol=1e-8, atol=1e-8)
+
+
+def test_identity_change_gives_a_zero_difference(make_window, qtbot):
+    window = make_window(PUMA)
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.INVERSE)
+    panel.set_duration(0.5)
+    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 1.0))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    for field in ("q", "qd", "tau", "energy"):
+        panel.set_quantity(field)
+        t, diff = panel.difference()
+        assert diff.size > 0 and np.all(diff == 0.0), field
+
+
+def test_refused_change_shows_the_message_and_keeps_the_state(make_window, qtbot):
+    window = make_window(PUMA)
+    panel = _open_compare(window)
+    panel.set_duration(0.3)
+    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    before_changes, before_result = panel.changes(), panel.result
+    assert not panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SET, -1.0))
+    assert "mass must be > 0" in panel.message()
+    assert panel.changes() == before_changes
+    assert panel.result is before_result
+    assert len(panel.changes()) == 1
+
+
+def test_the_comparison_can_be_cancelled_promptly(make_window, qtbot):
+    simulate(load_robot(PUMA), 0.02)  # compiled before the clock runs (a cold cache)
+    window = make_window(PUMA)
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.FREE_FALL)
+    panel.set_duration(600.0)
+    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0))
+    assert panel.compare()
+    qtbot.wait(300)
+    assert panel.is_running()
+    start = time.perf_counter()
+    panel.cancel()
+    assert time.perf_counter() - start < 1.0
+    assert not panel.is_running()
+    a, _b = panel.result  # what was computed is shown
+    assert 0 < a.t[-1] < 600.0
+
+
+def test_ghost_follows_playback_and_goes_when_the_dock_closes(make_window, qtbot):
+    window = make_window(PUMA, size=(1400, 900))
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.INVERSE)
+    panel.set_duration(1.0)
+    panel.add_change(Change(1, ChangeField.A, ChangeOp.SCALE, 1.5))  # B's upper arm longer
+    assert panel.compare()
+    _wait(qtbot, panel)
+    actor = panel.ghost.actor
+    assert actor is not None
+    assert actor in window.view3d.plotter.renderer.actors.values()
+    assert actor.prop.opacity < 1.0
+    a, b = panel.result
+    panel.seek(0.5)
+    # A's arm in the view is at A's pose of t = 0.5 s; the ghost's bounds are B's arm's
+    assert np.allclose(window.view3d.q, a.at(0.5))
+    shown = np.array(actor.GetBounds())
+    panel.ghost.place(b.at(0.0))
+    assert not np.allclose(np.array(actor.GetBounds()), shown)  # it moves with the time
+    panel.dock.close()
+    qtbot.waitUntil(lambda: panel.ghost.actor is None, timeout=2000)
+    assert actor not in window.view3d.plotter.renderer.actors.values()
+    assert np.allclose(window.view3d.q, window.pose)  # the arm is back at the window's pose
+
+
+def test_free_fall_comparison_of_a_mechanism(make_window, qtbot):
+    window = make_window(FOURBAR)
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.FREE_FALL)
+    panel.set_duration(0.5)
+    assert panel.add_change(Change(1, ChangeField.MASS, ChangeOp.SCALE, 3.0))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    a, b = panel.result
+    assert len(a) == len(b) == 51
+    assert np.allclose(a.q[0], b.q[0])  # the same start
+    assert np.max(np.abs(b.q[-1] - a.q[-1])) > 1e-3  # a heavier coupler falls otherwise
+    assert np.max(b.loop_residual) < 1e-6  # B's loop stays closed
+    assert panel.ghost.actor is not None
+
+
+def test_another_file_as_run_b(make_window, qtbot):
+    window = make_window(PUMA)
+    panel = _open_compare(window)
+    assert panel.set_file(ROBOTS / "two_link_planar.toml")
+    panel.set_kind(RunKind.INVERSE)
+    assert not panel.compare()  # 2 joints against 6: refused with a message
+    assert "joints" in panel.message()
+    panel.set_kind(RunKind.FREE_FALL)
+    panel.set_duration(0.3)
+    assert panel.compare()
+    _wait(qtbot, panel)
+    a, b = panel.result
+    assert a.n == 6 and b.n == 2 and len(a) == len(b)
