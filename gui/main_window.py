@@ -30,13 +30,16 @@ from core import LoopClosureError, Mechanism, Robot, assemble
 from core.mechanism_pose import follow_independent
 
 from .bundled import bundled_mechanisms, bundled_robots
+from .compare import install_compare
 from .document import RobotDocument
 from .draft import new_robot
 from .lab_panel import install_lab
 from .pose_panel import PosePanel, carry_pose
+from .presentation import install_presentation
 from .recent_files import RecentFiles
 from .robot_editor import RobotEditor
 from .robot_files import RobotFiles
+from .push import install_push
 from .tool_drag import install_tool_drag
 from .view3d import ArmView
 
@@ -107,6 +110,13 @@ class MainWindow(QMainWindow):
         self._connect()
         # drag the tool in the 3D view (gui/tool_drag.py): toolbar and View menu
         self.tool_drag = install_tool_drag(self)
+        # push the arm with Ctrl+drag during a live free fall (gui/push.py)
+        self.push = install_push(self)
+        # compare two runs on one time axis (gui/compare.py): a dock, View menu, Ctrl+K
+        self.compare = install_compare(self)
+        # presentation mode for a projector (gui/presentation.py): View menu, F5
+        self.presentation = (install_presentation(self) if self.plots_dock is not None
+                             else None)
         self._on_robot_changed(self.document.robot)
         self._on_errors_changed()
         self._update_title()
@@ -492,7 +502,7 @@ class MainWindow(QMainWindow):
         if self.plots is not None:
             self.plots.clear()
             # fixed time axes while the chunks stream in (issue #8)
-            self.plots.set_run_duration(self.run_panel._duration)
+            self.plots.set_run_duration(self.run_panel.duration)
         if self.playback is not None:
             self.playback.clear()
         self._update_export_actions()
@@ -705,4 +715,5 @@ class MainWindow(QMainWindow):
             self.run_panel.shutdown()
         self.lab.shutdown()
         self.tool_drag.shutdown()
+        self.compare.shutdown()
         self.view3d.shutdown()
