@@ -29,9 +29,9 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QColor, QFont
+from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComboBox,
-                               QDockWidget, QFrame, QGridLayout, QHBoxLayout, QHeaderView,
+                               QFrame, QGridLayout, QHBoxLayout, QHeaderView,
                                QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
                                QScrollArea, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
@@ -46,7 +46,7 @@ from .complexity_panel import ComplexityPanel
 from .lab_overlays import ARROW_COLORS, LabOverlay
 from .power_panel import PowerPanel
 
-__all__ = ["LabPanel", "install_lab", "select_cell", "DEBOUNCE_MS", "FRAME_MS", "STEP_MS"]
+__all__ = ["LabPanel", "select_cell", "DEBOUNCE_MS", "FRAME_MS", "STEP_MS"]
 
 #: Delay between a pose or rate change and the recomputation, ms.
 DEBOUNCE_MS = 30
@@ -774,42 +774,3 @@ def _scrolling(page: QWidget) -> QScrollArea:
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
     return area
-
-
-def install_lab(window) -> tuple[LabPanel, QDockWidget, QAction]:
-    """Put a Lab dock into `window` (a `MainWindow`), tabbed with the Inspect or Results
-    dock, wired to the window's robot and pose; returns the panel, the dock and a
-    "Teaching Lab" action (for the View menu) that shows and raises the dock."""
-    panel = LabPanel(window.view3d, window.editor)
-    dock = QDockWidget("Lab", window)
-    dock.setObjectName("labDock")
-    dock.setWidget(panel)
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                     | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                     | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    neighbour = getattr(window, "inspect_dock", None) or getattr(window, "plots_dock", None)
-    if neighbour is not None:
-        window.tabifyDockWidget(neighbour, dock)
-        plots = getattr(window, "plots_dock", None)
-        if plots is not None:
-            plots.raise_()
-    dock.hide()  # opened from View > Teaching Lab; until then it draws nothing in 3D
-    window.robot_changed.connect(panel.set_robot)
-    window.pose_changed.connect(panel.set_pose)
-    # the power tab follows the window's runs, chunk by chunk
-    window.robot_changed.connect(panel.power.reset)
-    run_panel = getattr(window, "run_panel", None)
-    if run_panel is not None:
-        run_panel.started.connect(panel.power.reset)
-        run_panel.chunk.connect(panel.power.append)
-
-    def show_lab() -> None:
-        dock.show()
-        dock.raise_()
-
-    action = QAction("Teaching &Lab", window)
-    action.setStatusTip("Recursion walkthrough, DH frames row by row, inertia in 3D")
-    action.setShortcut("Ctrl+L")
-    action.triggered.connect(show_lab)
-    return panel, dock, action

@@ -33,7 +33,7 @@ from .bundled import bundled_mechanisms, bundled_robots
 from .compare import install_compare
 from .document import RobotDocument
 from .draft import new_robot
-from .lab_panel import install_lab
+from .lab_dock import install_lab
 from .pose_panel import PosePanel, carry_pose
 from .presentation import install_presentation
 from .recent_files import RecentFiles
@@ -191,9 +191,16 @@ class MainWindow(QMainWindow):
         self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, bottom)
                              if self.inspect else None)
         self._tabify_inspect()
-        # the teaching lab (gui/lab_panel.py): a dock tabbed with Inspect, wired to the
-        # robot and the pose; its action goes into the View menu
-        self.lab, self.lab_dock, self.lab_action = install_lab(self)
+        # the teaching lab (gui/lab_dock.py, gui/lab_panel.py): a dock tabbed with Inspect,
+        # wired to the robot and the pose, its panel built on first use; its action goes
+        # into the View menu
+        self._lab = install_lab(self)
+        self.lab_dock, self.lab_action = self._lab.dock, self._lab.action
+
+    @property
+    def lab(self):
+        """The teaching lab's panel (`gui.lab_panel.LabPanel`), built on first use."""
+        return self._lab.panel
 
     def _tabify_inspect(self) -> None:
         if self.plots_dock and self.inspect_dock:
@@ -713,7 +720,7 @@ class MainWindow(QMainWindow):
         """Stop every worker thread and timer and release the 3D view."""
         if self.run_panel is not None:
             self.run_panel.shutdown()
-        self.lab.shutdown()
+        self._lab.shutdown()
         self.tool_drag.shutdown()
         self.compare.shutdown()
         self.view3d.shutdown()

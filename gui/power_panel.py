@@ -2,7 +2,7 @@
 against the power of the joint forces and the damping, live; their difference, the
 residual, is the integration error.
 
-Fed by the run's chunks (`RunPanel.chunk`, connected by `gui.lab_panel.install_lab`) into
+Fed by the run's chunks (`RunPanel.chunk`, connected by `gui.lab_dock.install_lab`) into
 a `core.power.PowerBalanceStream`; a new run (`RunPanel.started`) or a new robot starts
 over. Two plots with linked time axes: dE/dt, P_joint + P_damping, P_damping and P_joint
 (W); the residual dE/dt - P (W), with the largest residual and the accumulated energy
