@@ -410,3 +410,12 @@ class ArmView(QWidget):
         self._render_timer.stop()
         self._still_timer.stop()
         self.plotter.close()
+        # pyvistaqt keeps Python wrappers of the widget's GL context and of its surface.
+        # The surface's is a QSurface (not a QObject), so shiboken is never told when Qt
+        # deletes it; while the closed interactor waits for the garbage collector, a new
+        # Qt object allocated at the same address comes back wrapped as that stale
+        # QSurface (seen once in CI: pyqtgraph's QMenu.addMenu returned a QSurface). The
+        # render window is finalized by now: drop the wrappers.
+        forget = getattr(self.plotter, "_forget_context", None)
+        if forget is not None:
+            forget()

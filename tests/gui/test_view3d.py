@@ -185,3 +185,22 @@ def test_vtk_key_bindings_are_off(view, qtbot):
         qtbot.keyClick(view.plotter, key)
     assert view.actors["joint 1"].prop.style == "Surface"
     assert not view._closed and view.plotter.ren_win is not None
+
+
+def test_shutdown_drops_the_stale_gl_surface_wrapper(make_window):
+    """pyvistaqt's widget keeps a Python wrapper of its GL surface, a QSurface that
+    shiboken is never told is deleted; once Qt frees it, a new Qt object at its address
+    would come back as that QSurface. After `shutdown` no such wrapper is left."""
+    import gc
+
+    from PySide6.QtGui import QSurface
+
+    def surfaces() -> int:
+        return sum(type(o) is QSurface for o in gc.get_objects())
+
+    before = surfaces()  # other views of this module may hold theirs
+    window = make_window()
+    flush_events()
+    assert surfaces() > before, "the 3D view holds no QSurface wrapper: nothing to check"
+    window.view3d.shutdown()
+    assert surfaces() == before
