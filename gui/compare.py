@@ -39,9 +39,9 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAction, QTextDocumentFragment
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import (
-    QButtonGroup, QComboBox, QDockWidget, QDoubleSpinBox, QFormLayout, QFrame, QGridLayout,
+    QButtonGroup, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QGridLayout,
     QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar, QPushButton, QRadioButton,
     QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
@@ -60,6 +60,7 @@ from .playback import PlaybackBar
 from .plots import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH, SPECS, PlotSpec,
                     adopt_menus)
 from .run_panel import FallMethod, has_loops
+from .lazy_dock import LazyDock
 from .worker import GeneratorWorker
 
 __all__ = ["ChangeField", "ChangeOp", "Change", "RunKind", "RunSpec", "apply_changes",
@@ -1153,41 +1154,47 @@ class ComparePanel(QWidget):
         self.ghost.remove()
 
 
-def install_compare(window) -> ComparePanel:
+class CompareDock(LazyDock):
+    """The window's Compare dock (``dock``), its View-menu action (``action``) and, once
+    built, its panel (``panel``: a `ComparePanel`, built on first use, `gui.lazy_dock`)."""
+
+    def __init__(self, window) -> None:
+        self.window = window
+        super().__init__(window, "Compare", "compareDock", self._make_panel,
+                         action_text="&Compare Runs\u2026", shortcut="Ctrl+K",
+                         status_tip="Run this model and a changed one (or another file) "
+                                    "side by side",
+                         neighbours=("lab_dock", "inspect_dock", "plots_dock"),
+                         on_show=lambda: self.panel.follow_window_run())
+
+    @property
+    def panel(self) -> ComparePanel:
+        """The `ComparePanel` (built now if it was not)."""
+        return self.widget
+
+    def shutdown(self) -> None:
+        """Stop the panel's comparison and remove its ghost (if it was built)."""
+        if self.built:
+            self.panel.shutdown()
+
+    def _make_panel(self) -> ComparePanel:
+        window = self.window
+        panel = ComparePanel(window)  # takes the window's model itself
+        panel.dock, panel.action = self.dock, self.action
+        window.robot_changed.connect(panel.set_robot)
+        if window.playback is not None:
+            window.playback.frame.connect(panel.follow_window_playback)
+        if window.run_panel is not None:
+            window.run_panel.finished.connect(lambda _t: panel.follow_window_run())
+        return panel
+
+
+def install_compare(window) -> CompareDock:
     """Put a Compare dock into `window` (a `MainWindow`), tabbed with the bottom docks,
-    wired to the window's robot, runs and playback; "Compare Runs..." (Ctrl+K) goes into
-    the View menu. Returns the panel (``panel.dock``, ``panel.action``)."""
-    panel = ComparePanel(window)
-    dock = QDockWidget("Compare", window)
-    dock.setObjectName("compareDock")
-    dock.setWidget(panel)
-    dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                     | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                     | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
-    neighbour = (getattr(window, "lab_dock", None) or getattr(window, "inspect_dock", None)
-                 or getattr(window, "plots_dock", None))
-    if neighbour is not None:
-        window.tabifyDockWidget(neighbour, dock)
-        plots = getattr(window, "plots_dock", None)
-        if plots is not None:
-            plots.raise_()
-    dock.hide()  # opened from View > Compare Runs; until then no ghost
-    window.robot_changed.connect(panel.set_robot)
-    if window.playback is not None:
-        window.playback.frame.connect(panel.follow_window_playback)
-    if window.run_panel is not None:
-        window.run_panel.finished.connect(lambda _t: panel.follow_window_run())
-
-    def show_compare() -> None:
-        panel.follow_window_run()
-        dock.show()
-        dock.raise_()
-
-    action = QAction("&Compare Runs\u2026", window)
-    action.setStatusTip("Run this model and a changed one (or another file) side by side")
-    action.setShortcut("Ctrl+K")
-    action.triggered.connect(show_compare)
+    wired to the window's robot, runs and playback once its panel is built (on first
+    use); "Compare Runs..." (Ctrl+K) goes into the View menu, after Teaching Lab."""
+    compare = CompareDock(window)
+    action = compare.action
     for menu_action in window.menuBar().actions():
         menu = menu_action.menu()
         if menu is not None and menu_action.text().replace("&", "") == "View":
@@ -1199,5 +1206,4 @@ def install_compare(window) -> ComparePanel:
             else:
                 menu.addAction(action)
             break
-    panel.dock, panel.action = dock, action
-    return panel
+    return compare

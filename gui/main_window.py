@@ -113,7 +113,8 @@ class MainWindow(QMainWindow):
         # push the arm with Ctrl+drag during a live free fall (gui/push.py)
         self.push = install_push(self)
         # compare two runs on one time axis (gui/compare.py): a dock, View menu, Ctrl+K
-        self.compare = install_compare(self)
+        self._compare = install_compare(self)
+        self.compare_dock = self._compare.dock
         # presentation mode for a projector (gui/presentation.py): View menu, F5
         self.presentation = (install_presentation(self) if self.plots_dock is not None
                              else None)
@@ -196,6 +197,11 @@ class MainWindow(QMainWindow):
         # into the View menu
         self._lab = install_lab(self)
         self.lab_dock, self.lab_action = self._lab.dock, self._lab.action
+
+    @property
+    def compare(self):
+        """The Compare dock's panel (`gui.compare.ComparePanel`), built on first use."""
+        return self._compare.panel
 
     @property
     def lab(self):
@@ -722,5 +728,5 @@ class MainWindow(QMainWindow):
             self.run_panel.shutdown()
         self._lab.shutdown()
         self.tool_drag.shutdown()
-        self.compare.shutdown()
+        self._compare.shutdown()
         self.view3d.shutdown()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QMessageBox
 from core import forward_kinematics
 from core.robot_file import load_robot
 
-from gui_helpers import PLANAR, PUMA, SCARA, type_into
+from gui_helpers import PLANAR, PUMA, SCARA, flush_events, type_into
 
 pytestmark = pytest.mark.gui
 #: the module's shared window (tests/gui/conftest.py): the PUMA at 1100x720
@@ -267,3 +267,18 @@ def test_saving_while_typing_in_a_cell_keeps_what_was_typed(window, qtbot, tmp_p
     assert view.state() == view.State.EditingState
     assert window.files.save_to(tmp_path / "typed.toml")
     assert load_robot(tmp_path / "typed.toml").links[0].mass == 7.0
+
+
+def test_lab_and_compare_panels_are_built_only_when_first_opened(make_window):
+    """The hidden Lab and Compare docks cost nothing at start: their panels appear the
+    first time the View-menu action opens them (and then follow the window's model)."""
+    window = make_window()
+    assert window.lab_dock.widget() is None and window.compare_dock.widget() is None
+    window.lab_action.trigger()
+    flush_events()
+    assert window.lab_dock.widget() is window.lab and window.lab.isVisible()
+    assert window.lab.robot is window.document.robot
+    assert window.compare_dock.widget() is None
+    window.compare.action.trigger()
+    flush_events()
+    assert window.compare_dock.widget() is window.compare and window.compare.isVisible()
