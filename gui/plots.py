@@ -68,7 +68,7 @@ GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 c
 #: The legend (right of the plot area) may take at most this share of its plot's width
 #: and the plot area's height; beyond it, it takes more columns, then shows only the
 #: joint numbers.
-LEGEND_MAX_SHARE = (0.3, 1.0)
+LEGEND_MAX_SHARE = (0.4, 1.0)
 #: The same for a legend below its plot (`PlotsPanel.set_legends_below`): the plot's
 #: width, this share of its height.
 LEGEND_BELOW_MAX_SHARE = (1.0, 0.3)
@@ -118,6 +118,8 @@ SPECS = (
 LOOP_PLOTS = ("cut_forces", "loop_residual")
 #: What a mechanism with loops shows first (the others are a click away).
 MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
+#: The smallest y span of a linear plot, in its display units (deg, m, N m, J, ...).
+MIN_Y_SPAN = 1e-3
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
@@ -243,15 +245,23 @@ class _Legend(pg.GraphicsWidget):
         shares = LEGEND_BELOW_MAX_SHARE if self.below else LEGEND_MAX_SHARE
         max_w, max_h = (share * room for share, room in zip(shares, self._room))
         long_values = np.full(n, -8888.88)
-        sizes = {}
-        for layout in candidates:
-            self._layout = layout
-            sizes[layout] = w, h = self._natural_size(long_values)
-            if w <= max_w and h <= max_h:
-                break
-        else:  # none fits (large fonts): the narrowest that is low enough, else the narrowest
+        # the first layout that fits with room for read-out values; in a small panel the
+        # first that fits without it (a read-out then widens the legend while hovering);
+        # else the narrowest that is low enough (a legend beyond its share pushes the
+        # next plot out of the view, one taller than its plot runs into the plot below)
+        for values in (long_values, None):
+            sizes = {}
+            for layout in candidates:
+                self._layout = layout
+                sizes[layout] = w, h = self._natural_size(values)
+                if w <= max_w and h <= max_h:
+                    break
+            else:
+                continue
+            break
+        else:
             self._layout = min(candidates, key=lambda c: (sizes[c][1] > max_h, sizes[c][0]))
-        self._width = self._natural_size(long_values)[0] if n else 0.0
+        self._width = self._natural_size(values)[0] if n else 0.0
         self.show_values(None)
 
     def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
@@ -338,6 +348,7 @@ class _Plot:
         self.spec = spec
         self.stale = False
         self.font_scale = 1.0  # x the normal font sizes (`set_font_scale`)
+        self.panel_columns = 1  # of the panel's layout: the plot's share of the view's width
         self._title = spec.title
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
@@ -353,6 +364,11 @@ class _Plot:
         self.vb2.setXLink(self.vb)
         self.item.showAxis("right")
         self.item.getAxis("right").linkToView(self.vb2)
+        if spec.field != "loop_residual":
+            # a flat curve (a joint gravity cannot turn) shows as flat, not as its
+            # rounding noise blown up to the whole height with ticks at 1e-15
+            for vb in (self.vb, self.vb2):
+                vb.setLimits(minYRange=MIN_Y_SPAN)
         self.vb.sigResized.connect(self._sync_vb2)
         self.vb.sigResized.connect(self._fit_legend)
         self.item.geometryChanged.connect(self._fit_legend)
@@ -391,12 +407,15 @@ class _Plot:
         height = self.item.geometry().height() if self.legend.below else self.vb.rect().height()
         width = self.item.geometry().width()
         view = self.item.getViewWidget()
-        if view is not None and width > view.width():
-            # wider than its view (a legend laid out for a larger font at an older,
-            # wider size): fit the view, then lay the scene out at the view's size again
-            width = view.width()
-            QTimer.singleShot(0, self.legend, lambda: view.setRange(
-                view.range, padding=0, disableAutoPixel=False))
+        if view is not None:
+            # its share of the view, not what a legend laid out for a larger room took;
+            # if the layout outgrew the view, lay the scene out at the view's size again
+            # once the legends have shrunk
+            width = min(width, view.width() / self.panel_columns)
+            layout = self.item.parentItem()
+            if layout is not None and layout.geometry().width() > view.width() + 0.5:
+                QTimer.singleShot(0, self.legend, lambda: view.setRange(
+                    view.range, padding=0, disableAutoPixel=False))
         self.legend.fit(width, height)
 
     def set_legend_below(self, below: bool) -> None:
@@ -512,6 +531,8 @@ class _Plot:
         right.setLabel(self.spec.right if prismatic else "", **self.label_style())
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
+        self.y_bounds: dict[pg.ViewBox, tuple[float, float]] = {}  # of the samples so far
+        self.y_grown: set[pg.ViewBox] = set()  # views `grow_y_ranges` set in this run
 
     def _add_curve(self, vb: pg.ViewBox, color: str, style: Qt.PenStyle = Qt.SolidLine,
                    width: int = LINE_WIDTH) -> None:
@@ -544,7 +565,41 @@ class _Plot:
 
     def append(self, part: Trajectory) -> None:
         if self.curves:
-            self.series.append(part.t, self.values(part))
+            values = self.values(part)
+            self.series.append(part.t, values)
+            for vb, rows in self._rows_of_view():
+                v = values[:, rows]
+                v = v[np.isfinite(v)]
+                if v.size:
+                    lo, hi = self.y_bounds.get(vb, (np.inf, -np.inf))
+                    self.y_bounds[vb] = min(lo, float(v.min())), max(hi, float(v.max()))
+
+    def _rows_of_view(self) -> list[tuple[pg.ViewBox, list[int]]]:
+        """(view, the curves drawn in it) for the main and the prismatic view."""
+        pairs = []
+        for vb in (self.vb, self.vb2):
+            rows = [k for k, c in enumerate(self.curves) if c.getViewBox() is vb]
+            if rows:
+                pairs.append((vb, rows))
+        return pairs
+
+    def grow_y_ranges(self) -> None:
+        """While a run streams in: each view's y range only grows, by half the data's span
+        at a time, to cover the samples so far, so that the axes repaint a few times per
+        run rather than at every chunk (issue #8). The log residual auto-ranges."""
+        if self.spec.field == "loop_residual":
+            return
+        for vb, (lo, hi) in self.y_bounds.items():
+            a, b = vb.viewRange()[1]
+            if vb in self.y_grown and a <= lo and hi <= b:
+                continue
+            pad = 0.5 * max(hi - lo, MIN_Y_SPAN)
+            if vb in self.y_grown:
+                lo, hi = min(a, lo - pad), max(b, hi + pad)
+            else:  # the run's first samples: forget the last run's range
+                lo, hi = lo - pad, hi + pad
+                self.y_grown.add(vb)
+            vb.setYRange(lo, hi, padding=0.0)
 
     def refresh(self) -> None:
         """Show the series on the curves (views into its buffers, no copy)."""
@@ -680,6 +735,8 @@ class PlotsPanel(QWidget):
         super().resizeEvent(event)
         if self._columns_for(len(self._shown)) != self._columns:
             self._arrange(self._shown)
+        for plot in self._shown:  # a narrower panel: legends held the plots wide
+            plot._fit_legend()
 
     def _arrange(self, plots: list[_Plot], columns: int | None = None) -> None:
         """Lay out `plots` in order (row by row, `columns` or as the panel's width
@@ -699,6 +756,7 @@ class PlotsPanel(QWidget):
         columns = self._columns_for(len(plots)) if columns is None else columns
         rows = -(-len(plots) // columns)
         for k, plot in enumerate(plots):
+            plot.panel_columns = columns
             ci.layout.addItem(plot.item, k // columns, k % columns)
             plot.set_time_axis_label(k + columns >= len(plots))
         for i in range(2):
@@ -793,6 +851,7 @@ class PlotsPanel(QWidget):
         self._timer.stop()
         for plot in self._plots:
             plot.series = _Series(len(plot.curves))
+            plot.y_bounds, plot.y_grown = {}, set()
             plot.stale = True
             plot.show_values(None)
         self._refresh_shown()
@@ -862,6 +921,9 @@ class PlotsPanel(QWidget):
             for plot in self._all_plots:
                 plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
                 plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+                if plot.spec.field != "loop_residual":  # y: only grows (`grow_y_ranges`)
+                    plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
+                    plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
             vb.setXRange(0.0, self._run_duration, padding=0.0)
 
     def run_duration(self) -> float | None:
@@ -902,6 +964,8 @@ class PlotsPanel(QWidget):
         for plot in self._shown:
             if plot.stale:
                 plot.refresh()
+                if self._run_duration is not None:
+                    plot.grow_y_ranges()
 
     # ----- cursor, hover and scrubbing ------------------------------------------------
     def set_cursor_time(self, t: float | None) -> None:

@@ -36,7 +36,7 @@ from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
-    QProgressBar, QPushButton, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
+    QProgressBar, QPushButton, QSizePolicy, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from core import (LoopClosureError, Mechanism, PointPull, Robot, SimulationError,
@@ -141,6 +141,8 @@ class _TargetRow(QWidget):
         self.panel = panel
         self.index = -1
         self.label = QLabel()
+        # a long joint name is clipped (its tooltip has it) rather than the Run dock
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.current = QLabel()
         self.current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-0000.00 \u00b0"))
@@ -160,6 +162,7 @@ class _TargetRow(QWidget):
         revolute = bool(robot.is_revolute[i])
         name = robot.link_names[i]
         self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
+        self.label.setToolTip(f"{i + 1} {name}")
         current = panel._display(panel._pose)[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, panel._target_shown[i]
@@ -308,6 +311,7 @@ class RunPanel(QWidget):
                              "joint torques and falls under gravity (forward dynamics, "
                              "integrated in time)."))
         form = QFormLayout()
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a narrow dock
         self._ff_seconds = _seconds_box(3.0, 0.05, 600.0)
         form.addRow("Duration T:", self._ff_seconds)
         self._damping = QDoubleSpinBox()
@@ -317,9 +321,15 @@ class RunPanel(QWidget):
         self._damping.setToolTip("Viscous joint damping c, the same at every joint: torque "
                                  "-c q\u0307 (N m s/rad at revolute, N s/m at prismatic joints).")
         form.addRow("Joint damping c:", self._damping)
-        form.addRow("", QLabel("N m s/rad (N s/m for prismatic joints)"))
+        unit = QLabel("N m s/rad (N s/m at sliding joints)")
+        unit.setWordWrap(True)  # the Run dock may be narrow
+        form.addRow("", unit)
         self._add_stop_rows(form)
         self._method = QComboBox()
+        # its long item texts would widen the whole Run dock: show ~16 characters
+        self._method.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self._method.setMinimumContentsLength(10)
         for method in FallMethod:
             self._method.addItem(method.value, method)
         self._method.setToolTip("For a mechanism with loops: keep the loops closed with "
@@ -329,7 +339,7 @@ class RunPanel(QWidget):
         self._method.currentIndexChanged.connect(self._update_stop_fields)  # penalty: none
         self._method_label = QLabel("Method:")
         form.addRow(self._method_label, self._method)
-        self._live = QCheckBox("Live (real time, push the arm with Ctrl+drag)")
+        self._live = QCheckBox("Live: real time, Ctrl+drag pushes")
         self._live.setToolTip(LIVE_TIP)
         form.addRow(self._live)
         v.addLayout(form)

@@ -212,3 +212,29 @@ def test_loop_residual_is_drawn_on_its_log_axis(qtbot):
     for v, s in labels:
         assert float(s) == pytest.approx(10.0 ** v, rel=1e-9)
         assert 10.0 ** lo <= float(s) <= 10.0 ** hi
+
+
+def test_during_a_run_the_y_ranges_only_grow_and_cover_the_samples(qtbot, panel, stanford):
+    """Streaming (issue #8): the y axes change a few times per run, not at every chunk,
+    and always cover what is drawn; the finished run is fitted tightly again."""
+    changes = {plot.spec.key: 0 for plot in panel._shown}
+    for plot in panel._shown:
+        plot.vb.sigYRangeChanged.connect(
+            lambda *_a, key=plot.spec.key: changes.__setitem__(key, changes[key] + 1))
+    many = list(inverse_dynamics_chunks(stanford, stanford.q_home, stanford.q_home + 0.4, 2.0,
+                                        dt_out=0.01, chunk_samples=5))  # 41 chunks
+    panel.clear()
+    panel.set_run_duration(2.0)
+    for part in many:
+        panel.append(part)
+        panel._flush()
+        for plot in panel._shown:
+            lo, hi = plot.vb.viewRange()[1]
+            y = plot.series.y[:, :plot.series.size]
+            revolute = [k for k, c in enumerate(plot.curves) if c.getViewBox() is plot.vb]
+            if revolute:
+                assert lo <= y[revolute].min() and y[revolute].max() <= hi, plot.spec.key
+    assert len(many) > 30
+    assert max(changes.values()) <= 10, changes
+    panel.set_trajectory(Trajectory.concatenate(many))
+    assert all(plot.vb.autoRangeEnabled()[1] for plot in panel._shown)

@@ -124,3 +124,43 @@ def test_every_view_bar_action_is_on_the_bar_or_in_its_overflow_menu(make_window
     assert _unreachable(bar) == []
     names = [a.text() for a in bar.actions() if not a.isSeparator()]
     assert {"&Fit", "Front", "Side", "Top", "Iso", "Ortho", "Show"} <= set(names)
+
+
+@pytest.mark.parametrize("path", [PUMA, ROBOTS / "scara.toml", ROBOTS / "fivebar_saha.toml"],
+                         ids=["puma", "scara", "fivebar"])
+def test_plots_and_run_panel_fit_their_docks_at_1280x800(make_window, qtbot, path):
+    """Nothing is cut off at the right edge: every plot with its legend lies inside the
+    plots' view, each legend inside its plot's share, and the Run panel's pages are no
+    wider than the dock shows (its scroll area has no horizontal bar)."""
+    window = make_window(path, (1280, 800))
+    settled(qtbot, window)
+    plots = window.plots
+    view = plots._graphics
+    for plot in plots._shown:
+        item = plot.item.sceneBoundingRect()
+        legend = plot.legend.sceneBoundingRect()
+        assert item.right() <= view.width() + 1, plot.spec.key
+        assert legend.right() <= item.right() + 1, plot.spec.key
+        assert legend.height() <= item.height() + 1, plot.spec.key
+    panel = window.run_panel
+    scroll = panel.parentWidget().parentWidget()  # viewport, then the dock's scroll area
+    for page in (0, 1):
+        panel._tabs.setCurrentIndex(page)
+        flush_events()
+        assert panel.width() <= scroll.viewport().width() + 1, page
+
+
+def test_a_flat_curve_is_drawn_flat_not_as_its_rounding_noise(make_window, qtbot):
+    """The SCARA's vertical shoulder and elbow never move in a free fall: their angles
+    carry only ~1e-15 deg of rounding noise, which the axis must not blow up."""
+    from gui.plots import MIN_Y_SPAN
+    window = make_window(ROBOTS / "scara.toml", (1280, 800))
+    settled(qtbot, window)
+    window.run_panel.start_free_fall(0.5)
+    qtbot.waitUntil(lambda: not window.run_panel.is_running(), timeout=120_000)
+    settled(qtbot, window)
+    angles = next(p for p in window.plots._shown if p.spec.key == "joint_angles")
+    q = window.trajectory.q[:, :2]
+    assert np.ptp(q) < 1e-9  # (the premise: flat up to rounding)
+    low, high = angles.vb.viewRange()[1]
+    assert high - low >= MIN_Y_SPAN * 0.999
