@@ -227,15 +227,15 @@ def kernel_calls(robot, q: np.ndarray, qd: np.ndarray, tau: np.ndarray
                  ) -> tuple[Callable[[], object], Callable[[], object]]:
     """(denoc, composite): calls of the two methods' compiled entry kernels alone, on
     arguments prepared once (no argument checks, no allocation): the kernels that
-    `forward_dynamics` runs, `core.dynamics._forward_dynamics_one` and
-    `_forward_dynamics_composite` (the ones `core.op_count` counts)."""
+    `forward_dynamics` runs, `core.dynamics.forward_dynamics_state_kernel` and
+    `forward_dynamics_composite_kernel` (the ones `core.op_count` counts)."""
     k = dynamics.kernel_of(robot)
     q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
     ws_d, ws_c = new_workspace(k.n, k.m), new_workspace(k.n, k.m)
     qdd_d, qdd_c = np.empty(k.n), np.empty(k.n)
     f_ext = np.zeros((1, k.n, 6))
     GIM = np.empty((k.n, k.n))
-    one, composite = dynamics._forward_dynamics_one, dynamics._forward_dynamics_composite
+    one, composite = dynamics.forward_dynamics_state_kernel, dynamics.forward_dynamics_composite_kernel
     dynamics.compile_and_call(one, k.F, k.I, ws_d, q, qd, tau, qdd_d)
     F_, I_ = k.F, k.I
     return (lambda: one(F_, I_, ws_d, q, qd, tau, qdd_d),

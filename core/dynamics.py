@@ -65,9 +65,10 @@ def _inverse_dynamics_batch(F, I, ws, q, qd, qdd, f_ext, with_gravity, tau):
 
 
 @closed_kernel
-def _inverse_dynamics_one(F, I, ws, q, qd, qdd, tau):
-    """The common call: one state, no external wrench, gravity in. Returns -1, or
-    WRONG_LENGTH, or NOT_FINITE (the caller then takes the checked path)."""
+def inverse_dynamics_state_kernel(F, I, ws, q, qd, qdd, tau):
+    """RIDIM at one state (q, qd, qdd (n,) -> tau (n,)), no external wrench, gravity in:
+    `inverse_dynamics`'s common call, and the kernel `core.op_count` counts. Returns -1,
+    or WRONG_LENGTH, or NOT_FINITE (the caller then takes the checked path)."""
     mv = model_views(F, I)
     n = mv.n
     if q.shape[0] != n or qd.shape[0] != n or qdd.shape[0] != n:
@@ -85,9 +86,10 @@ def _inverse_dynamics_one(F, I, ws, q, qd, qdd, tau):
 
 
 @closed_kernel
-def _forward_dynamics_one(F, I, ws, q, qd, tau, qdd):
-    """The common call: one state, no external wrench. Returns -1, the singular joint,
-    or WRONG_LENGTH."""
+def forward_dynamics_state_kernel(F, I, ws, q, qd, tau, qdd):
+    """The UDU^T forward dynamics at one state (q, qd, tau (n,) -> qdd (n,)), no external
+    wrench: `forward_dynamics`'s common call, and the kernel `core.op_count` counts and
+    `core.complexity` times. Returns -1, the singular joint, or WRONG_LENGTH."""
     mv = model_views(F, I)
     n = mv.n
     if q.shape[0] != n or qd.shape[0] != n or tau.shape[0] != n:
@@ -169,8 +171,10 @@ def cholesky_solve(A, b, x):
 
 
 @compiled_kernel
-def _forward_dynamics_composite(F, I, ws, q, qd, tau, f_ext, GIM, qdd):
-    """GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
+def forward_dynamics_composite_kernel(F, I, ws, q, qd, tau, f_ext, GIM, qdd):
+    """Forward dynamics by the composite-body method (`forward_dynamics(...,
+    method="composite")`, and what `core.op_count` / `core.complexity` compare with):
+    GIM from composite bodies (eqs. 23b-24), phi = tau - ID(q, qd, 0), Cholesky solve."""
     mv = model_views(F, I)
     D = data_views(ws, mv.n, mv.m)
     oj, e, d, M, A, phi = D.oj, D.e, D.d, D.M, D.A, D.phi
@@ -328,13 +332,13 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
         except AttributeError:
             ws = k.per_thread.workspace = thread_workspace(k.n, k.m)
         try:
-            if _inverse_dynamics_one(k.F, k.I, ws, q, qd, qdd, tau) == -1:
+            if inverse_dynamics_state_kernel(k.F, k.I, ws, q, qd, qdd, tau) == -1:
                 return tau
         except TypeError:
             if np.ndim(q) == 1:
                 q, qd, qdd = (joint_vector(q, k.n, "q"), joint_vector(qd, k.n, "qd"),
                               joint_vector(qdd, k.n, "qdd"))
-                if compile_and_call(_inverse_dynamics_one, k.F, k.I, ws, q, qd, qdd,
+                if compile_and_call(inverse_dynamics_state_kernel, k.F, k.I, ws, q, qd, qdd,
                                     tau) == -1:
                     return tau
     if k.nl:
@@ -382,7 +386,7 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
         # the common call, one state: straight to the kernel (closed to argument types
         # other than float vectors; it checks lengths), else checked first
         qdd = np.empty(n)
-        one = _constrained_one if k.nl else _forward_dynamics_one
+        one = _constrained_one if k.nl else forward_dynamics_state_kernel
         try:
             ws = k.per_thread.workspace
         except AttributeError:
@@ -430,7 +434,7 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
     if method == "denoc":
         bad = _forward_dynamics_batch(k.F, k.I, ws, q[None], qd[None], tau[None], w, qdd[None])
     else:
-        bad = _forward_dynamics_composite(k.F, k.I, ws, q, qd, tau, w, np.empty((n, n)), qdd)
+        bad = forward_dynamics_composite_kernel(k.F, k.I, ws, q, qd, tau, w, np.empty((n, n)), qdd)
     if bad >= 0:
         raise singular_error(model, q, bad)
     return qdd

@@ -451,10 +451,10 @@ def count_forward_dynamics(model, q=None, qd=None, tau=None, method: str = "deno
     q, qd, tau : (n,) state and joint forces (rad, rad/s, N m; m, m/s, N); random in
                  [-1, 1] (from `seed`) where None: the counts do not depend on them
                  unless a pivot vanishes
-    method : "denoc" runs `core.dynamics._forward_dynamics_one` (the single-state
+    method : "denoc" runs `core.dynamics.forward_dynamics_state_kernel` (the single-state
              entry: `denoc.forward_dynamics_on` -> `forward_dynamics_tree`: link
              quantities, bias forces by RIDIM with qdd = 0, articulated inertias,
-             UDU^T solve); "composite" runs `core.dynamics._forward_dynamics_composite`
+             UDU^T solve); "composite" runs `core.dynamics.forward_dynamics_composite_kernel`
              (link quantities, bias forces, composite inertias, GIM, Cholesky)
     stop   : an event that cancels the count when set (CountCancelled)
     Returns an OpCount whose `result` is qdd (n,), rad/s^2 / m/s^2.
@@ -470,12 +470,12 @@ def count_forward_dynamics(model, q=None, qd=None, tau=None, method: str = "deno
     qdd = counted_array(np.zeros(n))
     counter = _counter_for(mv, D, stop)
     if method == "denoc":
-        bad, tally, stages = counter.call(dynamics._forward_dynamics_one, k.F, k.I, None,
+        bad, tally, stages = counter.call(dynamics.forward_dynamics_state_kernel, k.F, k.I, None,
                                           Q, Qd, Tau, qdd, stages=STAGES[method])
     else:
         f_ext = counted_array(np.zeros((1, n, 6)))
         GIM = counted_array(np.zeros((n, n)))
-        bad, tally, stages = counter.call(dynamics._forward_dynamics_composite, k.F, k.I,
+        bad, tally, stages = counter.call(dynamics.forward_dynamics_composite_kernel, k.F, k.I,
                                           None, Q, Qd, Tau, f_ext, GIM, qdd,
                                           stages=STAGES[method])
     if bad != -1:
@@ -486,7 +486,7 @@ def count_forward_dynamics(model, q=None, qd=None, tau=None, method: str = "deno
 
 def count_inverse_dynamics(model, q=None, qd=None, qdd=None, seed: int = 0) -> OpCount:
     """Operations of one `inverse_dynamics(model, q, qd, qdd)` call's kernel
-    (`core.dynamics._inverse_dynamics_one`: argument check, link quantities, RIDIM).
+    (`core.dynamics.inverse_dynamics_state_kernel`: argument check, link quantities, RIDIM).
     Arguments as `count_forward_dynamics`; `result` is tau (n,), N m / N."""
     k, mv, D = _counted_views(model)
     if k.nl:
@@ -494,7 +494,7 @@ def count_inverse_dynamics(model, q=None, qd=None, qdd=None, seed: int = 0) -> O
     q, qd, qdd = _state(model, q, qd, qdd, seed)
     tau = counted_array(np.zeros(k.n))
     counter = _counter_for(mv, D)
-    code, tally, stages = counter.call(dynamics._inverse_dynamics_one, k.F, k.I, None,
+    code, tally, stages = counter.call(dynamics.inverse_dynamics_state_kernel, k.F, k.I, None,
                                        counted_array(q), counted_array(qd),
                                        counted_array(qdd), tau, stages=STAGES["ridim"])
     if code != -1:
