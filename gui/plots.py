@@ -118,8 +118,10 @@ SPECS = (
 LOOP_PLOTS = ("cut_forces", "loop_residual")
 #: What a mechanism with loops shows first (the others are a click away).
 MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
-#: The smallest y span of a linear plot, in its display units (deg, m, N m, J, ...).
-MIN_Y_SPAN = 1e-3
+#: The smallest y span of a linear plot's left axis (deg, deg/s, N m, J, N) and of its
+#: right axis for prismatic joints (m, m/s, N): a flat curve stays flat, with short ticks.
+MIN_Y_SPAN = 0.1
+MIN_Y_SPAN_PRISMATIC = 1e-3
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
@@ -311,6 +313,10 @@ class _Legend(pg.GraphicsWidget):
                        .adjusted(0, 0, -1, -1))
 
 
+#: A log axis labels at most one tick per this many pixels of its height.
+LOG_LABEL_PX = 16
+
+
 class _LogAxis(pg.AxisItem):
     """A log axis that always has labelled ticks.
 
@@ -331,12 +337,20 @@ class _LogAxis(pg.AxisItem):
         if spacing is None or spacing >= 1.0:
             # plain "1e-16" (pyqtgraph writes superscript digits, which many fonts lack:
             # every label then read "1")
-            return [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
-                    for v in numbers]
-        for digits in range(2, 8):  # the fewest significant digits that tell them apart
-            strings = [f"{v:.{digits}g}" for v in numbers]
-            if len(set(strings)) == len(strings):
-                break
+            strings = [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
+                       for v in numbers]
+        else:
+            for digits in range(2, 8):  # the fewest significant digits that tell them apart
+                strings = [f"{v:.{digits}g}" for v in numbers]
+                if len(set(strings)) == len(strings):
+                    break
+        # pyqtgraph labels every minor tick of a log axis (2..9 times a power of ten):
+        # in a low plot they overprint; keep every k-th label, about one per LABEL_PX
+        height = self.geometry().height()  # (0 before the axis is laid out: all labels)
+        room = max(2, int(height // LOG_LABEL_PX))
+        if height > 0 and len(strings) > room:
+            step = -(-len(strings) // room)
+            strings = [text if k % step == 0 else "" for k, text in enumerate(strings)]
         return strings
 
 
@@ -367,8 +381,8 @@ class _Plot:
         if spec.field != "loop_residual":
             # a flat curve (a joint gravity cannot turn) shows as flat, not as its
             # rounding noise blown up to the whole height with ticks at 1e-15
-            for vb in (self.vb, self.vb2):
-                vb.setLimits(minYRange=MIN_Y_SPAN)
+            self.vb.setLimits(minYRange=MIN_Y_SPAN)
+            self.vb2.setLimits(minYRange=MIN_Y_SPAN_PRISMATIC)
         self.vb.sigResized.connect(self._sync_vb2)
         self.vb.sigResized.connect(self._fit_legend)
         self.item.geometryChanged.connect(self._fit_legend)
@@ -593,7 +607,7 @@ class _Plot:
             a, b = vb.viewRange()[1]
             if vb in self.y_grown and a <= lo and hi <= b:
                 continue
-            pad = 0.5 * max(hi - lo, MIN_Y_SPAN)
+            pad = 0.5 * max(hi - lo, MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC)
             if vb in self.y_grown:
                 lo, hi = min(a, lo - pad), max(b, hi + pad)
             else:  # the run's first samples: forget the last run's range

@@ -186,6 +186,24 @@ def test_log_axis_labels_are_powers_of_ten(qtbot):
         assert float(s) == pytest.approx(10.0 ** v, rel=1e-9)
 
 
+def test_a_low_log_axis_does_not_overprint_its_labels(qtbot):
+    """Minor ticks (2..9 x 10^k) of a residual inside one decade: in a 70 px axis at most
+    one label per LOG_LABEL_PX, the labelled ones still the numbers at their places."""
+    from PySide6.QtCore import QRectF
+
+    from gui.plots import LOG_LABEL_PX
+    axis = _LogAxis("left")
+    axis.setLogMode(False, True)
+    axis.setGeometry(QRectF(0, 0, 60, 70))
+    lo, hi = np.log10(2e-17), np.log10(1.2e-16)
+    ticks = sum(len(values) for _, values in axis.tickValues(lo, hi, 200))
+    shown = tick_labels(axis, lo, hi)  # the labelled ones
+    assert ticks > 70 // LOG_LABEL_PX  # (the premise: more ticks than room)
+    assert 2 <= len(shown) <= 70 // LOG_LABEL_PX
+    for v, s in shown:
+        assert float(s) == pytest.approx(10.0 ** v, rel=1e-9)
+
+
 def test_loop_residual_is_drawn_on_its_log_axis(qtbot):
     """The residual of a four-bar's free fall (about 1e-16 m) fills the log axis and its
     labels are powers of ten around it (the curves once went to the view undrawn in log:
