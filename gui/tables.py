@@ -389,7 +389,9 @@ class RobotTableView(QTableView):
         return model
 
     def fit_columns(self) -> None:
-        """Size columns to their contents, within readable bounds."""
+        """Size columns to their contents (the rows in sight and 30 more: a 200-link
+        robot's table is not measured cell by cell), within readable bounds."""
+        self.horizontalHeader().setResizeContentsPrecision(30)
         self.resizeColumnsToContents()
         header = self.horizontalHeader()
         for col, column in enumerate(self.table_model().columns):
