@@ -41,9 +41,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import (
-    QButtonGroup, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QGridLayout,
+    QButtonGroup, QComboBox, QDoubleSpinBox, QFormLayout, QGridLayout,
     QHBoxLayout, QLabel, QLineEdit, QListWidget, QProgressBar, QPushButton, QRadioButton,
-    QScrollArea, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QSplitter, QToolButton, QVBoxLayout, QWidget,
 )
 
 from core import ArmDynError, Link, Mechanism, Robot, forward_kinematics
@@ -53,6 +53,7 @@ from core.results_io import trajectory_header
 from core.simulation import simulate_chunks
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 
+from .scroll import scroll_area
 from .arm_scene import MergedParts, build_parts, scene_frames
 from .colors import joint_color
 from .model_files import load_model
@@ -491,14 +492,8 @@ class ComparePanel(QWidget):
         form.addRow(self._damping_label, self._damping)
         col.addLayout(form)
         col.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setObjectName("compareDefinitionScroll")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(left)
-        scroll.setMinimumWidth(left.minimumSizeHint().width()
-                               + scroll.verticalScrollBar().sizeHint().width())
+        scroll = scroll_area(left, name="compareDefinitionScroll", vertical_only=True,
+                             fit_width=True)
         buttons = QHBoxLayout()
         for b in (self._run, self._stop, self._export):
             buttons.addWidget(b)

@@ -22,7 +22,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QSize, Qt, QTimer, Slot
 from PySide6.QtGui import QCloseEvent, QColor, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView, QComboBox, QDockWidget, QFrame, QHBoxLayout, QHeaderView, QLabel, QScrollArea,
+    QAbstractItemView, QComboBox, QDockWidget, QHBoxLayout, QHeaderView, QLabel,
     QSizePolicy, QTableView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -32,6 +32,8 @@ from core import (
     reduced_mass_matrix,
 )
 from core.mechanism_pose import dependent_jacobian_conditioning
+
+from .scroll import scroll_area
 
 #: Debounce delay between a pose change and the recomputation, ms.
 DEBOUNCE_MS = 30
@@ -405,10 +407,7 @@ class InspectPanel(QWidget):
                                    ("Acceleration matrix H", self._acceleration))))
         v.addStretch(1)
 
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setWidget(body)
+        scroll = scroll_area(body)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)

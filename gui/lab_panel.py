@@ -31,7 +31,7 @@ import numpy as np
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComboBox,
-                               QFrame, QGridLayout, QHBoxLayout, QHeaderView,
+                               QGridLayout, QHBoxLayout, QHeaderView,
                                QLabel, QListWidget, QListWidgetItem, QPushButton, QRadioButton,
                                QScrollArea, QSlider, QTableWidget, QTableWidgetItem, QTabWidget,
                                QVBoxLayout, QWidget)
@@ -41,6 +41,7 @@ from core.dh_lesson import ElementaryTransform, chain_transforms, row_transforms
 from core.model_checks import ModelWarning, check_model
 from core.walkthrough import RIDIM, UDU, ArrowKind, Step, Walkthrough, walkthrough
 
+from .scroll import scroll_area
 from .arm_scene import Sizes
 from .complexity_panel import ComplexityPanel
 from .lab_overlays import ARROW_COLORS, LabOverlay
@@ -769,8 +770,4 @@ class LabPanel(QWidget):
 def _scrolling(page: QWidget) -> QScrollArea:
     """`page` in a scroll area: a narrow dock scrolls it rather than widening the window
     (the Lab shares the bottom dock area with Results and Inspect)."""
-    area = QScrollArea()
-    area.setWidget(page)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    return area
+    return scroll_area(page)

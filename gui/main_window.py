@@ -23,12 +23,13 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
-from PySide6.QtWidgets import (QDockWidget, QFrame, QLabel, QMainWindow, QMenu, QMessageBox,
+from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox,
                                QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
 from core import LoopClosureError, Mechanism, Robot, assemble
 from core.mechanism_pose import follow_independent
 
+from .scroll import scroll_area
 from .bundled import bundled_mechanisms, bundled_robots
 from .compare import install_compare
 from .document import RobotDocument
@@ -54,15 +55,8 @@ RESULTS_MIN_HEIGHT = 400  # px
 
 def _scrolling(widget: QWidget) -> QScrollArea:
     """`widget` in a frameless scroll area that resizes it (for a dock that may be low)."""
-    scroll = QScrollArea()
-    scroll.setObjectName(f"{widget.objectName() or type(widget).__name__}Scroll")
-    scroll.setWidgetResizable(True)
-    scroll.setFrameShape(QFrame.Shape.NoFrame)
-    scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    scroll.setWidget(widget)
-    scroll.setMinimumWidth(widget.minimumSizeHint().width()
-                           + scroll.verticalScrollBar().sizeHint().width())
-    return scroll
+    return scroll_area(widget, name=f"{widget.objectName() or type(widget).__name__}Scroll",
+                       vertical_only=True, fit_width=True)
 
 
 def _optional(module: str, name: str):

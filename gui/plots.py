@@ -35,7 +35,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPixmapCache
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
-    QFrame, QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QScrollArea, QToolButton, QVBoxLayout,
+    QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout,
     QWidget, QWidgetAction,
 )
 
@@ -43,6 +43,7 @@ from core import Mechanism, Robot
 from core.loop_kinematics import constraint_row_labels, constraint_row_units
 from core.trajectory import Trajectory
 from gui.colors import joint_color
+from gui.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
 REFRESH_MS = 33
@@ -698,10 +699,7 @@ class PlotsPanel(QWidget):
                                       "their read-out")
         self.legend_button.toggled.connect(self.set_legends_shown)
         row.addWidget(self.legend_button)
-        self._scroll = QScrollArea()
-        self._scroll.setWidgetResizable(True)
-        self._scroll.setFrameShape(QFrame.NoFrame)
-        self._scroll.setWidget(self._graphics)
+        self._scroll = scroll_area(self._graphics)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)

@@ -35,8 +35,8 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QTextDocumentFragment
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QFrame, QHBoxLayout, QLabel,
-    QProgressBar, QPushButton, QSizePolicy, QScrollArea, QTabWidget, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
+    QProgressBar, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from core import (LoopClosureError, Mechanism, PointPull, Robot, SimulationError,
@@ -48,6 +48,7 @@ from core.simulation import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, Joint
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 from gui.colors import joint_color
 from gui.pose_panel import JointList
+from gui.scroll import scroll_area
 from gui.worker import GeneratorWorker
 
 log = logging.getLogger(__name__)
@@ -270,12 +271,7 @@ class RunPanel(QWidget):
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self._tabs, 1)
         top.addLayout(common)
-        scroll = QScrollArea()
-        scroll.setObjectName("runParameters")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(params)
+        scroll = scroll_area(params, name="runParameters", vertical_only=True)
         scroll.setMinimumHeight(60)
         layout = QVBoxLayout(self)
         layout.addWidget(scroll, 1)
