@@ -53,15 +53,15 @@ from core.results_io import trajectory_header
 from core.simulation import simulate_chunks
 from core.trajectory import Trajectory, inverse_dynamics_chunks
 
-from .scroll import scroll_area
 from .arm_scene import MergedParts, build_parts, scene_frames
 from .colors import joint_color
+from .lazy_dock import LazyDock
 from .model_files import load_model
 from .playback import PlaybackBar
 from .plots import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH, SPECS, PlotSpec,
                     adopt_menus)
 from .run_panel import FallMethod, has_loops
-from .lazy_dock import LazyDock
+from .scroll import scroll_area
 from .worker import GeneratorWorker
 
 __all__ = ["ChangeField", "ChangeOp", "Change", "RunKind", "RunSpec", "apply_changes",

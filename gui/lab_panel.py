@@ -41,11 +41,11 @@ from core.dh_lesson import ElementaryTransform, chain_transforms, row_transforms
 from core.model_checks import ModelWarning, check_model
 from core.walkthrough import RIDIM, UDU, ArrowKind, Step, Walkthrough, walkthrough
 
-from .scroll import scroll_area
 from .arm_scene import Sizes
 from .complexity_panel import ComplexityPanel
 from .lab_overlays import ARROW_COLORS, LabOverlay
 from .power_panel import PowerPanel
+from .scroll import scroll_area
 
 __all__ = ["LabPanel", "select_cell", "DEBOUNCE_MS", "FRAME_MS", "STEP_MS"]
 

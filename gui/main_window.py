@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessage
 from core import LoopClosureError, Mechanism, Robot, assemble
 from core.mechanism_pose import follow_independent
 
-from .scroll import scroll_area
 from .bundled import bundled_mechanisms, bundled_robots
 from .compare import install_compare
 from .document import RobotDocument
@@ -37,10 +36,11 @@ from .draft import new_robot
 from .lab_dock import install_lab
 from .pose_panel import PosePanel, carry_pose
 from .presentation import install_presentation
+from .push import install_push
 from .recent_files import RecentFiles
 from .robot_editor import RobotEditor
 from .robot_files import RobotFiles
-from .push import install_push
+from .scroll import scroll_area
 from .tool_drag import install_tool_drag
 from .view3d import ArmView
 
