@@ -146,9 +146,11 @@ class _TargetRow(QWidget):
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.current = QLabel()
         self.current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
-        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-0000.00 \u00b0"))
+        # widths for the usual values (-180.00 deg, -1.0000 m): a narrow Run dock leaves the
+        # joint's name the rest (larger values still show, a little clipped)
+        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-000.00 \u00b0"))
         self.box = QDoubleSpinBox()
-        self.box.setMinimumWidth(self.fontMetrics().horizontalAdvance("-0000.0000 m") + 30)
+        self.box.setFixedWidth(self.fontMetrics().horizontalAdvance("-00.0000 m") + 30)
         self.box.valueChanged.connect(lambda v: panel._on_target_edited(self.index, v))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
