@@ -546,6 +546,10 @@ class _Plot:
         right.setLabel(self.spec.right if prismatic else "", **self.label_style())
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
+        # (view, the curves drawn in it) for the main and the prismatic view
+        self.view_rows = [(vb, rows) for vb in (self.vb, self.vb2)
+                          if (rows := [k for k, c in enumerate(self.curves)
+                                       if c.getViewBox() is vb])]
         self.y_bounds: dict[pg.ViewBox, tuple[float, float]] = {}  # of the samples so far
         self.y_grown: set[pg.ViewBox] = set()  # views `grow_y_ranges` set in this run
 
@@ -582,21 +586,12 @@ class _Plot:
         if self.curves:
             values = self.values(part)
             self.series.append(part.t, values)
-            for vb, rows in self._rows_of_view():
+            for vb, rows in self.view_rows:
                 v = values[:, rows]
                 v = v[np.isfinite(v)]
                 if v.size:
                     lo, hi = self.y_bounds.get(vb, (np.inf, -np.inf))
                     self.y_bounds[vb] = min(lo, float(v.min())), max(hi, float(v.max()))
-
-    def _rows_of_view(self) -> list[tuple[pg.ViewBox, list[int]]]:
-        """(view, the curves drawn in it) for the main and the prismatic view."""
-        pairs = []
-        for vb in (self.vb, self.vb2):
-            rows = [k for k, c in enumerate(self.curves) if c.getViewBox() is vb]
-            if rows:
-                pairs.append((vb, rows))
-        return pairs
 
     def grow_y_ranges(self) -> None:
         """While a run streams in: each view's y range only grows, by half the data's span
