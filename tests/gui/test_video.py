@@ -132,8 +132,9 @@ def test_gif_with_the_plots_beside_the_3d_view(fallen, qtbot, tmp_path):
     assert iio.immeta(target, index=0)["loop"] == 0  # loops for ever
     assert_the_arm_moves(frames, slice(0, 400))  # the 3D view on the left
     plots = frames[0][:, 400:].astype(int)
-    # the plots' white background and their coloured curves on the right
-    assert (plots.min(axis=2) > 245).mean() > 0.3 and np.ptp(plots, axis=2).max() > 100
+    # the plots' white background and their coloured curves on the right (hundreds of
+    # clearly coloured pixels: GIF's 256-colour palette desaturates thin curves)
+    assert (plots.min(axis=2) > 245).mean() > 0.3 and (np.ptp(plots, axis=2) > 60).sum() > 200
     cursor_moves = np.abs(frames[0][:, 400:].astype(int) - frames[-1][:, 400:]).max() > 100
     assert cursor_moves  # the time cursor runs along the plots
     flush_events()
