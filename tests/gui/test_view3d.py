@@ -204,3 +204,19 @@ def test_shutdown_drops_the_stale_gl_surface_wrapper(make_window):
     assert surfaces() > before, "the 3D view holds no QSurface wrapper: nothing to check"
     window.view3d.shutdown()
     assert surfaces() == before
+
+
+def test_one_render_per_render_request(view):
+    """`plotter.render()` rendered, and the finished frame asked the OpenGL widget to
+    repaint, whose paintGL rendered the scene again: every frame cost two renders."""
+    ends = []
+    tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
+    try:
+        flush_events()
+        ends.clear()
+        for k in range(5):
+            view.render_now()
+            flush_events()
+        assert 5 <= len(ends) <= 6  # (+1: the anti-aliased still frame after moving)
+    finally:
+        view.plotter.ren_win.RemoveObserver(tag)
