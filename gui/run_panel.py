@@ -162,13 +162,13 @@ class _TargetRow(QWidget):
 
     def bind(self, i: int) -> None:
         """Show joint i's name, current value and target (no edit signal)."""
-        robot, panel = self.panel._robot, self.panel
+        panel = self.panel
         self.index = -1  # no edit while the box is set up
-        revolute = bool(robot.is_revolute[i])
-        name = robot.link_names[i]
+        revolute = bool(panel._revolute[i])
+        name = panel._names[i]
         self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
         self.label.setToolTip(f"{i + 1} {name}")
-        current = panel._display(panel._pose)[i]
+        current = np.degrees(panel._pose[i]) if revolute else panel._pose[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, panel._target_shown[i]
         box.setSuffix(" \u00b0" if revolute else " m")
@@ -212,6 +212,8 @@ class RunPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._robot: Robot | None = None
+        self._revolute = np.zeros(0, dtype=bool)  # of the robot's joints (n,)
+        self._names: list[str] = []  # of the robot's joints
         self._pose = np.zeros(0)
         self._targets_edited = False
         self._setting_targets = False
@@ -398,7 +400,7 @@ class RunPanel(QWidget):
             self._targets.set_joints([])
             return
         lo, hi = self._robot.joint_limits.T
-        free = np.where(self._robot.is_revolute, FREE_RANGE_DEG, FREE_RANGE_M)
+        free = np.where(self._revolute, FREE_RANGE_DEG, FREE_RANGE_M)
         self._ranges = np.column_stack([
             np.where(np.isfinite(lo), self._display(np.where(np.isfinite(lo), lo, 0.0)), -free),
             np.where(np.isfinite(hi), self._display(np.where(np.isfinite(hi), hi, 0.0)), free)])
@@ -420,6 +422,9 @@ class RunPanel(QWidget):
         same_joints = (old is not None and robot is not None and old.n == robot.n
                        and bool(np.all(old.is_revolute == robot.is_revolute)))
         self._robot = robot
+        # read once per robot: a pose change rebinds the rows in sight (a slider drag)
+        self._revolute = robot.is_revolute if robot is not None else np.zeros(0, dtype=bool)
+        self._names = robot.link_names if robot is not None else []
         self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
         self._rebuild_targets()
         self._show_pose()
@@ -454,7 +459,7 @@ class RunPanel(QWidget):
         if self._robot is None:
             return np.zeros(0)
         shown = np.nan_to_num(self._target_shown)
-        target = np.where(self._robot.is_revolute, np.radians(shown), shown)
+        target = np.where(self._revolute, np.radians(shown), shown)
         driven = list(driven_by_targets(self._robot))
         out = self._pose.copy()
         out[driven] = target[driven]
@@ -466,7 +471,7 @@ class RunPanel(QWidget):
         self._targets_edited = True
 
     def _display(self, q: np.ndarray) -> np.ndarray:
-        return np.where(self._robot.is_revolute, np.degrees(q), q)
+        return np.where(self._revolute, np.degrees(q), q)
 
     def _show_pose(self) -> None:
         self._targets.refresh()
@@ -475,7 +480,7 @@ class RunPanel(QWidget):
         """Targets q (n,), rad / m (passive joints keep following), clipped to the boxes'
         ranges and rounded as the boxes show them."""
         passive = np.isnan(self._target_shown)
-        decimals = np.where(self._robot.is_revolute, 2, 4)
+        decimals = np.where(self._revolute, 2, 4)
         shown = np.clip(self._display(q), self._ranges[:, 0], self._ranges[:, 1])
         shown = np.array([round(float(v), int(d)) for v, d in zip(shown, decimals)])
         self._target_shown = np.where(passive, np.nan, shown)
@@ -491,7 +496,7 @@ class RunPanel(QWidget):
             return
         n = self._robot.n
         degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
-        offset = np.where(self._robot.is_revolute, np.radians(degrees), TARGET_OFFSET_M)
+        offset = np.where(self._revolute, np.radians(degrees), TARGET_OFFSET_M)
         lo, hi = self._robot.joint_limits.T
         if has_loops(self._robot):
             self._show_targets(self._reachable_target(offset))
