@@ -20,9 +20,7 @@ While the arm moves (renders asked for in quick succession: playback, a slider d
 the view renders without anti-aliasing (FXAA doubles a software-GL frame); STILL_MS
 after the last move it renders once more, anti-aliased. Exports always are.
 
-The view is a native child window (see `ArmView.__init__`), so that the rest of the
-window does not go through OpenGL at every repaint. Needs a real OpenGL surface: run
-under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
+Needs a real OpenGL surface: run under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
 """
 from __future__ import annotations
 
@@ -32,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pyvista as pv
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pyvistaqt import QtInteractor
 
@@ -79,12 +77,6 @@ class ArmView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # A window holding an OpenGL widget composites its whole surface through OpenGL
-        # at every flush: under software GL, repainting a progress bar or a plot in a
-        # 1600x1000 window took 15-19 ms. In a native child window of its own the view
-        # is composited alone and the rest of the window is flushed as plain pixels
-        # (3 ms; issue #8).
-        self.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
         self.plotter = QtInteractor(self, auto_update=False, multi_samples=0)
         self.plotter.set_background(BACKGROUND_BOTTOM, top=BACKGROUND_TOP)
         self.plotter.enable_anti_aliasing("fxaa")
