@@ -67,6 +67,10 @@ GRID_COLOR = "#C3CAD3"
 CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
 CUT_COLOR_B = "#8C4A00"   # and the pin on the second
 GAP_COLOR = "#D00000"
+#: Robots of more links than this draw their links with coarse cylinders and balls (a
+#: third of the facets): each link is a few pixels on screen, and a 200-link arm's frame
+#: is rendered and moved in a fraction of the time (issue #8).
+COARSE_ABOVE = 24
 #: A loop whose attachment points are further apart than this share of the drawing
 #: size shows its gap rod.
 GAP_VISIBLE = 1e-4
@@ -324,13 +328,14 @@ def build_parts(robot: Robot | Mechanism) -> list[Part]:
     s = Sizes.of(robot)
     jr, lr = s.joint_radius, s.link_radius
     n = robot.n
+    coarse = n > COARSE_ABOVE
     mechanism = isinstance(robot, Mechanism)
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
     for i, link in enumerate(robot.links):
         color = joint_color(i)
         h = s.joint_length
         if link.is_revolute:
-            body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr)
+            body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
         else:
             w = 0.85 * jr
             body = _box((-w, w, -w, w, -h / 2, h / 2))
@@ -342,14 +347,15 @@ def build_parts(robot: Robot | Mechanism) -> list[Part]:
                               _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
         elif abs(link.b) > _EPS:
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
-                              _rod((0, 0, 0), (0, 0, link.b), lr), LINK_COLOR))
+                              _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
         if abs(link.a) > _EPS:
             parts.append(Part(f"length {i + 1}", "arm", i + 1,
-                              _rod((-link.a, 0, 0), (0, 0, 0), lr), LINK_COLOR))
+                              _rod((-link.a, 0, 0), (0, 0, 0), lr, coarse), LINK_COLOR))
             if abs(link.b) > _EPS or link.joint == JointType.PRISMATIC:
                 parts.append(Part(f"elbow {i + 1}", "arm", i + 1,
-                                  _ball((-link.a, 0, 0), lr), LINK_COLOR))
-        parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius), color))
+                                  _ball((-link.a, 0, 0), lr, coarse), LINK_COLOR))
+        parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius, coarse),
+                          color))
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
     if mechanism:
@@ -515,18 +521,20 @@ def _grid(centre: np.ndarray, e1: np.ndarray, e2: np.ndarray, size: float) -> pv
 # copy microseconds, and meshes that carry normals need no filter in the view.
 
 @cache
-def _unit(kind: str) -> pv.PolyData:
+def _unit(kind: str, coarse: bool = False) -> pv.PolyData:
     """Unit cylinder (z from 0 to 1, radius 1), cone (tip at z = 1, base radius 1 at z = 0),
     ball (radius 1), box (+-1) or triad (arrows of length 1), with point normals
-    (split at sharp edges, so caps and box faces stay flat)."""
+    (split at sharp edges, so caps and box faces stay flat). `coarse`: cylinders and
+    balls with about a third of the facets (see COARSE_ABOVE)."""
     if kind == "cylinder":
         mesh = pv.Cylinder(center=(0, 0, 0.5), direction=(0, 0, 1), radius=1.0, height=1.0,
-                           resolution=32, capping=True)
+                           resolution=12 if coarse else 32, capping=True)
     elif kind == "cone":
         mesh = pv.Cone(center=(0, 0, 0.5), direction=(0, 0, 1), height=1.0, radius=1.0,
                        resolution=24)
     elif kind == "ball":
-        mesh = pv.Sphere(radius=1.0, theta_resolution=24, phi_resolution=16)
+        mesh = (pv.Sphere(radius=1.0, theta_resolution=12, phi_resolution=8) if coarse
+                else pv.Sphere(radius=1.0, theta_resolution=24, phi_resolution=16))
     elif kind == "box":
         mesh = pv.Box((-1, 1, -1, 1, -1, 1))
     elif kind == "triad":
@@ -549,9 +557,9 @@ def _unit(kind: str) -> pv.PolyData:
 
 
 def _placed(kind: str, scale, rotation: np.ndarray | None = None,
-            offset=(0.0, 0.0, 0.0)) -> pv.PolyData:
+            offset=(0.0, 0.0, 0.0), coarse: bool = False) -> pv.PolyData:
     """A copy of a unit shape, scaled per axis (> 0), rotated, then moved by `offset`."""
-    unit = _unit(kind)
+    unit = _unit(kind, coarse)
     scale = np.asarray(scale, dtype=float)
     points = np.asarray(unit.points, dtype=float) * scale
     normals = np.asarray(unit.point_data["Normals"], dtype=float) / scale  # inverse transpose
@@ -576,16 +584,17 @@ def _rotation_to(axis: np.ndarray) -> np.ndarray:
     return np.eye(3) + k + k @ k / (1.0 + c)
 
 
-def _rod(p0, p1, radius: float) -> pv.PolyData:
+def _rod(p0, p1, radius: float, coarse: bool = False) -> pv.PolyData:
     """A capped cylinder from p0 to p1."""
     p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
     axis = p1 - p0
     length = float(np.linalg.norm(axis))
-    return _placed("cylinder", (radius, radius, length), _rotation_to(axis / length), p0)
+    return _placed("cylinder", (radius, radius, length), _rotation_to(axis / length), p0,
+                   coarse)
 
 
-def _ball(centre, radius: float) -> pv.PolyData:
-    return _placed("ball", (radius, radius, radius), None, centre)
+def _ball(centre, radius: float, coarse: bool = False) -> pv.PolyData:
+    return _placed("ball", (radius, radius, radius), None, centre, coarse)
 
 
 def _box(bounds) -> pv.PolyData:
