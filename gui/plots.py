@@ -214,10 +214,15 @@ class _Legend(pg.GraphicsWidget):
         self._width = 0.0
         self._shown = True
         self.below = False  # under the plot (a narrow, tall panel) instead of beside it
+        #: natural (width, height) by (layout, with read-out room), for these entries and
+        #: font: each fit to a new room tries the layouts again, and laying out the HTML
+        #: costs ~3 ms (a 200-link robot's window fitted its legends ~350 times)
+        self._sizes: dict[tuple[tuple[int, bool], bool], tuple[float, float]] = {}
 
     def set_entries(self, entries: list[_Entry]) -> None:
         self.entries = entries[:LEGEND_MAX_ENTRIES]
         self._more = len(entries) - len(self.entries)
+        self._sizes.clear()
         self._relayout()
 
     def set_point_size(self, points: float) -> None:
@@ -225,6 +230,7 @@ class _Legend(pg.GraphicsWidget):
         font = QFont(self._text.font())
         font.setPointSizeF(points)
         self._text.setFont(font)
+        self._sizes.clear()
         self._relayout()
 
     def set_shown(self, shown: bool) -> None:
@@ -268,10 +274,15 @@ class _Legend(pg.GraphicsWidget):
         self.show_values(None)
 
     def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
-        self._text.setTextWidth(-1)
-        self._text.setHtml(self._html(values))
-        return (self._text.document().idealWidth() + 8,
-                self._text.boundingRect().height() + 2)
+        """(width, height) of the legend in the current layout, with room for read-out
+        `values` (placeholders) or without (None)."""
+        key = (self._layout, values is not None)
+        if key not in self._sizes:
+            self._text.setTextWidth(-1)
+            self._text.setHtml(self._html(values))
+            self._sizes[key] = (self._text.document().idealWidth() + 8,
+                                self._text.boundingRect().height() + 2)
+        return self._sizes[key]
 
     def show_values(self, values: np.ndarray | None) -> None:
         """The legend with read-out `values` (one per entry), or the plain one (None)."""
@@ -338,13 +349,13 @@ class GridAxis(pg.AxisItem):
         return axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs], text_specs
 
 
-def _opaque(pen: QPen, _made: dict[tuple[int, float], QPen] = {}) -> QPen:  # noqa: B006
-    """`pen` with its colour composited onto BACKGROUND (alpha 255); the few pens an
-    axis uses are made once (`_made`, by colour and width)."""
+def _opaque(pen: QPen, _made: dict[tuple, QPen] = {}) -> QPen:  # noqa: B006
+    """`pen` with its colour composited onto BACKGROUND (alpha 255); the few pens the
+    axes use are made once (`_made`, by colour, width, style and cosmetic flag)."""
     color = pen.color()
     if color.alpha() == 255:
         return pen
-    key = (color.rgba(), pen.widthF())
+    key = (color.rgba(), pen.widthF(), pen.style(), pen.isCosmetic())
     if key not in _made:
         alpha, ground = color.alphaF(), pg.mkColor(BACKGROUND)
         mixed = QColor.fromRgbF(*(alpha * c + (1.0 - alpha) * g for c, g in (
