@@ -349,21 +349,26 @@ class GridAxis(pg.AxisItem):
         return axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs], text_specs
 
 
-def _opaque(pen: QPen, _made: dict[tuple, QPen] = {}) -> QPen:  # noqa: B006
-    """`pen` with its colour composited onto BACKGROUND (alpha 255); the few pens the
-    axes use are made once (`_made`, by colour, width, style and cosmetic flag)."""
+#: The opaque pens `_opaque` made, by colour, width, style and cosmetic flag (the axes
+#: use a few, over and over).
+_OPAQUE_PENS: dict[tuple, QPen] = {}
+
+
+def _opaque(pen: QPen) -> QPen:
+    """`pen` with its colour composited onto BACKGROUND (alpha 255)."""
     color = pen.color()
     if color.alpha() == 255:
         return pen
     key = (color.rgba(), pen.widthF(), pen.style(), pen.isCosmetic())
-    if key not in _made:
+    if key not in _OPAQUE_PENS:
         alpha, ground = color.alphaF(), pg.mkColor(BACKGROUND)
         mixed = QColor.fromRgbF(*(alpha * c + (1.0 - alpha) * g for c, g in (
             (color.redF(), ground.redF()), (color.greenF(), ground.greenF()),
             (color.blueF(), ground.blueF()))))
-        _made[key] = QPen(pen)
-        _made[key].setColor(mixed)
-    return _made[key]
+        opaque = QPen(pen)
+        opaque.setColor(mixed)
+        _OPAQUE_PENS[key] = opaque
+    return _OPAQUE_PENS[key]
 
 
 class _LogAxis(GridAxis):
