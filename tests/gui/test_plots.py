@@ -284,7 +284,8 @@ def test_grid_axis_draws_the_same_grid_with_opaque_pens(qtbot, panel, chunks):
         painter.setPen(pen)
         painter.drawLine(QLineF(p1, p2))
         painter.end()
-        return np.frombuffer(image.constBits(), np.uint8).reshape(400, 400, 4)[..., :3]
+        # (a copy: the array would view the image's memory, freed on return)
+        return np.frombuffer(image.constBits(), np.uint8).reshape(400, 400, 4)[..., :3].copy()
 
     scratch = QImage(10, 10, QImage.Format.Format_RGB32)
     painter = QPainter(scratch)
