@@ -168,7 +168,7 @@ class _TargetRow(QWidget):
         name = panel._names[i]
         self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
         self.label.setToolTip(f"{i + 1} {name}")
-        current = np.degrees(panel._pose[i]) if revolute else panel._pose[i]
+        current = panel._display(panel._pose)[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, panel._target_shown[i]
         box.setSuffix(" \u00b0" if revolute else " m")
