@@ -123,6 +123,10 @@ MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_
 #: right axis for prismatic joints (m, m/s, N): a flat curve stays flat, with short ticks.
 MIN_Y_SPAN = 0.1
 MIN_Y_SPAN_PRISMATIC = 1e-3
+#: A finished run's y axes: the samples' span and this share of it above and below.
+FIT_MARGIN = 0.05
+#: Shortest time axis, s (a run of one sample).
+MIN_TIME_SPAN = 1e-3
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
@@ -666,6 +670,17 @@ class _Plot:
                 self.y_grown.add(vb)
             vb.setYRange(lo, hi, padding=0.0)
 
+    def fit_y_ranges(self) -> None:
+        """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
+        their span, at least the view's minimum span. The log residual auto-ranges."""
+        if self.spec.field == "loop_residual":
+            self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+            return
+        for vb, (lo, hi) in self.y_bounds.items():
+            least = MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
+            pad = max(FIT_MARGIN * (hi - lo), 0.5 * (least - (hi - lo)))
+            vb.setYRange(lo - pad, hi + pad, padding=0.0)
+
     def refresh(self) -> None:
         """Show the series on the curves (views into its buffers, no copy)."""
         s = self.series
@@ -916,6 +931,11 @@ class PlotsPanel(QWidget):
             plot.y_bounds, plot.y_grown = {}, set()
             plot.stale = True
             plot.show_values(None)
+        if self._run_duration is None:  # the axes follow the samples that come
+            self._fit_time_range()
+            for plot in self._all_plots:
+                plot.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+                plot.vb2.enableAutoRange(axis=pg.ViewBox.YAxis)
         self._refresh_shown()
         self.set_cursor_time(None)
 
@@ -941,10 +961,28 @@ class PlotsPanel(QWidget):
                 plot.stale = True
         self._refresh_shown()
         self._run_duration = None
+        self._fit_to_samples()
+
+    def _fit_to_samples(self) -> None:
+        """Fit every plot's axes to its samples at once: time from the first sample to
+        the last, each y view to its data with a margin (the log residual auto-ranges).
+
+        A finished run's samples stay as they are, so the ranges are set rather than left
+        to pyqtgraph's auto-range: that fits them while painting, and the axes it changes
+        there, with the curves' downsampling that follows the new range, paint the plots
+        two or three times over (issue #8: 150 ms at the end of a 60 s fall).
+        """
+        series = self._plots[0].series
+        if series.size == 0:
+            return
+        t0, t1 = float(series.t[0]), float(series.t[series.size - 1])
+        self._leader = (self._shown or self._all_plots)[0]
+        for plot in self._all_plots:
+            plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+            plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+        self._leader.vb.setXRange(t0, max(t1, t0 + MIN_TIME_SPAN), padding=0.0)  # shared
         for plot in self._plots:
-            plot.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
-            plot.vb2.enableAutoRange(axis=pg.ViewBox.YAxis)
-        self._fit_time_range()
+            plot.fit_y_ranges()
 
     @Slot(object, object)
     def _share_time_range(self, view, x_range) -> None:

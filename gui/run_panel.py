@@ -437,7 +437,7 @@ class RunPanel(QWidget):
         self._method.setVisible(loops)
         self._method_label.setVisible(loops)
         self._set_stops_default(same_joints)
-        self._progress.setValue(0)
+        self._set_progress(0)
         self._messages = ()
         self._set_status("Ready." if robot is not None else "Load a robot to start.")
         self._update_buttons()
@@ -657,7 +657,7 @@ class RunPanel(QWidget):
         self._stop_emitted = False
         self._chunks = []
         self._error = None
-        self._progress.setValue(0)
+        self._set_progress(0)
         self._progress.setFormat(PROGRESS_FORMAT)
         self._shown_t = 0.0
         self._messages = ()
@@ -747,7 +747,7 @@ class RunPanel(QWidget):
                         JOIN_TIMEOUT_S)
             self._orphans.append(worker)
             worker.done.connect(self._on_orphan_done)
-        self._progress.setValue(0)
+        self._set_progress(0)
         self._progress.setFormat(PROGRESS_FORMAT)
         self._update_buttons()
 
@@ -810,18 +810,24 @@ class RunPanel(QWidget):
             # the time goes in the bar, not the status line: a new word-wrapped rich
             # text there re-lays out the dock (10-17 ms at every tick, issue #8)
             self._progress.setFormat(f"t = {t:.2f} / {self._duration:.2f} s")
-            # QProgressBar.setValue repaints at once, and a synchronous repaint paints
-            # every dirty region of the window (the streaming plots: 12-17 ms); with
-            # updates off it only stores the value, and turning them on queues a paint
-            self._progress.setUpdatesEnabled(False)
-            self._progress.setValue(value)
-            self._progress.setUpdatesEnabled(True)
+            self._set_progress(value)
+
+    def _set_progress(self, value: int) -> None:
+        """The bar's value (0-1000), painted with the window's next paint.
+
+        QProgressBar.setValue repaints at once, and a synchronous repaint paints every
+        dirty region of the window (the streaming plots: 12-17 ms, issue #8); with updates
+        off it only stores the value, and turning them on queues a paint.
+        """
+        self._progress.setUpdatesEnabled(False)
+        self._progress.setValue(value)
+        self._progress.setUpdatesEnabled(True)
 
     @Slot(object)
     def _on_finished(self, traj: Trajectory) -> None:
         if not self._current() or self._stop_emitted:
             return  # (a run that ended while Stop was pressed stays stopped)
-        self._progress.setValue(1000)
+        self._set_progress(1000)
         self._progress.setFormat(PROGRESS_FORMAT)
         self._messages = self._run_messages(traj)
         self._set_status(f"{self._kind}: finished, {len(traj)} samples over "

@@ -255,7 +255,12 @@ def test_during_a_run_the_y_ranges_only_grow_and_cover_the_samples(qtbot, panel,
     assert len(many) > 30
     assert max(changes.values()) <= 10, changes
     panel.set_trajectory(Trajectory.concatenate(many))
-    assert all(plot.vb.autoRangeEnabled()[1] for plot in panel._shown)
+    for plot in panel._shown:  # fitted: the samples and a margin, no more
+        for vb, rows in plot.view_rows:
+            y = plot.series.y[rows, :plot.series.size]
+            lo, hi = vb.viewRange()[1]
+            assert lo <= y.min() and y.max() <= hi, plot.spec.key
+            assert hi - lo <= 1.2 * max(np.ptp(y), 0.1), plot.spec.key
 
 
 def test_grid_axis_draws_the_same_grid_with_opaque_pens(qtbot, panel, chunks):

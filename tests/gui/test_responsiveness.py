@@ -238,8 +238,8 @@ def test_the_time_axes_stay_at_the_run_duration_while_chunks_arrive(qtbot, plots
     assert moved == [] and plots.run_duration() == 5.0
     plots.set_trajectory(run)  # stopped: the axes fit the samples again
     flush_events()
-    assert plots.run_duration() is None and vb.autoRangeEnabled()[0]
-    assert vb.viewRange()[0][1] < 2.5
+    assert plots.run_duration() is None
+    assert vb.viewRange()[0] == pytest.approx([0.0, 2.0])  # the samples' time span
 
 
 def test_a_run_in_the_window_fixes_the_time_axes_until_it_ends(make_window, qtbot):
@@ -252,3 +252,28 @@ def test_a_run_in_the_window_fixes_the_time_axes_until_it_ends(make_window, qtbo
         window.run_panel.start_inverse(1.5)
     assert durations and set(durations) == {1.5}
     assert window.plots.run_duration() is None
+
+
+def test_a_finished_run_fits_the_axes_before_they_are_painted(qtbot, plots, fall):
+    """The end of a run sets the axes' final ranges at once: with pyqtgraph's
+    auto-range they were found while painting, and the axes changed in the paint made
+    every plot paint again (the end of a 60 s fall froze the window 150 ms)."""
+    part = _part(fall, 0, 6001)
+    plots.set_run_duration(60.0)
+    plots.append(part)
+    qtbot.waitUntil(lambda: plots.sample_count() == len(part), timeout=5000)
+    flush_events()
+    plots.set_trajectory(part)  # as the window does when the run finishes
+    changes = []
+    for plot in plots._shown:
+        for vb in (plot.vb, plot.vb2):
+            vb.sigRangeChanged.connect(lambda *a: changes.append(a))
+    for _ in range(10):  # the paints and whatever they schedule
+        qtbot.wait(10)
+    assert changes == []
+    for plot in plots._shown:
+        assert plot.vb.viewRange()[0] == pytest.approx([0.0, 60.0])
+        for vb, rows in plot.view_rows:
+            y = plot.series.y[rows, :plot.series.size]
+            lo, hi = vb.viewRange()[1]
+            assert lo <= y.min() and y.max() <= hi, plot.spec.key
