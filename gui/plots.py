@@ -5,7 +5,7 @@ Four plots with linked time axes, in a 2 x 2 grid when the panel is wide
 with loops adds two: the cut-joint forces (one curve per closure row, coloured
 by loop) and the loop residual on a log axis; its torque plot shows the
 actuated joints only (the passive joints carry no actuator). Curves are
-built once per robot and refreshed with ``setData`` from a ~30 Hz timer while
+built once per robot and given their samples from a ~30 Hz timer while
 chunks stream in. Revolute joints use the left axis (deg, deg/s, N m);
 prismatic joints, drawn dashed, use a right axis (m, m/s, N). Each plot's
 legend sits to the right of its plot area (never over the curves; the "Legend"
@@ -15,11 +15,13 @@ low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
 right-drag scales, middle-drag pans.
 
 Speed (issue #8): during a run the time axes stay at [0, duration]
-(`set_run_duration`), so a refresh does not move the axes; curves are downsampled to the screen (a min and a max per pixel
-column) and clipped to the view; streamed chunks are appended to growing buffers
-and only the shown plots are redrawn, at most every REFRESH_MS (hidden plots are
-marked stale and redrawn when shown); a finished run that is already on the plots
-is not drawn again; moving the time cursor moves one line per plot. Dashed curves
+(`set_run_duration`), so a refresh does not move the axes, and a finished run's
+axes are set at once, not auto-ranged while painting; curves are light
+`gui.curves.SampleCurve` items downsampled to the screen (a min and a max per pixel
+column); streamed chunks are appended to growing buffers and only the shown plots
+are redrawn, at most every REFRESH_MS (hidden plots are marked stale and redrawn
+when shown); a finished run that is already on the plots is not drawn again; moving
+the time cursor moves one line per plot. Dashed curves
 are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
@@ -43,14 +45,15 @@ from core import Mechanism, Robot
 from core.loop_kinematics import constraint_row_labels, constraint_row_units
 from core.trajectory import Trajectory
 from gui.colors import joint_color
+from gui.curves import SampleCurve
 from gui.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
 REFRESH_MS = 33
 LINE_WIDTH = 2
 DASHED_WIDTH = 1  # px; see the module docstring
-#: Samples per pixel column kept by the automatic "peak" downsampling (pyqtgraph keeps
-#: 5 by default); each kept bucket is drawn as its min and max.
+#: Pixel columns per bin of the curves' "peak" downsampling (gui.curves): 1, each
+#: column draws its samples' min and max (pyqtgraph's auto-downsampling keeps 5).
 DOWNSAMPLE_FACTOR = 1.0
 #: Plots with at most this many curves keep each curve (and every axis with its grid)
 #: as a pixmap on the screen, so moving the time cursor repaints a strip from pixmaps.
@@ -468,7 +471,7 @@ class _Plot:
         for line in (self.cursor, self.hover):
             line.setVisible(False)
             self.item.addItem(line, ignoreBounds=True)
-        self.curves: list[pg.PlotDataItem] = []
+        self.curves: list[SampleCurve] = []
         self.series = _Series(0)
         self.scale = np.ones(0)
         self.columns: np.ndarray | None = None  # columns of the field shown (None: all)
@@ -598,7 +601,7 @@ class _Plot:
         cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
                  if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)
         for curve in self.curves:
-            curve.curve.setCacheMode(cache)
+            curve.setCacheMode(cache)
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
         right = self.item.getAxis("right")
         right.setStyle(showValues=prismatic)
@@ -616,17 +619,11 @@ class _Plot:
                    width: int = LINE_WIDTH) -> None:
         """A curve drawn downsampled to the screen."""
         width = width if style == Qt.SolidLine else DASHED_WIDTH
-        curve = pg.PlotDataItem(pen=pg.mkPen(color, width=width, style=style))
-        curve.setDownsampling(auto=True, method="peak")
-        curve.opts["autoDownsampleFactor"] = DOWNSAMPLE_FACTOR  # (pyqtgraph has no setter)
-        # (no clipToView: clipped data bounds follow the view while the view auto-ranges
-        # to the data bounds, a repaint loop that froze the window)
-        curve.setSkipFiniteCheck(True)
-        if self.spec.field == "loop_residual":
-            # log10 of the data, as the log axis reads the view (PlotItem.setLogMode reaches
-            # only items added through the PlotItem, and the curves go straight to a ViewBox:
-            # drawn linear, 1e-16 .. 1e-12 sat near 0 and every tick read 10^0 = "1")
-            curve.setLogMode(False, True)
+        # the residual's curve draws log10 of the data, as its log axis reads the view
+        # (drawn linear, 1e-16 .. 1e-12 sat near 0 and every tick read 10^0 = "1")
+        curve = SampleCurve(pg.mkPen(color, width=width, style=style),
+                            log_y=self.spec.field == "loop_residual",
+                            pixel_factor=DOWNSAMPLE_FACTOR)
         vb.addItem(curve)
         self.curves.append(curve)
 
@@ -685,7 +682,7 @@ class _Plot:
         """Show the series on the curves (views into its buffers, no copy)."""
         s = self.series
         for k, curve in enumerate(self.curves):
-            curve.setData(s.t[:s.size], s.y[k, :s.size])
+            curve.set_samples(s.t[:s.size], s.y[k, :s.size])
         self.stale = False
 
     def show_values(self, time: float | None) -> None:

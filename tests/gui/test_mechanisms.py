@@ -190,10 +190,10 @@ def test_inverse_dynamics_run_plots_the_cores_torques_and_cut_forces(window, qtb
     assert set(plots.visible_plots()) >= {"cut_forces", "loop_residual"}
     torques = next(p for p in plots._plots if p.spec.key == "joint_torques")
     assert len(torques.curves) == len(mech.actuated)
-    t, y = torques.curves[0].getOriginalDataset()
+    t, y = torques.curves[0].samples()
     np.testing.assert_allclose(y, traj.tau[:, mech.actuated[0]])
     cut = next(p for p in plots._plots if p.spec.key == "cut_forces")
-    np.testing.assert_allclose(cut.curves[1].getOriginalDataset()[1], traj.cut_forces[:, 1])
+    np.testing.assert_allclose(cut.curves[1].samples()[1], traj.cut_forces[:, 1])
     residual = next(p for p in plots._plots if p.spec.key == "loop_residual")
     assert residual.item.ctrl.logYCheck.isChecked()
     assert np.all(residual.series.y[0, :residual.series.size] > 0)

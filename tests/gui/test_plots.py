@@ -42,7 +42,7 @@ def panel(qtbot, stanford):
 
 
 def curve_lengths(panel: PlotsPanel) -> set[int]:
-    return {len(c.getOriginalDataset()[0] if c.getOriginalDataset()[0] is not None else [])
+    return {len(c.samples()[0])
             for plot in panel._plots for c in plot.curves}
 
 
@@ -69,12 +69,12 @@ def test_values_are_shown_in_display_units(panel, stanford, chunks):
     angles, rates, torques, energy = panel._plots
     rev = stanford.is_revolute
     for j, curve in enumerate(angles.curves):
-        x, y = curve.getOriginalDataset()
+        x, y = curve.samples()
         np.testing.assert_allclose(x, traj.t)
         np.testing.assert_allclose(y, np.degrees(traj.q[:, j]) if rev[j] else traj.q[:, j])
         assert (curve.getViewBox() is angles.vb) == rev[j]  # prismatic: right axis
-    np.testing.assert_allclose(torques.curves[2].getOriginalDataset()[1], traj.tau[:, 2])
-    np.testing.assert_allclose(energy.curves[2].getOriginalDataset()[1], traj.energy[:, 2])
+    np.testing.assert_allclose(torques.curves[2].samples()[1], traj.tau[:, 2])
+    np.testing.assert_allclose(energy.curves[2].samples()[1], traj.energy[:, 2])
     assert angles.item.getAxis("right").labelText.startswith("prismatic")
     panel.clear()
     assert panel.sample_count() == 0 and curve_lengths(panel) == {0}
@@ -307,3 +307,4 @@ def test_grid_axis_draws_the_same_grid_with_opaque_pens(qtbot, panel, chunks):
         assert np.abs(a - b).max() <= 1
         drawn += int((b < 255).any())
     assert drawn > 5  # (lines inside the image, to compare)
+

@@ -1,0 +1,115 @@
+"""A plot curve for long series of samples, drawn at about two points per pixel column.
+
+`SampleCurve` is what the plots panel draws each joint's angle, rate or torque with.
+A 600 s run holds 60,001 samples per curve and a plot is about 1,000 pixels wide, so
+each curve draws, for every run of ``ds`` consecutive samples that fall in one pixel
+column, only their largest and smallest value ("peak" downsampling: no spike is lost
+and the curve looks the same). ``ds`` follows the view's time span and width.
+
+pyqtgraph's ``PlotDataItem`` can do the same (``setDownsampling(auto=True,
+method="peak")``), but it is a container of two items, a line and a scatter plot, with
+many options: one costs about 1.5 ms to make and add to a view, and a 200-link robot's
+plots hold 600 curves (issue #8). This is one ``PlotCurveItem`` and a few lines of
+NumPy.
+
+The points drawn start at the first sample and end at the last, and keep every bin's
+extremes, so the curve's bounds are the samples' bounds whatever ``ds`` is: an
+auto-ranging view cannot chase its own downsampling.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtGui import QPen
+
+__all__ = ["SampleCurve", "peak_downsample"]
+
+
+def peak_downsample(t: np.ndarray, y: np.ndarray, ds: int) -> tuple[np.ndarray, np.ndarray]:
+    """The samples (t, y), shape (S,) each, in bins of `ds` consecutive samples, each bin
+    drawn as two points: (its first time, its largest y) and (its last time, its
+    smallest y). The last bin may be shorter; a `ds` over S makes one bin. ds <= 1: the
+    samples as they are. Returns (x, y) of the points, shape (2 * bins,)."""
+    size = len(t)
+    if ds <= 1 or size <= 2:
+        return t, y
+    ds = min(ds, size)
+    full = size // ds  # whole bins; the rest, if any, makes one more
+    bins = full + (size > full * ds)
+    x_out = np.empty((bins, 2))
+    y_out = np.empty((bins, 2))
+    whole = y[:full * ds].reshape(full, ds)
+    x_out[:full, 0] = t[0:full * ds:ds]
+    x_out[:full, 1] = t[ds - 1:full * ds:ds]
+    y_out[:full, 0] = whole.max(axis=1)
+    y_out[:full, 1] = whole.min(axis=1)
+    if bins > full:
+        rest = y[full * ds:]
+        x_out[full] = t[full * ds], t[-1]
+        y_out[full] = rest.max(), rest.min()
+    return x_out.reshape(-1), y_out.reshape(-1)
+
+
+class SampleCurve(pg.PlotCurveItem):
+    """Samples (t, y) drawn downsampled to the screen (`peak_downsample`), redrawn when
+    the samples change or the view's time span or width changes the bin size.
+
+    pen          : the line
+    log_y        : draw log10(y) (a log axis reads its view in decades); y must be > 0
+    pixel_factor : pixel columns per bin width; 1: one bin (two points) per column
+    """
+
+    def __init__(self, pen: QPen, *, log_y: bool = False, pixel_factor: float = 1.0) -> None:
+        super().__init__(pen=pen, skipFiniteCheck=True)
+        self._log_y = log_y
+        self._pixel_factor = pixel_factor
+        self._t = np.zeros(0)
+        self._y = np.zeros(0)  # as drawn (log10 for a log axis)
+        self._given_y = self._y
+        self._ds = 0  # the bin size of the points drawn, 0: nothing drawn yet
+
+    def set_samples(self, t: np.ndarray, y: np.ndarray) -> None:
+        """Draw these samples: times t (s, increasing) and values y, shape (S,) each.
+        The arrays are kept, not copied (views into a growing buffer are fine)."""
+        self._t, self._given_y = t, y
+        self._y = np.log10(y) if self._log_y else y
+        self._draw(self._bin_size())
+
+    def samples(self) -> tuple[np.ndarray, np.ndarray]:
+        """The samples last given to `set_samples` (t, y), as given."""
+        return self._t, self._given_y
+
+    def bin_size(self) -> int:
+        """Samples per bin of the points drawn (1: every sample drawn)."""
+        return max(self._ds, 1)
+
+    def viewRangeChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: a new range
+        self._follow_view()
+
+    def viewTransformChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: resized too
+        super().viewTransformChanged()
+        self._follow_view()
+
+    def _follow_view(self) -> None:
+        """Redraw if the view's span or width changed the bin size."""
+        ds = self._bin_size()
+        if ds != self._ds and len(self._t):
+            self._draw(ds)
+
+    def _bin_size(self) -> int:
+        """Samples per pixel column at the view's time span and width (at least 1)."""
+        t = self._t
+        view = self.getViewBox()
+        if view is None or len(t) < 2:
+            return 1
+        dt = (float(t[-1]) - float(t[0])) / (len(t) - 1)  # mean sample spacing, s
+        lo, hi = view.viewRange()[0]
+        columns = view.width() * self._pixel_factor
+        if not dt > 0.0 or not columns > 0.0:
+            return 1
+        return max(1, int((hi - lo) / dt / columns))
+
+    def _draw(self, ds: int) -> None:
+        self._ds = ds
+        x, y = peak_downsample(self._t, self._y, ds)
+        self.setData(x, y)

@@ -1,0 +1,76 @@
+"""gui.curves: the plots' light curve and its peak downsampling (issue #8)."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+import pytest
+
+from gui.curves import SampleCurve, peak_downsample
+from gui.plots import PlotsPanel
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.mark.parametrize("size, ds", [(1000, 7), (1001, 10), (10, 3), (5, 9), (60001, 59)])
+def test_peak_downsample_keeps_each_bins_extremes(size, ds):
+    rng = np.random.default_rng(size + ds)
+    t = np.sort(rng.uniform(0.0, 10.0, size))
+    y = rng.normal(size=size)
+    x_out, y_out = peak_downsample(t, y, ds)
+    step = min(ds, size)
+    starts = range(0, size, step)  # the bins, written out one by one
+    assert len(x_out) == len(y_out) == 2 * len(starts)
+    for b, k in enumerate(starts):
+        chunk = slice(k, min(k + step, size))
+        assert x_out[2 * b] == t[chunk][0] and x_out[2 * b + 1] == t[chunk][-1]
+        assert y_out[2 * b] == y[chunk].max() and y_out[2 * b + 1] == y[chunk].min()
+    # the drawn curve spans exactly the samples: an auto-ranging view stays put
+    assert (x_out.min(), x_out.max(), y_out.min(), y_out.max()) == (t[0], t[-1], y.min(),
+                                                                      y.max())
+
+
+def test_peak_downsample_of_one_is_the_samples():
+    t, y = np.arange(5.0), np.arange(5.0) ** 2
+    x_out, y_out = peak_downsample(t, y, 1)
+    assert x_out is t and y_out is y
+
+
+@pytest.fixture
+def view(qtbot):
+    """The view of a plots panel's first plot, with no robot (no curves of its own): a
+    panel adopts pyqtgraph's menus, which a bare PlotWidget leaves as top-level widgets."""
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(600, 300)
+    panel.set_visible_plots(["joint_angles"])
+    panel.show()
+    qtbot.waitExposed(panel)
+    yield panel._shown[0].vb  # (the panel stays alive while the test runs)
+
+
+def test_a_curve_draws_about_two_points_per_pixel_column(qtbot, view):
+    t = np.linspace(0.0, 600.0, 60001)
+    y = np.sin(t) + 0.01 * t
+    curve = SampleCurve(pg.mkPen("k"))
+    view.addItem(curve)
+    view.setXRange(0.0, 600.0, padding=0.0)
+    curve.set_samples(t, y)
+    x_drawn, y_drawn = curve.getData()
+    width = view.width()
+    assert 2 * width - 4 <= len(x_drawn) <= 2 * width + 4
+    assert (y_drawn.min(), y_drawn.max()) == (y.min(), y.max())
+    assert curve.samples()[0] is t  # kept, not copied
+    view.setXRange(100.0, 106.0, padding=0.0)  # zoomed in: 600 samples over the width
+    assert curve.bin_size() == 1 and len(curve.getData()[0]) == len(t)
+    view.setXRange(0.0, 600.0, padding=0.0)
+    assert curve.bin_size() == int(len(t) / width) == len(t) // int(width)
+
+
+def test_a_log_curve_draws_decades(view):
+    t = np.linspace(0.0, 1.0, 11)
+    y = 10.0 ** -np.arange(11.0)
+    curve = SampleCurve(pg.mkPen("k"), log_y=True)
+    view.addItem(curve)
+    curve.set_samples(t, y)
+    np.testing.assert_allclose(curve.getData()[1], -np.arange(11.0))
+    assert curve.samples()[1] is y
