@@ -336,6 +336,8 @@ class _Legend(pg.GraphicsWidget):
 LOG_LABEL_PX = 16
 #: The plots' background, onto which `GridAxis` flattens its translucent grid lines.
 BACKGROUND = "w"
+#: The axes (with their grid lines) sit this far below the plot's views in z.
+AXES_BELOW_VIEWS = 10
 
 
 class GridAxis(pg.AxisItem):
@@ -460,6 +462,9 @@ class _Plot:
             if name != "bottom":
                 axis.setWidth(AXIS_WIDTH)
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            # under both views: the grid lines it draws go under the curves (pyqtgraph
+            # puts the axes above; its faint grid hid little, the opaque one cut gaps)
+            axis.setZValue(self.vb2.zValue() - AXES_BELOW_VIEWS)
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
         self.item.setLabel("left", spec.left, **LABEL_STYLE)
         self.legend = _Legend()

@@ -308,3 +308,33 @@ def test_grid_axis_draws_the_same_grid_with_opaque_pens(qtbot, panel, chunks):
         drawn += int((b < 255).any())
     assert drawn > 5  # (lines inside the image, to compare)
 
+
+def test_the_grid_lies_under_the_curves(qtbot, panel, stanford):
+    """A flat curve is drawn whole: the grid lines go under the curves (pyqtgraph paints
+    its axes, grid included, above the views; with opaque grid pens every vertical grid
+    line cut a gap in every curve)."""
+    from PySide6.QtGui import QColor
+
+    from gui.colors import joint_color
+
+    fall = simulate(stanford, 2.0, dt_out=0.01)  # no joint torques: flat at zero
+    panel.set_visible_plots(["joint_torques"])
+    panel.set_trajectory(fall)
+    qtbot.wait(100)
+    plot = panel._shown[0]
+    image = panel.grab().toImage()
+    top = QColor(joint_color(len(plot.curves) - 1))  # the last curve is drawn on top
+    view = panel._graphics
+
+    def pixel(t: float, dy: int) -> QColor:
+        scene = plot.vb.mapViewToScene(QPointF(t, 0.0))
+        at = view.viewport().mapTo(panel, view.mapFromScene(scene))
+        return image.pixelColor(at.x(), at.y() + dy)
+
+    def is_curve(colour: QColor) -> bool:
+        return max(abs(colour.red() - top.red()), abs(colour.green() - top.green()),
+                   abs(colour.blue() - top.blue())) <= 40
+
+    times = np.linspace(0.05, 1.95, 300)  # across the plot, over many grid lines
+    covered = [any(is_curve(pixel(t, dy)) for dy in (-1, 0, 1)) for t in times]
+    assert all(covered), f"{covered.count(False)} of {len(times)} points not drawn"
