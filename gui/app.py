@@ -262,7 +262,9 @@ def _import_before_qt() -> None:
     millisecond a module, 0.2-0.3 s for pyvista with VTK's and matplotlib's Python
     modules. Modules imported before PySide6 are not read.
     """
-    import pyvista.plotting  # noqa: F401 - with VTK and matplotlib
+    import importlib
+
+    importlib.import_module("pyvista.plotting")  # with VTK and matplotlib
 
 
 def _run_window(robot, args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-__all__ = ["ROBOTS_DIR", "bundled_robots", "bundled_mechanisms", "is_bundled"]
+__all__ = ["ROBOTS_DIR", "bundled_models", "is_bundled"]
 
 _HERE = Path(__file__).resolve().parent
 #: gui/robots/ once installed (pyproject.toml maps robots/ there), else robots/ next to
@@ -12,23 +12,16 @@ _HERE = Path(__file__).resolve().parent
 ROBOTS_DIR = _HERE / "robots" if (_HERE / "robots").is_dir() else _HERE.parent / "robots"
 
 
-def bundled_robots(directory: Path = ROBOTS_DIR) -> list[tuple[str, Path]]:
-    """(title, path) of every serial robot file in robots/, sorted by title.
+def bundled_models(directory: Path = ROBOTS_DIR
+                   ) -> tuple[list[tuple[str, Path]], list[tuple[str, Path]]]:
+    """(robots, mechanisms): (title, path) of every serial robot file and of every
+    mechanism file (trees, closed chains, parallel robots) in robots/, each list
+    sorted by title; the files are read once (the window's two menus, at every start).
 
-    The title is the file's ``name`` (read without validating the file, so a
-    broken file still gets a menu entry and its error shows when opened).
+    The title is the file's ``name`` (read without validating the file, so a broken
+    file still gets a menu entry and its error shows when opened).
     """
-    return _bundled(directory, mechanisms=False)
-
-
-def bundled_mechanisms(directory: Path = ROBOTS_DIR) -> list[tuple[str, Path]]:
-    """(title, path) of every mechanism file (trees, closed chains, parallel robots) in
-    robots/, sorted by title."""
-    return _bundled(directory, mechanisms=True)
-
-
-def _bundled(directory: Path, mechanisms: bool) -> list[tuple[str, Path]]:
-    out = []
+    robots, mechanisms = [], []
     for path in sorted(directory.glob("*.toml")):
         try:
             with path.open("rb") as f:
@@ -37,11 +30,13 @@ def _bundled(directory: Path, mechanisms: bool) -> list[tuple[str, Path]]:
             is_mechanism = doc.get("format") == "armdyn-mechanism/1"
         except (OSError, tomllib.TOMLDecodeError):
             name, is_mechanism = None, False
-        if is_mechanism != mechanisms:
-            continue
         title = name.strip() if isinstance(name, str) and name.strip() else path.stem
-        out.append((title, path))
-    return sorted(out, key=lambda item: item[0].lower())
+        (mechanisms if is_mechanism else robots).append((title, path))
+    return _by_title(robots), _by_title(mechanisms)
+
+
+def _by_title(entries: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    return sorted(entries, key=lambda item: item[0].lower())
 
 
 def is_bundled(path: Path | None, directory: Path = ROBOTS_DIR) -> bool:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessage
 from core import LoopClosureError, Mechanism, Robot, assemble
 from core.mechanism_pose import follow_independent
 
-from .bundled import bundled_mechanisms, bundled_robots
+from .bundled import bundled_models
 from .compare import install_compare
 from .document import RobotDocument
 from .draft import new_robot
@@ -302,13 +302,14 @@ class MainWindow(QMainWindow):
         file = bar.addMenu("&File")
         file.addAction(self.new_action)
         file.addAction(self.open_action)
+        robots, mechanisms = bundled_models()
         self.bundled_menu = file.addMenu("Open &Bundled Robot")
-        for title, path in bundled_robots():
+        for title, path in robots:
             action = self.bundled_menu.addAction(title, lambda p=path: self.files.open(p))
             action.setStatusTip(str(path))
         self.bundled_menu.setEnabled(not self.bundled_menu.isEmpty())
         self.bundled_mechanism_menu = file.addMenu("Open Bundled &Mechanism")
-        for title, path in bundled_mechanisms():
+        for title, path in mechanisms:
             action = self.bundled_mechanism_menu.addAction(title,
                                                            lambda p=path: self.files.open(p))
             action.setStatusTip(str(path))
