@@ -66,7 +66,7 @@ def _probe(venv: Path, cwd: Path) -> dict:
     code = ("import json, core, gui.bundled as b, gui.style as s; print(json.dumps({"
             "'core': core.__file__, 'robots': str(b.ROBOTS_DIR), "
             "'files': sorted(p.name for p in b.ROBOTS_DIR.glob('*.toml')), "
-            "'menu': [t for t, _ in b.bundled_robots()], 'style': str(s.STYLE_SHEET)}))")
+            "'menu': [t for t, _ in b.bundled_models()[0]], 'style': str(s.STYLE_SHEET)}))")
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=cwd, env=_env(cwd)).stdout)
 
 
