@@ -204,7 +204,7 @@ class _MatrixTable(QTableView):
 
     Up to FIT_CELLS rows and columns it is sized to its contents, without scroll
     bars; a bigger matrix scrolls inside that size. Columns have one width (the
-    widest number format), so no cell is measured.
+    widest number format, or the widest column heading), so no cell is measured.
     """
 
     def __init__(self) -> None:
@@ -217,11 +217,15 @@ class _MatrixTable(QTableView):
         for header in (self.horizontalHeader(), self.verticalHeader()):
             header.setSectionResizeMode(QHeaderView.Fixed)
         metrics = self.fontMetrics()
-        self.horizontalHeader().setDefaultSectionSize(metrics.horizontalAdvance("-0.0000e-00") + 12)
+        self._number_width = metrics.horizontalAdvance("-0.0000e-00") + 12  # px
+        self.horizontalHeader().setDefaultSectionSize(self._number_width)
         self.verticalHeader().setDefaultSectionSize(metrics.height() + 8)
 
     def set_headers(self, rows: list[str], cols: list[str]) -> None:
         self._model.set_headers(rows, cols)
+        header = self.horizontalHeader()
+        heading = max((header.fontMetrics().horizontalAdvance(c) + 16 for c in cols), default=0)
+        header.setDefaultSectionSize(max(self._number_width, heading))
         self._fit()
 
     def set_values(self, values: np.ndarray, units, diagonal: bool = False) -> None:
@@ -326,10 +330,17 @@ class InspectPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self.flush)
-        self._build()
+        self._timer.timeout.connect(self._flush_in_sight)
+        self._built = False  # the widgets: made the first time they are needed
 
     # ----- construction ---------------------------------------------------------------
+    def _ensure_built(self) -> None:
+        """Make the widgets the first time the panel is shown or asked for: it starts
+        as a tab behind the results, and most sessions never show it (50 ms a start)."""
+        if not self._built:
+            self._built = True
+            self._build()
+
     def _build(self) -> None:
         self._error = QLabel()
         self._error.setStyleSheet(ERROR_STYLE)
@@ -411,6 +422,7 @@ class InspectPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
+        scroll.show()  # built after the panel was shown: not shown with it
 
     def _build_loops_section(self) -> QWidget:
         """Reduced mass matrix, loop conditioning and subsystems (mechanisms with loops)."""
@@ -481,6 +493,8 @@ class InspectPanel(QWidget):
     @Slot(bool)
     def _on_dock_visibility(self, shown: bool) -> None:
         self._dock_shown = shown
+        if shown:
+            self._ensure_built()
         if shown and self._dirty:
             self._timer.start()
 
@@ -490,12 +504,29 @@ class InspectPanel(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
+        if self._in_sight():
+            # once the dock's own visibility is known: a tab behind another builds nothing
+            QTimer.singleShot(0, self._build_in_sight)
         if self._dirty and self._in_sight():
             self._timer.start()
 
     @Slot()
+    def _build_in_sight(self) -> None:
+        if self._in_sight():
+            self._ensure_built()
+
+    @Slot()
+    def _flush_in_sight(self) -> None:
+        """The debounce timer: compute if the panel is in sight, else when it shows."""
+        if self._in_sight():
+            self.flush()
+        else:
+            self._dirty = True
+
+    @Slot()
     def flush(self) -> None:
         """Recompute and show now (shown or not)."""
+        self._ensure_built()
         self._timer.stop()
         self._dirty = False
         self.computations += 1
@@ -573,6 +604,7 @@ class InspectPanel(QWidget):
 
     def subsystem_rows(self) -> list[tuple[str, str, str, str]]:
         """The subsystem table as text: (order, joints, unknowns, how solved) per row."""
+        self._ensure_built()
         return list(self._subsystem_rows)
 
     def _set_robot_layout(self, robot: Robot | None) -> None:
@@ -626,16 +658,20 @@ class InspectPanel(QWidget):
 
     def motion_frame(self) -> str:
         """The frame W and H are shown in: "base" or "link"."""
+        self._ensure_built()
         return MOTION_FRAMES[max(self._frame.currentIndex(), 0)]
 
     def set_motion_frame(self, frame: str) -> None:
+        self._ensure_built()
         self._frame.setCurrentIndex(MOTION_FRAMES.index(frame))
 
     def selected_link(self) -> int:
         """0-based index of the link whose 6x6 inertias are shown."""
+        self._ensure_built()
         return self._link.currentIndex()
 
     def set_selected_link(self, i: int) -> None:
+        self._ensure_built()
         self._link.setCurrentIndex(i)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override

@@ -41,6 +41,13 @@ def _alive(w: QWidget) -> bool:
     return shiboken6.isValid(w)
 
 
+def _owned_by(w: QWidget, windows: set[int]) -> bool:
+    """True if top-level `w` is a popup of a widget inside one of `windows` (a combo
+    box's list, a menu): it lives and dies with that window, which was open before."""
+    parent = w.parentWidget()
+    return parent is not None and _key(parent.window()) in windows
+
+
 def _running_threads() -> list[QThread]:
     return [o for o in gc.get_objects()
             if isinstance(o, QThread) and shiboken6.isValid(o) and o.isRunning()
@@ -60,15 +67,16 @@ def no_leaks(qapp: QApplication) -> Iterator[None]:
     if threads:
         problems.append(f"{len(threads)} QThread(s) still running: {threads}")
     top = [w for w in QApplication.topLevelWidgets()
-           if _alive(w) and _key(w) not in top_before and type(w).__name__ not in _IGNORED]
+           if _alive(w) and _key(w) not in top_before and type(w).__name__ not in _IGNORED
+           and not _owned_by(w, top_before)]
     if top:
         problems.append("top-level widgets left open: "
                         + ", ".join(f"{type(w).__name__}({w.objectName()!r})" for w in top))
-    # New widgets inside a window that was already open (a module's shared window)
-    # belong to it; any other new widget that is still alive was left behind.
+    # New widgets inside a window that was already open (a module's shared window), or
+    # inside a popup of it, belong to it; any other new widget still alive was left behind.
     new = [w for w in QApplication.allWidgets()
            if _alive(w) and _key(w) not in widgets_before and type(w).__name__ not in _IGNORED
-           and _key(w.window()) not in top_before]
+           and _key(w.window()) not in top_before and not _owned_by(w.window(), top_before)]
     timers = [(type(w).__name__, t.objectName()) for w in new for t in w.findChildren(QTimer)
               if t.isActive()]
     if timers:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from core import (
     articulated_body_inertias, composite_body_inertias, gravity_torques, link_motion_matrices,
@@ -59,6 +60,23 @@ def test_per_joint_table_shows_d_and_gravity(qtbot, panel, stanford):
     np.testing.assert_allclose(values[:, 0], D, rtol=1e-3)
     np.testing.assert_allclose(values[:, 1], gravity_torques(stanford, q), rtol=1e-3, atol=1e-9)
     assert panel._per_joint.tool_tip(2, 1).endswith(" N")  # prismatic boom: a force
+
+
+def test_column_headings_are_not_clipped(qtbot, panel, stanford):
+    """The per-joint table's unit headings fit their columns, in the window's bold
+    header font too (they were cut to ") (kg m² | kg" there)."""
+    panel.flush()  # (no robot yet: the tables are made, with no headings)
+    table = panel._per_joint
+    header = table.horizontalHeader()
+    font = header.font()
+    font.setBold(True)
+    font.setPointSize(font.pointSize() + 3)
+    header.setFont(font)
+    panel.set_state(stanford, stanford.q_home)
+    panel.flush()
+    for j in range(table.columnCount()):
+        heading = table.model().headerData(j, Qt.Horizontal, Qt.DisplayRole)
+        assert header.sectionSize(j) > header.fontMetrics().horizontalAdvance(heading)
 
 
 def test_link_combo_picks_the_6x6_inertias(qtbot, panel, stanford):

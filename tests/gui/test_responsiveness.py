@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QProgressBar
+from PySide6.QtWidgets import QProgressBar, QTableView
 
 from core import Link, Robot, simulate
 from core.robot_file import load_robot
@@ -149,6 +149,7 @@ def test_hidden_inspect_does_no_work_on_pose_changes(make_window, monkeypatch):
     window.plots_dock.raise_()  # Inspect is the tab behind Results
     flush_events()
     assert not window.inspect._in_sight()
+    assert not window.inspect.findChildren(QTableView)  # its widgets wait too
     calls = []
     real = inspect_panel.mass_matrix
     monkeypatch.setattr(inspect_panel, "mass_matrix",
@@ -167,6 +168,7 @@ def test_hidden_inspect_does_no_work_on_pose_changes(make_window, monkeypatch):
         if calls:
             break
     assert len(calls) == 1
+    assert window.inspect.findChildren(QTableView)
 
 
 def test_long_joint_lists_make_only_the_rows_in_sight(qtbot):
