@@ -13,23 +13,30 @@ plots hold 600 curves (issue #8). This is one ``PlotCurveItem`` and a few lines 
 NumPy.
 
 The points drawn start at the first sample and end at the last, and keep every bin's
-extremes, so the curve's bounds are the samples' bounds whatever ``ds`` is: an
-auto-ranging view cannot chase its own downsampling.
+extremes, so the curve's bounds are the (finite) samples' bounds whatever ``ds`` is: an
+auto-ranging view cannot chase its own downsampling. Points farther than
+DYNAMIC_RANGE_LIMIT view heights from the view are drawn at that distance, as
+``PlotDataItem`` does: Qt draws wrong lines through coordinates far off the screen.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QPen
 
-__all__ = ["SampleCurve", "peak_downsample"]
+__all__ = ["SampleCurve", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
+
+#: Points are drawn at most this many view heights above or below the view's middle.
+DYNAMIC_RANGE_LIMIT = 1e6
 
 
 def peak_downsample(t: np.ndarray, y: np.ndarray, ds: int) -> tuple[np.ndarray, np.ndarray]:
     """The samples (t, y), shape (S,) each, in bins of `ds` consecutive samples, each bin
     drawn as two points: (its first time, its largest y) and (its last time, its
-    smallest y). The last bin may be shorter; a `ds` over S makes one bin. ds <= 1: the
-    samples as they are. Returns (x, y) of the points, shape (2 * bins,)."""
+    smallest y). The last bin may be shorter; a `ds` over S makes one bin. Returns (x, y)
+    of the points, shape (2 * bins,); for ds <= 1 or S <= 2, the samples as they are."""
     size = len(t)
     if ds <= 1 or size <= 2:
         return t, y
@@ -56,7 +63,8 @@ class SampleCurve(pg.PlotCurveItem):
 
     pen          : the line
     log_y        : draw log10(y) (a log axis reads its view in decades); y must be > 0
-    pixel_factor : pixel columns per bin width; 1: one bin (two points) per column
+    pixel_factor : bins per pixel column (pyqtgraph's autoDownsampleFactor); 1: one bin,
+                   two points, per column
     """
 
     def __init__(self, pen: QPen, *, log_y: bool = False, pixel_factor: float = 1.0) -> None:
@@ -67,6 +75,9 @@ class SampleCurve(pg.PlotCurveItem):
         self._y = np.zeros(0)  # as drawn (log10 for a log axis)
         self._given_y = self._y
         self._ds = 0  # the bin size of the points drawn, 0: nothing drawn yet
+        self._points = (np.zeros(0), np.zeros(0))  # the binned (x, y), before clipping
+        self._y_span = (0.0, 0.0)  # their finite y extremes
+        self._clip: tuple[float, float] | None = None  # the y limits drawn, None: none
 
     def set_samples(self, t: np.ndarray, y: np.ndarray) -> None:
         """Draw these samples: times t (s, increasing) and values y, shape (S,) each.
@@ -80,7 +91,8 @@ class SampleCurve(pg.PlotCurveItem):
         return self._t, self._given_y
 
     def bin_size(self) -> int:
-        """Samples per bin of the points drawn (1: every sample drawn)."""
+        """Samples per bin of the points drawn (1: every sample drawn; more than the
+        number of samples: one bin)."""
         return max(self._ds, 1)
 
     def viewRangeChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: a new range
@@ -91,10 +103,15 @@ class SampleCurve(pg.PlotCurveItem):
         self._follow_view()
 
     def _follow_view(self) -> None:
-        """Redraw if the view's span or width changed the bin size."""
+        """Redraw if the view's span or width changed the bin size, or its y range the
+        clipping."""
+        if not len(self._t):
+            return
         ds = self._bin_size()
-        if ds != self._ds and len(self._t):
+        if ds != self._ds:
             self._draw(ds)
+        elif self._clip_limits() != self._clip:
+            self._show_points()
 
     def _bin_size(self) -> int:
         """Samples per pixel column at the view's time span and width (at least 1)."""
@@ -107,9 +124,35 @@ class SampleCurve(pg.PlotCurveItem):
         columns = view.width() * self._pixel_factor
         if not dt > 0.0 or not columns > 0.0:
             return 1
-        return max(1, int((hi - lo) / dt / columns))
+        per_column = (hi - lo) / dt / columns
+        if not math.isfinite(per_column):  # zoomed out to pyqtgraph's limits: one bin
+            return len(t)
+        return max(1, int(per_column))
+
+    def _clip_limits(self) -> tuple[float, float] | None:
+        """The y limits to draw the points within at the view's y range, None if every
+        point lies within DYNAMIC_RANGE_LIMIT view heights of its middle."""
+        view = self.getViewBox()
+        if view is None:
+            return None
+        lo, hi = view.viewRange()[1]
+        middle, reach = 0.5 * (lo + hi), DYNAMIC_RANGE_LIMIT * max(hi - lo, 1e-300)
+        low, high = middle - reach, middle + reach
+        if low <= self._y_span[0] and self._y_span[1] <= high:
+            return None
+        return low, high
 
     def _draw(self, ds: int) -> None:
+        """Bin the samples by `ds` and show the points."""
         self._ds = ds
-        x, y = peak_downsample(self._t, self._y, ds)
-        self.setData(x, y)
+        x, y = self._points = peak_downsample(self._t, self._y, ds)
+        finite = y[np.isfinite(y)]
+        self._y_span = ((float(finite.min()), float(finite.max())) if finite.size
+                        else (0.0, 0.0))
+        self._show_points()
+
+    def _show_points(self) -> None:
+        """Give the binned points to the line, clipped to `_clip_limits`."""
+        x, y = self._points
+        self._clip = self._clip_limits()
+        self.setData(x, y if self._clip is None else np.clip(y, *self._clip))

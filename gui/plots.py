@@ -52,7 +52,7 @@ from gui.scroll import scroll_area
 REFRESH_MS = 33
 LINE_WIDTH = 2
 DASHED_WIDTH = 1  # px; see the module docstring
-#: Pixel columns per bin of the curves' "peak" downsampling (gui.curves): 1, each
+#: Bins per pixel column of the curves' "peak" downsampling (gui.curves): 1, each
 #: column draws its samples' min and max (pyqtgraph's auto-downsampling keeps 5).
 DOWNSAMPLE_FACTOR = 1.0
 #: Plots with at most this many curves keep each curve (and every axis with its grid)
@@ -961,9 +961,9 @@ class PlotsPanel(QWidget):
             for plot in self._plots:
                 plot.append(traj)
                 plot.stale = True
-        self._refresh_shown()
         self._run_duration = None
-        self._fit_to_samples()
+        self._fit_to_samples()  # before the curves get their samples: they bin them once
+        self._refresh_shown()
 
     def _fit_to_samples(self) -> None:
         """Fit every plot's axes to its samples at once: time from the first sample to
@@ -982,7 +982,7 @@ class PlotsPanel(QWidget):
         for plot in self._all_plots:
             plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
             plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
-        self._leader.vb.setXRange(t0, max(t1, t0 + MIN_TIME_SPAN), padding=0.0)  # shared
+        self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
         for plot in self._plots:
             plot.fit_y_ranges()
 
@@ -1016,7 +1016,6 @@ class PlotsPanel(QWidget):
         that stream in redraw the curves only, not the axes and grids (issue #8). None (and
         `set_trajectory`): the time axes fit the data again."""
         self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
-        vb = self._leader.vb  # the others follow its time range
         if self._run_duration is None:
             self._fit_time_range()
         else:
@@ -1026,7 +1025,16 @@ class PlotsPanel(QWidget):
                 if plot.spec.field != "loop_residual":  # y: only grows (`grow_y_ranges`)
                     plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
                     plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
-            vb.setXRange(0.0, self._run_duration, padding=0.0)
+            self._set_time_range(0.0, self._run_duration)
+
+    def _set_time_range(self, t0: float, t1: float) -> None:
+        """Every plot's time axis to [t0, t1] s, the leader first. Each is set, not left
+        to `_share_time_range`: that follows the leader's changes, and a leader already
+        at [t0, t1] (a run as long as the last) would leave a zoomed plot as it was."""
+        self._leader.vb.setXRange(t0, t1, padding=0.0)
+        for plot in self._all_plots:
+            if tuple(plot.vb.viewRange()[0]) != (t0, t1):
+                plot.vb.setXRange(t0, t1, padding=0.0)
 
     def run_duration(self) -> float | None:
         """The duration the time axes are fixed to (s), None when they fit the data."""

@@ -63,7 +63,27 @@ def test_a_curve_draws_about_two_points_per_pixel_column(qtbot, view):
     view.setXRange(100.0, 106.0, padding=0.0)  # zoomed in: 600 samples over the width
     assert curve.bin_size() == 1 and len(curve.getData()[0]) == len(t)
     view.setXRange(0.0, 600.0, padding=0.0)
-    assert curve.bin_size() == int(len(t) / width) == len(t) // int(width)
+    assert curve.bin_size() == int(600.0 / 0.01 / width)  # samples per pixel column
+    view.setXRange(-1e307, 1e307, padding=0.0)  # as far out as pyqtgraph zooms: one bin
+    assert len(curve.getData()[0]) == 2
+
+
+def test_points_far_off_the_view_are_drawn_at_its_limit(qtbot, view):
+    """A spike of 1e12 in a view 1 high is drawn at 1e6 view heights (Qt draws wrong
+    lines through coordinates far off the screen), and in full once the view holds it."""
+    from gui.curves import DYNAMIC_RANGE_LIMIT
+
+    t = np.linspace(0.0, 1.0, 101)
+    y = np.zeros(101)
+    y[50] = 1e12
+    curve = SampleCurve(pg.mkPen("k"))
+    view.addItem(curve)
+    view.setRange(xRange=(0.0, 1.0), yRange=(-0.5, 0.5), padding=0.0)
+    curve.set_samples(t, y)
+    assert curve.getData()[1].max() == pytest.approx(DYNAMIC_RANGE_LIMIT)
+    view.setRange(yRange=(0.0, 2e12), padding=0.0)
+    assert curve.getData()[1].max() == 1e12
+    assert curve.samples()[1] is y
 
 
 def test_a_log_curve_draws_decades(view):

@@ -165,6 +165,25 @@ def test_plots_in_two_columns_share_one_time_range_and_settle(qtbot, panel, chun
     assert changes == []
 
 
+def test_a_new_run_as_long_as_the_last_resets_a_zoomed_plot(qtbot, panel, chunks):
+    """Every plot takes the run's time range, also when the leading plot already has it
+    (a plot zoomed by hand kept its zoom through the next run of the same length)."""
+    traj = Trajectory.concatenate(chunks)
+    span = (float(traj.t[0]), float(traj.t[-1]))
+    panel.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    panel.set_trajectory(traj)
+    zoomed = panel._shown[2]
+    zoomed.vb.setXRange(0.5, 1.0, padding=0.0)  # the user zooms one plot
+    panel.clear()
+    panel.set_run_duration(span[1])  # the same run again
+    for plot in panel._all_plots:
+        assert plot.vb.viewRange()[0] == pytest.approx([0.0, span[1]])
+    panel.set_run_duration(None)
+    panel.set_trajectory(traj)
+    for plot in panel._all_plots:
+        assert plot.vb.viewRange()[0] == pytest.approx(list(span))
+
+
 def tick_labels(axis, lo: float, hi: float) -> list[tuple[float, str]]:
     """(value, label) of every labelled tick the axis draws over [lo, hi] (its units)."""
     out = []
