@@ -68,6 +68,6 @@ fi
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
 # An editable install leaves our own modules uncompiled; compiled now, a start does not
 # compile them again each time where bytecode is not written (PYTHONDONTWRITEBYTECODE).
-.venv/bin/python -m compileall -q core gui >/dev/null
+.venv/bin/python -m compileall -q core gui
 echo "setup: done; the command is .venv/bin/armdyn (source .venv/bin/activate to have" \
      "armdyn on PATH)"
