@@ -285,6 +285,8 @@ class MergedParts:
         meshes = [p.mesh for p in parts]
         counts = np.array([m.n_points for m in meshes])
         self._owner = np.repeat(np.arange(len(parts)), counts)  # part of each point
+        self._cell_owner = np.repeat(np.arange(len(parts)),  # part of each cell
+                                     [m.n_cells for m in meshes])
         self._points = np.vstack([np.asarray(m.points, dtype=float) for m in meshes])
         self._normals = np.vstack([np.asarray(m.point_data["Normals"], dtype=float)
                                    for m in meshes])
@@ -303,6 +305,12 @@ class MergedParts:
         self.mesh = pv.PolyData(self._points.copy(), faces=np.concatenate(faces))
         self.mesh.cell_data["rgb"] = np.vstack(rgb)
         self.mesh.point_data.active_normals = self._normals.copy()
+
+    def part_of_cell(self, cell: int) -> Part | None:
+        """The part that cell `cell` of the merged mesh belongs to (None: no such cell)."""
+        if 0 <= cell < len(self._cell_owner):
+            return self.parts[int(self._cell_owner[cell])]
+        return None
 
     def place(self, frames: np.ndarray, q: np.ndarray) -> None:
         """Move every part to its place for scene frames `frames` at joint values q."""

@@ -117,31 +117,32 @@ class PushController(QObject):
 
     def pick(self, x: float, y: float) -> tuple[int, np.ndarray] | None:
         """The link (1-based) and the base-frame point (3,) of the arm under widget
-        pixel (x, y) of the 3D view, or None (nothing, the base, or a merged big arm)."""
+        pixel (x, y) of the 3D view, or None (nothing, or the base)."""
         robot = self.view.robot
         if robot is None:
             return None
         renderer = self.view.plotter.renderer
         dx, dy = self._display(x, y)
         parents = np.asarray(kernel_of(robot).views.parent)
-        # the view's actors are not pickable (no stray picks elsewhere): the arm's links
-        # are, for this pick only
-        links = {}
-        for part in self.view.parts:
-            actor = self.view.actors.get(part.name)
-            link = part_link(part, parents)
-            if actor is not None and link > 0:
-                links[id(actor)] = (actor, link)
-                actor.SetPickable(True)
+        # the view's actors are not pickable (no stray picks elsewhere): the arm's links,
+        # and the merged layers of a big arm, are, for this pick only
+        actors = [self.view.actors[part.name] for part in self.view.parts
+                  if part.name in self.view.actors and part_link(part, parents) > 0]
+        actors += self.view.merged_actors()
+        for actor in actors:
+            actor.SetPickable(True)
         try:
             hit = self._picker.Pick(dx, dy, 0.0, renderer)
         finally:
-            for actor, _link in links.values():
+            for actor in actors:
                 actor.SetPickable(False)
-        found = links.get(id(self._picker.GetActor())) if hit else None
-        if found is None:
+        if not hit:
             return None
-        return found[1], np.array(self._picker.GetPickPosition())
+        part = self.view.picked_part(self._picker.GetActor(), self._picker.GetCellId())
+        link = 0 if part is None else part_link(part, parents)
+        if link <= 0:
+            return None
+        return link, np.array(self._picker.GetPickPosition())
 
     def grab(self, link: int, point) -> None:
         """Start pulling `point` (base frame, m) of `link` (1-based) at the shown pose."""

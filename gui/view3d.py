@@ -213,6 +213,23 @@ class ArmView(QWidget):
                 self._build_merged(layer)
         self._apply_up()
 
+    def merged_actors(self) -> list:
+        """The actors of the merged layers built so far (robots of more than
+        MERGE_ABOVE links: one actor draws a layer's parts of every link)."""
+        return [self.actors[f"merged {layer}"] for layer, merged in self._merged.items()
+                if isinstance(merged, MergedParts)]
+
+    def picked_part(self, actor, cell: int) -> Part | None:
+        """The part a pick found: the one `actor` draws, or for a merged layer's actor
+        the one its cell `cell` belongs to. None if the actor draws no part."""
+        for part in self.parts:
+            if self.actors.get(part.name) is actor:
+                return part
+        for layer, merged in self._merged.items():
+            if isinstance(merged, MergedParts) and self.actors[f"merged {layer}"] is actor:
+                return merged.part_of_cell(cell)
+        return None
+
     def _build_merged(self, layer: str) -> None:
         """Build the merged mesh and actor of `layer` (big robots; done when first shown)."""
         parts = self._merged[layer]

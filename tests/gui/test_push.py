@@ -103,3 +103,51 @@ def test_ctrl_drag_pulls_a_live_free_fall(make_window, qtbot):
     qtbot.waitUntil(push.line_visible, timeout=2000)
     window.playback.seek(0.0)
     qtbot.waitUntil(lambda: not push.line_visible(), timeout=2000)
+
+
+
+
+def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path):
+    """A robot of more than 24 links is drawn as merged meshes (one actor per layer);
+    the pick names the link by the picked cell (it found nothing there before). Checked
+    against the parts' own meshes, placed one by one: the picked point lies on the
+    surface of a part of the link the pick names."""
+    from core import save_robot
+    from core.dynamics import kernel_of
+
+    from gui.arm_scene import build_parts, part_link, part_matrices, scene_frames
+    from gui.view3d import MERGE_ABOVE
+    from test_responsiveness import chain
+
+    path = tmp_path / "chain40.toml"
+    save_robot(chain(40), path)
+    window = make_window(path, size=(1600, 1000))
+    robot = window.document.robot
+    assert robot.n > MERGE_ABOVE and window.view3d.merged_actors()
+    window.view3d.fit()
+    window.view3d.render_now()
+    q = window.view3d.q
+    parents = np.asarray(kernel_of(robot).views.parent)
+    parts = [p for p in build_parts(robot) if p.layer == "arm" and p.gap is None]
+    placed = part_matrices(parts, scene_frames(forward_kinematics(robot, q)), q)
+    frames = forward_kinematics(robot, q).frames
+
+    def surface_distance(link: int, point: np.ndarray) -> float:
+        """From `point` to the nearest surface of the link's parts, placed, m."""
+        out = np.inf
+        for part, m in zip(parts, placed, strict=True):
+            if part_link(part, parents) == link:
+                mesh = part.mesh.transform(m, inplace=False)
+                _, closest = mesh.find_closest_cell(point, return_closest_point=True)
+                out = min(out, float(np.linalg.norm(closest - point)))
+        return out
+
+    for k in (10, 20, 30):  # aim at the middle of link k's rod
+        a = robot.links[k - 1].a
+        aim = frames[k][:3, 3] + frames[k][:3, :3] @ np.array([-a / 2, 0.0, 0.0])
+        pixel = widget_pixel(window, aim)
+        hit = window.push.pick(pixel.x(), pixel.y())
+        assert hit is not None, k
+        link, where = hit
+        assert surface_distance(link, where) < 1e-6, (k, link)
+        assert abs(link - k) <= 3  # near where we aimed (the joints are wide)
