@@ -59,7 +59,7 @@ from .lazy_dock import LazyDock
 from .model_files import load_model
 from .playback import PlaybackBar
 from .plots import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH, SPECS, PlotSpec,
-                    adopt_menus)
+                    add_right_view, adopt_menus)
 from .run_panel import FallMethod, has_loops
 from .scroll import scroll_area
 from .worker import GeneratorWorker
@@ -337,6 +337,12 @@ def _spec(field: str) -> PlotSpec:
     return next(s for s in SPECS if s.field == field)
 
 
+def _unit_of(label: str) -> str:
+    """The "(unit)" of an axis label such as "angle (°)"; "" for a label of two kinds
+    ("angle (°); displacement (m)") or none."""
+    return label[label.find("("):] if "(" in label and ";" not in label else ""
+
+
 def _display_scale(spec: PlotSpec, model) -> np.ndarray:
     """(n,) factor from SI to the shown units: degrees for revolute joints where the
     plot shows angles."""
@@ -539,17 +545,22 @@ class ComparePanel(QWidget):
         self._graphics.addItem(self.diff_plot, row=1, col=0)
         self._graphics.ci.layout.setRowStretchFactor(0, 3)
         self._graphics.ci.layout.setRowStretchFactor(1, 2)
+        self._right: dict[pg.PlotItem, pg.ViewBox] = {}  # each plot's prismatic view
         for item in (self.plot, self.diff_plot):
             item.showGrid(x=True, y=True, alpha=0.25)
             item.setMenuEnabled(False)
             adopt_menus(item, self)
             item.hideButtons()
             item.getAxis("left").setWidth(66)
-            for name in ("left", "bottom"):
+            # all joints of an arm with both kinds: prismatic ones (m, N) on the right
+            self._right[item] = add_right_view(item)
+            for name in ("left", "bottom", "right"):
                 axis = item.getAxis(name)
                 axis.enableAutoSIPrefix(False)
                 axis.setPen(pg.mkPen("#000", width=1))
                 axis.setTextPen("#000")
+            item.getAxis("right").setWidth(66)
+            item.hideAxis("right")
             item.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
         # one time axis: the difference plot follows the upper plot's time range (one way;
         # neither auto-ranges in time, see gui.plots on views that correct each other)
@@ -970,21 +981,38 @@ class ComparePanel(QWidget):
         spec = _spec(field)
         t, series = self.series()
         energy = field == "energy"
+        right = self._right_joints(series, energy)
         for k, ya, yb in series:
             colour = ENERGY_STYLE[k][1] if energy else joint_color(k)
-            self._curves_a.append(self._curve(self.plot, t, ya, colour))
-            self._curves_b.append(self._curve(self.plot, t, yb, colour, Qt.PenStyle.DashLine))
-            self._curves_d.append(self._curve(self.diff_plot, t, yb - ya, colour))
+            upper, lower = ((self._right[self.plot], self._right[self.diff_plot]) if k in right
+                            else (self.plot, self.diff_plot))
+            self._curves_a.append(self._curve(upper, t, ya, colour))
+            self._curves_b.append(self._curve(upper, t, yb, colour, Qt.PenStyle.DashLine))
+            self._curves_d.append(self._curve(lower, t, yb - ya, colour))
         for item in (self.plot, self.diff_plot):
             item.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
-        label = self._axis_label(spec)
+            self._right[item].enableAutoRange(axis=pg.ViewBox.YAxis)
+            item.showAxis("right", bool(right))
+        label = spec.left if right else self._axis_label(spec)
         self.plot.setLabel("left", label)
-        unit = label[label.find("("):] if "(" in label and ";" not in label else ""
-        self.diff_plot.setLabel("left", f"B \u2212 A {unit}".strip())
+        self.diff_plot.setLabel("left", f"B \u2212 A {_unit_of(label)}".strip())
+        if right:
+            self.plot.setLabel("right", spec.right)
+            self.diff_plot.setLabel("right", f"B \u2212 A {_unit_of(spec.right)}".strip())
         self._legend.setText(self._legend_html(series, energy))
 
+    def _right_joints(self, series, energy: bool) -> set[int]:
+        """The joints drawn on the right axis: the prismatic ones, when the curves show
+        revolute and prismatic joints together (one kind alone takes the left axis)."""
+        if energy:
+            return set()
+        revolute = (self.model_a or self.model).is_revolute
+        shown = [k for k, _a, _b in series]
+        prismatic = {k for k in shown if not revolute[k]}
+        return prismatic if len(prismatic) < len(shown) else set()
+
     @staticmethod
-    def _curve(item: pg.PlotItem, t: np.ndarray, y: np.ndarray, colour: str,
+    def _curve(item: pg.PlotItem | pg.ViewBox, t: np.ndarray, y: np.ndarray, colour: str,
                style: Qt.PenStyle = Qt.PenStyle.SolidLine) -> pg.PlotDataItem:
         """A curve downsampled to the screen (a min and a max per pixel column), so that
         B's dashes can be LINE_WIDTH wide on a long run (see gui.plots on dashed speed)."""

@@ -436,19 +436,12 @@ class _Plot:
         self.set_title(spec.title)
         self.item.showGrid(x=True, y=True, alpha=0.25)
         adopt_menus(self.item, owner)
-        # prismatic joints: a second ViewBox sharing x, below the main one (which takes the mouse)
-        self.vb2 = pg.ViewBox(enableMenu=False)
-        self.vb2.setParentItem(self.item)
-        self.vb2.setZValue(self.vb.zValue() - 1)
-        self.vb2.setXLink(self.vb)
-        self.item.showAxis("right")
-        self.item.getAxis("right").linkToView(self.vb2)
+        self.vb2 = add_right_view(self.item)  # prismatic joints
         if spec.field != "loop_residual":
             # a flat curve (a joint gravity cannot turn) shows as flat, not as its
             # rounding noise blown up to the whole height with ticks at 1e-15
             self.vb.setLimits(minYRange=MIN_Y_SPAN)
             self.vb2.setLimits(minYRange=MIN_Y_SPAN_PRISMATIC)
-        self.vb.sigResized.connect(self._sync_vb2)
         self.vb.sigResized.connect(self._fit_legend)
         self.item.geometryChanged.connect(self._fit_legend)
         font = QFont()
@@ -547,10 +540,6 @@ class _Plot:
         self.set_title(self._title)
 
     @Slot()
-    def _sync_vb2(self) -> None:
-        self.vb2.setGeometry(self.vb.geometry())
-        self.vb2.linkedViewChanged(self.vb, self.vb2.XAxis)
-
     def build(self, robot: Robot | None) -> None:
         """Create the curves once for `robot` (energy: 3 curves, joints: n curves)."""
         for curve in self.curves:
@@ -1166,6 +1155,25 @@ class PlotsPanel(QWidget):
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def add_right_view(item: pg.PlotItem) -> pg.ViewBox:
+    """A second view in `item` with its own y range on the right axis (prismatic
+    joints, m or N, beside revolute ones in deg or N m): the same time axis, drawn under
+    the main view (which takes the mouse), kept on the main view's place."""
+    view = pg.ViewBox(enableMenu=False)
+    view.setParentItem(item)
+    view.setZValue(item.vb.zValue() - 1)
+    view.setXLink(item.vb)
+    item.showAxis("right")
+    item.getAxis("right").linkToView(view)
+
+    def follow() -> None:
+        view.setGeometry(item.vb.geometry())
+        view.linkedViewChanged(item.vb, view.XAxis)
+
+    item.vb.sigResized.connect(follow)
+    return view
+
+
 def adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
     """Disable the PlotItem's context menus and make `owner` the Qt parent of their widgets.
 

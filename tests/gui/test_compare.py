@@ -204,3 +204,31 @@ def test_another_file_as_run_b(make_window, qtbot):
     _wait(qtbot, panel)
     a, b = panel.result
     assert a.n == 6 and b.n == 2 and len(a) == len(b)
+
+
+def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, qtbot):
+    """All joints of the Stanford arm: the boom (prismatic, m) on its own right axis,
+    the revolute joints (deg) on the left; the boom alone takes the left axis."""
+    window = make_window(ROBOTS / "stanford_saha2009.toml", size=(1400, 900))
+    panel = _open_compare(window)
+    panel.set_kind(RunKind.INVERSE)
+    panel.set_duration(0.5)
+    assert panel.add_change(Change(2, ChangeField.MASS, ChangeOp.SCALE, 2.0))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    boom = 2  # 0-based
+    panel.set_quantity("q")
+    panel.set_joint(None)
+    right = panel._right[panel.plot]
+    on_right = [c for c in panel._curves_a + panel._curves_b if c.getViewBox() is right]
+    assert len(on_right) == 2  # A and B of the boom
+    a = panel.result[0]
+    assert np.allclose(on_right[0].getOriginalDataset()[1], a.q[:, boom])  # in m
+    assert panel.plot.getAxis("right").isVisible()
+    assert "(m)" in panel.plot.getAxis("right").labelText
+    assert "(\u00b0)" in panel.plot.getAxis("left").labelText
+    assert panel._right[panel.diff_plot] is panel._curves_d[boom].getViewBox()
+    panel.set_joint(boom)
+    assert all(c.getViewBox() is panel.plot.vb for c in panel._curves_a + panel._curves_b)
+    assert not panel.plot.getAxis("right").isVisible()
+    assert "(m)" in panel.plot.getAxis("left").labelText
