@@ -59,7 +59,7 @@ from .lazy_dock import LazyDock
 from .model_files import load_model
 from .playback import PlaybackBar
 from .plots import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH, SPECS, PlotSpec,
-                    add_right_view, adopt_menus)
+                    add_right_view, adopt_menus, grid_axes, lay_axes_under)
 from .run_panel import FallMethod, has_loops
 from .scroll import scroll_area
 from .worker import GeneratorWorker
@@ -539,8 +539,9 @@ class ComparePanel(QWidget):
 
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
-        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False))
-        self.diff_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False))
+        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False), axisItems=grid_axes())
+        self.diff_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
+                                     axisItems=grid_axes())
         self._graphics.addItem(self.plot, row=0, col=0)
         self._graphics.addItem(self.diff_plot, row=1, col=0)
         self._graphics.ci.layout.setRowStretchFactor(0, 3)
@@ -561,6 +562,7 @@ class ComparePanel(QWidget):
                 axis.setTextPen("#000")
             item.getAxis("right").setWidth(66)
             item.hideAxis("right")
+            lay_axes_under(item, (item.vb, self._right[item]))
             item.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
         # one time axis: the difference plot follows the upper plot's time range (one way;
         # neither auto-ranges in time, see gui.plots on views that correct each other)

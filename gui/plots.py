@@ -429,7 +429,7 @@ class _Plot:
         self._title = spec.title
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
-        axes = {name: GridAxis(name) for name in ("left", "bottom", "right")}
+        axes = grid_axes()
         if spec.field == "loop_residual":
             axes["left"] = _LogAxis("left")
         self.item = pg.PlotItem(viewBox=self.vb, axisItems=axes)
@@ -455,9 +455,7 @@ class _Plot:
             if name != "bottom":
                 axis.setWidth(AXIS_WIDTH)
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-            # under both views: the grid lines it draws go under the curves (pyqtgraph
-            # puts the axes above; its faint grid hid little, the opaque one cut gaps)
-            axis.setZValue(self.vb2.zValue() - AXES_BELOW_VIEWS)
+        lay_axes_under(self.item, (self.vb, self.vb2))
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
         self.item.setLabel("left", spec.left, **LABEL_STYLE)
         self.legend = _Legend()
@@ -1155,6 +1153,21 @@ class PlotsPanel(QWidget):
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def grid_axes() -> dict[str, GridAxis]:
+    """Left, bottom and right axes for a new pg.PlotItem (``axisItems``), drawing
+    their grid opaque (`GridAxis`)."""
+    return {name: GridAxis(name) for name in ("left", "bottom", "right")}
+
+
+def lay_axes_under(item: pg.PlotItem, views) -> None:
+    """Put `item`'s axes, with the grid lines they draw, under its `views`: pyqtgraph
+    paints them above, where an opaque grid (`GridAxis`) cuts a gap in every curve at
+    every grid line (a faint translucent one hid little)."""
+    z = min(view.zValue() for view in views) - AXES_BELOW_VIEWS
+    for name in ("left", "bottom", "right", "top"):
+        item.getAxis(name).setZValue(z)
+
+
 def add_right_view(item: pg.PlotItem) -> pg.ViewBox:
     """A second view in `item` with its own y range on the right axis (prismatic
     joints, m or N, beside revolute ones in deg or N m): the same time axis, drawn under

@@ -232,3 +232,10 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
     assert all(c.getViewBox() is panel.plot.vb for c in panel._curves_a + panel._curves_b)
     assert not panel.plot.getAxis("right").isVisible()
     assert "(m)" in panel.plot.getAxis("left").labelText
+    # the Results plots' opaque grid, under the curves of both views
+    from gui.plots import GridAxis
+    for item in (panel.plot, panel.diff_plot):
+        for name in ("left", "bottom", "right"):
+            axis = item.getAxis(name)
+            assert isinstance(axis, GridAxis)
+            assert axis.zValue() < min(item.vb.zValue(), panel._right[item].zValue())
