@@ -507,8 +507,8 @@ class InspectPanel(QWidget):
         if self._in_sight():
             # once the dock's own visibility is known: a tab behind another builds nothing
             QTimer.singleShot(0, self._build_in_sight)
-        if self._dirty and self._in_sight():
-            self._timer.start()
+            if self._dirty:
+                self._timer.start()
 
     @Slot()
     def _build_in_sight(self) -> None:

@@ -440,8 +440,8 @@ class _Plot:
         if spec.field != "loop_residual":
             # a flat curve (a joint gravity cannot turn) shows as flat, not as its
             # rounding noise blown up to the whole height with ticks at 1e-15
-            self.vb.setLimits(minYRange=MIN_Y_SPAN)
-            self.vb2.setLimits(minYRange=MIN_Y_SPAN_PRISMATIC)
+            for vb in (self.vb, self.vb2):
+                vb.setLimits(minYRange=self._least_span(vb))
         self.vb.sigResized.connect(self._fit_legend)
         self.item.geometryChanged.connect(self._fit_legend)
         font = QFont()
@@ -537,7 +537,6 @@ class _Plot:
         self.legend.set_point_size(LEGEND_PT * scale)
         self.set_title(self._title)
 
-    @Slot()
     def build(self, robot: Robot | None) -> None:
         """Create the curves once for `robot` (energy: 3 curves, joints: n curves)."""
         for curve in self.curves:
@@ -651,13 +650,18 @@ class _Plot:
             a, b = vb.viewRange()[1]
             if vb in self.y_grown and a <= lo and hi <= b:
                 continue
-            pad = 0.5 * max(hi - lo, MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC)
+            pad = 0.5 * max(hi - lo, self._least_span(vb))
             if vb in self.y_grown:
                 lo, hi = min(a, lo - pad), max(b, hi + pad)
             else:  # the run's first samples: forget the last run's range
                 lo, hi = lo - pad, hi + pad
                 self.y_grown.add(vb)
             vb.setYRange(lo, hi, padding=0.0)
+
+    def _least_span(self, vb: pg.ViewBox) -> float:
+        """The smallest y span of view `vb`: MIN_Y_SPAN, or MIN_Y_SPAN_PRISMATIC on the
+        prismatic joints' view."""
+        return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
 
     def fit_y_ranges(self) -> None:
         """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
@@ -666,8 +670,7 @@ class _Plot:
             self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
             return
         for vb, (lo, hi) in self.y_bounds.items():
-            least = MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
-            pad = max(FIT_MARGIN * (hi - lo), 0.5 * (least - (hi - lo)))
+            pad = max(FIT_MARGIN * (hi - lo), 0.5 * (self._least_span(vb) - (hi - lo)))
             vb.setYRange(lo - pad, hi + pad, padding=0.0)
 
     def refresh(self) -> None:
