@@ -404,7 +404,7 @@ def save_window_image(window, path: str) -> str | None:
     buffer = QBuffer()
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     quality = JPEG_QUALITY if fmt in ("jpg", "jpeg", "jfif") else -1
-    if not window.grab().toImage().save(buffer, fmt, quality):
+    if not window.image().save(buffer, fmt, quality):
         return f"cannot write {path}: Qt could not encode the image as {fmt}"
     try:
         write_atomically(path, bytes(buffer.data()))

@@ -21,8 +21,8 @@ import logging
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QShowEvent
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence, QPainter, QShowEvent
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox,
                                QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
@@ -574,6 +574,18 @@ class MainWindow(QMainWindow):
     # ==================================================================================
     # Export
     # ==================================================================================
+    def image(self) -> QImage:
+        """The window as it is shown, the 3D picture included (`QWidget.grab` leaves out
+        the native window VTK draws into)."""
+        image = self.grab().toImage()
+        plotter = self.view3d.plotter
+        if plotter.isVisible():
+            painter = QPainter(image)
+            painter.drawImage(QRect(plotter.mapTo(self, QPoint(0, 0)), plotter.size()),
+                              self.view3d.image())
+            painter.end()
+        return image
+
     def export_view_png(self) -> bool:
         stem = Path(self.files.suggested_name()).with_suffix("")
         path = self.files.ask_save_path("Export 3D View", "PNG images (*.png)", ".png",

@@ -74,7 +74,7 @@ BAR_STYLE = """
 #presentationBar QLabel#presentationKeys { color: #C9D1DB; }
 """
 HELP_STYLE = """
-#presentationHelp { background: rgba(26, 29, 33, 235); border-radius: 12px; }
+#presentationHelp { background: rgb(26, 29, 33); }
 #presentationHelp QLabel { color: #FFFFFF; background: transparent; }
 """
 _TITLES = {spec.key: spec.title for spec in SPECS}

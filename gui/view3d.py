@@ -20,6 +20,13 @@ While the arm moves (renders asked for in quick succession: playback, a slider d
 the view renders without anti-aliasing (FXAA doubles a software-GL frame); STILL_MS
 after the last move it renders once more, anti-aliased. Exports always are.
 
+VTK draws into a native child window of its own (pyvistaqt up to 0.12; pinned in
+pyproject.toml): the rest of the main window holds no OpenGL widget, so Qt flushes its
+repaints as plain pixels, only the changed region. With pyvistaqt 0.13's QOpenGLWidget
+every repaint of a plot or a progress bar composited the whole window through OpenGL,
+15-19 ms under software GL (issue #8). So `QWidget.grab` does not see the 3D picture:
+`ArmView.image` reads it back from VTK.
+
 Needs a real OpenGL surface: run under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
 """
 from __future__ import annotations
@@ -31,6 +38,7 @@ from pathlib import Path
 import numpy as np
 import pyvista as pv
 from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pyvistaqt import QtInteractor
 
@@ -413,15 +421,16 @@ class ArmView(QWidget):
             self._render_once()
 
     def _render_once(self) -> None:
-        """Render now, once. `plotter.render()` renders, and the finished frame asks
-        the widget to repaint, whose paintGL renders the scene again (pyvistaqt always
-        does): every frame was rendered twice. A synchronous repaint renders once, in
-        paintGL. A hidden widget, or one whose OpenGL is not set up yet, renders the
-        old way."""
-        if self.plotter.isVisible() and self.plotter.isValid():
-            self.plotter.repaint()
-        else:
-            self.plotter.render()
+        """Render now, once, straight into the view's native window."""
+        self.plotter.render()
+
+    def image(self) -> QImage:
+        """The 3D picture as shown (anti-aliased), read back from VTK: `QWidget.grab`
+        sees only the background of the native window VTK draws into."""
+        self._render_still()
+        rgb = np.ascontiguousarray(self.plotter.screenshot(None, return_img=True)[:, :, :3])
+        height, width = rgb.shape[:2]
+        return QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
 
     def export_png(self, path: str | Path) -> Path:
         """Save the 3D view as a PNG at its on-screen size."""
@@ -438,12 +447,3 @@ class ArmView(QWidget):
         self._render_timer.stop()
         self._still_timer.stop()
         self.plotter.close()
-        # pyvistaqt keeps Python wrappers of the widget's GL context and of its surface.
-        # The surface's is a QSurface (not a QObject), so shiboken is never told when Qt
-        # deletes it; while the closed interactor waits for the garbage collector, a new
-        # Qt object allocated at the same address comes back wrapped as that stale
-        # QSurface (seen once in CI: pyqtgraph's QMenu.addMenu returned a QSurface). The
-        # render window is finalized by now: drop the wrappers.
-        forget = getattr(self.plotter, "_forget_context", None)
-        if forget is not None:
-            forget()

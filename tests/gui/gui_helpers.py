@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QCoreApplication, QEvent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,3 +39,24 @@ def type_into(qtbot, view, index, text: str) -> None:
     qtbot.keyClick(line, Qt.Key.Key_Return)  # the delegate commits in a queued call
     qtbot.waitUntil(lambda: view.state() != QAbstractItemView.State.EditingState,
                     timeout=2000)
+
+
+def rgb_array(image) -> np.ndarray:
+    """A QImage as (height, width, 3) uint8 RGB."""
+    from PySide6.QtGui import QImage
+
+    image = image.convertToFormat(QImage.Format.Format_RGB888)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(
+        image.height(), image.bytesPerLine())
+    return rows[:, :3 * image.width()].reshape(image.height(), image.width(), 3).copy()
+
+
+def screen_pixels(widget) -> np.ndarray:
+    """What the X server shows where `widget` is, the 3D view's native window included
+    (`QWidget.grab` leaves it out): (height, width, 3) uint8 RGB."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QGuiApplication
+
+    corner = widget.mapToGlobal(QPoint(0, 0))
+    return rgb_array(QGuiApplication.primaryScreen().grabWindow(
+        0, corner.x(), corner.y(), widget.width(), widget.height()).toImage())

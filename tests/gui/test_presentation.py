@@ -10,7 +10,9 @@ from PySide6.QtWidgets import QDockWidget
 
 from gui.presentation import PLOT_SHARE, WINDOWED_SETTING
 
-from gui_helpers import PUMA, ROBOTS, flush_events
+from gui_helpers import PUMA, ROBOTS, flush_events, screen_pixels
+
+HELP_BACKGROUND = (26, 29, 33)  # presentation.HELP_STYLE
 
 pytestmark = pytest.mark.gui
 
@@ -165,6 +167,14 @@ def test_enter_keys_and_leave_on_a_robot(make_window, qtbot, settings):
     # ? shows the help, Esc hides it (and stays in the mode)
     key(qtbot, graphics, Qt.Key.Key_Question)
     assert presentation.help.isVisible()
+    # on screen, over the 3D view's native window, and opaque: a translucent help
+    # showed stale pixels of the window through it (Qt blends it with its own copy of
+    # the window, which holds no 3D picture)
+    qtbot.wait(100)
+    shown = screen_pixels(presentation.help).reshape(-1, 3)
+    colors, counts = np.unique(shown, axis=0, return_counts=True)
+    assert tuple(colors[counts.argmax()]) == HELP_BACKGROUND
+    assert counts.max() > 0.6 * len(shown)  # the rest is its text
     key(qtbot, graphics, Qt.Key.Key_Escape)
     assert not presentation.help.isVisible() and presentation.is_active()
 

@@ -12,7 +12,7 @@ from core.robot_file import load_robot
 from gui.arm_scene import LAYERS, Sizes, build_parts, up_vector
 from gui.view3d import ArmView
 
-from gui_helpers import PLANAR, PUMA, ROBOT_FILES, SCARA, flush_events
+from gui_helpers import PLANAR, PUMA, ROBOT_FILES, SCARA, flush_events, rgb_array, screen_pixels
 
 pytestmark = pytest.mark.gui
 
@@ -187,28 +187,10 @@ def test_vtk_key_bindings_are_off(view, qtbot):
     assert not view._closed and view.plotter.ren_win is not None
 
 
-def test_shutdown_drops_the_stale_gl_surface_wrapper(make_window):
-    """pyvistaqt's widget keeps a Python wrapper of its GL surface, a QSurface that
-    shiboken is never told is deleted; once Qt frees it, a new Qt object at its address
-    would come back as that QSurface. After `shutdown` no such wrapper is left."""
-    import gc
-
-    from PySide6.QtGui import QSurface
-
-    def surfaces() -> int:
-        return sum(type(o) is QSurface for o in gc.get_objects())
-
-    before = surfaces()  # other views of this module may hold theirs
-    window = make_window()
-    flush_events()
-    assert surfaces() > before, "the 3D view holds no QSurface wrapper: nothing to check"
-    window.view3d.shutdown()
-    assert surfaces() == before
-
-
 def test_one_render_per_render_request(view):
-    """`plotter.render()` rendered, and the finished frame asked the OpenGL widget to
-    repaint, whose paintGL rendered the scene again: every frame cost two renders."""
+    """With pyvistaqt's OpenGL widget, `plotter.render()` rendered and the finished
+    frame asked the widget to repaint, whose paintGL rendered the scene again: every
+    frame cost two renders. A native window must not either."""
     ends = []
     tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
     try:
@@ -220,3 +202,52 @@ def test_one_render_per_render_request(view):
         assert 5 <= len(ends) <= 6  # (+1: the anti-aliased still frame after moving)
     finally:
         view.plotter.ren_win.RemoveObserver(tag)
+
+
+def test_the_window_holds_no_opengl_widget(make_window):
+    """Under software GL every flush of a window holding a QOpenGLWidget composites the
+    whole window through OpenGL (15-19 ms at 1600x1000, for a progress bar's repaint;
+    issue #8). VTK draws into a native window of its own instead."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtOpenGLWidgets import QOpenGLWidget
+
+    window = make_window()
+    assert window.findChildren(QOpenGLWidget) == []
+    assert window.view3d.plotter.testAttribute(Qt.WidgetAttribute.WA_PaintOnScreen)
+
+
+@pytest.mark.parametrize("path", [PUMA, None], ids=["puma", "40-link chain"])
+def test_the_screen_shows_the_rendered_picture(make_window, path):
+    """The pixels on screen where the view is are VTK's picture. A native child window
+    holding pyvistaqt 0.13's OpenGL widget kept the size it was created with: the screen
+    showed a black strip over stale pixels of the plots."""
+    window = make_window(path, size=(1400, 900))
+    if path is None:
+        from test_responsiveness import chain
+        window.view3d.set_robot(chain(40))
+    QTest.qWait(300)
+    picture = rgb_array(window.view3d.image())
+    flush_events()
+    shown = screen_pixels(window.view3d.plotter)
+    assert picture.shape == shown.shape
+    assert np.ptp(picture.reshape(-1, 3), axis=0).max() > 100  # an arm on a background
+    differ = np.abs(picture.astype(int) - shown.astype(int)).max(axis=2) > 24
+    assert differ.mean() < 0.01, f"{differ.mean():.1%} of the view differs from the picture"
+
+
+def test_the_window_image_is_what_the_screen_shows(make_window):
+    """`MainWindow.image` (--screenshot) puts the 3D picture where the screen shows it;
+    `QWidget.grab` alone leaves the native 3D view's area empty."""
+    window = make_window(PUMA, size=(1400, 900))
+    QTest.qWait(300)
+    image = rgb_array(window.image())
+    flush_events()
+    shown = screen_pixels(window)
+    assert image.shape == shown.shape
+    differ = np.abs(image.astype(int) - shown.astype(int)).max(axis=2) > 24
+    assert differ.mean() < 0.01, f"{differ.mean():.1%} of the window differs from the screen"
+    view = window.view3d.plotter
+    from PySide6.QtCore import QPoint
+    corner = view.mapTo(window, QPoint(0, 0))
+    area = differ[corner.y():corner.y() + view.height(), corner.x():corner.x() + view.width()]
+    assert area.mean() < 0.01
