@@ -214,23 +214,29 @@ class _Legend(pg.GraphicsWidget):
         font.setPointSize(LEGEND_PT)
         self._text.setFont(font)
         self._text.setPos(3, 1)
-        self.entries: list[_Entry] = []
-        self._more = 0  # entries left out (beyond LEGEND_MAX_ENTRIES)
+        self._given: list[_Entry] = []  # all the plot's curves
+        self.entries: list[_Entry] = []  # those listed (as many as fit, at most LEGEND_MAX_ENTRIES)
+        self._more = 0  # entries left out ("+ k more")
         self._room = (1e6, 1e6)
         self._layout = (1, False)  # columns, short names
         self._width = 0.0
         self._shown = True
         self.below = False  # under the plot (a narrow, tall panel) instead of beside it
-        #: natural (width, height) by (layout, with read-out room), for these entries and
-        #: font: each fit to a new room tries the layouts again, and laying out the HTML
-        #: costs ~3 ms (a 200-link robot's window fitted its legends ~350 times)
-        self._sizes: dict[tuple[tuple[int, bool], bool], tuple[float, float]] = {}
+        #: natural (width, height) by (layout, with read-out room, entries listed), for
+        #: this font: each fit to a new room tries the layouts again, and laying out the
+        #: HTML costs ~3 ms (a 200-link robot's window fitted its legends ~350 times)
+        self._sizes: dict[tuple[tuple[int, bool], bool, int], tuple[float, float]] = {}
 
     def set_entries(self, entries: list[_Entry]) -> None:
-        self.entries = entries[:LEGEND_MAX_ENTRIES]
-        self._more = len(entries) - len(self.entries)
+        self._given = list(entries)
+        self._list(LEGEND_MAX_ENTRIES)
         self._sizes.clear()
         self._relayout()
+
+    def _list(self, count: int) -> None:
+        """List the first `count` entries (the rest as "+ k more")."""
+        self.entries = self._given[:count]
+        self._more = len(self._given) - len(self.entries)
 
     def set_point_size(self, points: float) -> None:
         """The legend's font size, pt (LEGEND_PT normally)."""
@@ -255,6 +261,7 @@ class _Legend(pg.GraphicsWidget):
             self._relayout()
 
     def _relayout(self) -> None:
+        self._list(LEGEND_MAX_ENTRIES)
         n = len(self.entries)
         candidates = [(c, False) for c in (1, 2, 3) if c <= n]
         candidates += [(c, True) for c in (2, 3, 4, 6) if 1 < c <= n] or [(1, True)]
@@ -263,27 +270,47 @@ class _Legend(pg.GraphicsWidget):
         long_values = np.full(n, -8888.88)
         # the first layout that fits with room for read-out values; in a small panel the
         # first that fits without it (a read-out then widens the legend while hovering);
-        # else the narrowest that is low enough (a legend beyond its share pushes the
-        # next plot out of the view, one taller than its plot runs into the plot below)
+        # else fewer entries (a legend beyond its share pushes the next plot out of the
+        # view, one taller than its plot runs into the plot below)
         for values in (long_values, None):
-            sizes = {}
             for layout in candidates:
                 self._layout = layout
-                sizes[layout] = w, h = self._natural_size(values)
+                w, h = self._natural_size(values)
                 if w <= max_w and h <= max_h:
                     break
             else:
                 continue
             break
         else:
-            self._layout = min(candidates, key=lambda c: (sizes[c][1] > max_h, sizes[c][0]))
-        self._width = self._natural_size(values)[0] if n else 0.0
+            self._fewer_entries(max_w, max_h)
+            values = None
+        self._width = self._natural_size(values)[0] if self.entries else 0.0
         self.show_values(None)
+
+    def _fewer_entries(self, max_w: float, max_h: float) -> None:
+        """No layout of all the entries fits in `max_w` x `max_h` px: list joint numbers
+        in the most columns that fit in the width, and as many rows of them as fit in
+        the height, then "+ k more". (Taking the room a layout needs pushed the plot
+        beside it out of the view.)"""
+        self._list(LEGEND_MAX_ENTRIES)
+        n = len(self.entries)
+        for columns in (6, 4, 3, 2, 1):
+            self._layout = (max(1, min(columns, n)), True)
+            if self._natural_size(None)[0] <= max_w:
+                break
+        if n == 0:
+            return
+        columns = self._layout[0]
+        rows = -(-n // columns) + bool(self._more)  # with the "+ k more" row
+        row_height = self._natural_size(None)[1] / rows
+        while rows > 1 and self._natural_size(None)[1] > max_h:
+            rows = min(rows - 1, max(1, int(max_h // row_height)))
+            self._list(max(1, (rows - 1) * columns))  # a row left for "+ k more"
 
     def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
         """(width, height) of the legend in the current layout, with room for read-out
         `values` (placeholders) or without (None)."""
-        key = (self._layout, values is not None)
+        key = (self._layout, values is not None, len(self.entries))
         if key not in self._sizes:
             self._text.setTextWidth(-1)
             self._text.setHtml(self._html(values))

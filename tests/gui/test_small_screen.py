@@ -126,13 +126,23 @@ def test_every_view_bar_action_is_on_the_bar_or_in_its_overflow_menu(make_window
     assert {"&Fit", "Front", "Side", "Top", "Iso", "Ortho", "Show"} <= set(names)
 
 
-@pytest.mark.parametrize("path", [PUMA, ROBOTS / "scara.toml", ROBOTS / "fivebar_saha.toml"],
-                         ids=["puma", "scara", "fivebar"])
-def test_plots_and_run_panel_fit_their_docks_at_1280x800(make_window, qtbot, path):
+@pytest.mark.parametrize("path, size", [
+    (PUMA, (1280, 800)), (ROBOTS / "scara.toml", (1280, 800)),
+    (ROBOTS / "fivebar_saha.toml", (1280, 800)),
+    ("chain of 40", (1280, 800)), ("chain of 40", (1600, 1000))],
+    ids=["puma", "scara", "fivebar", "40 joints", "40 joints at 1600x1000"])
+def test_plots_and_run_panel_fit_their_docks(make_window, qtbot, path, size, tmp_path):
     """Nothing is cut off at the right edge: every plot with its legend lies inside the
     plots' view, each legend inside its plot's share, and the Run panel's pages are no
-    wider than the dock shows (its scroll area has no horizontal bar)."""
-    window = make_window(path, (1280, 800))
+    wider than the dock shows (its scroll area has no horizontal bar). 40 joints: a
+    legend that found no layout in its share took as much as it needed and pushed the
+    plot beside it out of the view."""
+    if path == "chain of 40":
+        from core.robot_file import save_robot
+        from test_responsiveness import chain
+        path = tmp_path / "chain40.toml"
+        save_robot(chain(40), path)
+    window = make_window(path, size)
     settled(qtbot, window)
     plots = window.plots
     view = plots._graphics
