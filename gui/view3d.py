@@ -382,10 +382,16 @@ class ArmView(QWidget):
         self.request_render()
 
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        """The user took the camera: stop refitting on resize."""
-        if watched is self.plotter and event.type() in (QEvent.Type.MouseButtonPress,
-                                                        QEvent.Type.Wheel):
-            self._fit_mode = None
+        """The user took the camera: stop refitting on resize. A paint of the native
+        window (shown, exposed, resized) is one more render request: pyvistaqt renders
+        at every paint event, and a window settling its layout sends several, each a
+        whole frame (40 ms for a 200-link robot)."""
+        if watched is self.plotter:
+            if event.type() == QEvent.Type.Paint:
+                self.request_render()
+                return True
+            if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
+                self._fit_mode = None
         return super().eventFilter(watched, event)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -204,6 +204,25 @@ def test_one_render_per_render_request(view):
         view.plotter.ren_win.RemoveObserver(tag)
 
 
+def test_paints_of_the_native_window_are_one_render(view):
+    """pyvistaqt renders at every paint event of its window, and a window settling its
+    layout sends several: each was a whole frame (40 ms for a 200-link robot). Paints
+    are render requests, merged like the others."""
+    from gui.view3d import STILL_MS
+
+    ends = []
+    tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
+    try:
+        QTest.qWait(STILL_MS + 100)  # no anti-aliased still frame pending
+        ends.clear()
+        for _ in range(5):
+            view.plotter.repaint()
+        flush_events()
+        assert len(ends) == 1
+    finally:
+        view.plotter.ren_win.RemoveObserver(tag)
+
+
 def test_the_window_holds_no_opengl_widget(make_window):
     """Under software GL every flush of a window holding a QOpenGLWidget composites the
     whole window through OpenGL (15-19 ms at 1600x1000, for a progress bar's repaint;
