@@ -254,6 +254,27 @@ def report_startup_error(message: str, *, dialog: bool) -> None:
     show_error(None, "ArmDyn: cannot open the file", message)
 
 
+def choose_qt_platform(environ: dict[str, str] | None = None) -> str | None:
+    """Make Qt use X11 where it would pick Wayland; returns None, or why no window can
+    be shown.
+
+    The 3D view is a native X window that VTK draws into (pyvistaqt < 0.13, see
+    `gui.view3d`), which Qt's Wayland platform cannot host. In a Wayland session Qt is
+    told to use X11 through XWayland (QT_QPA_PLATFORM=xcb). A platform set by the user
+    is kept. `environ` is os.environ unless given (and changed in place).
+    """
+    environ = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux") or environ.get("QT_QPA_PLATFORM"):
+        return None
+    if not environ.get("WAYLAND_DISPLAY"):
+        return None
+    if environ.get("DISPLAY"):
+        environ["QT_QPA_PLATFORM"] = "xcb"
+        return None
+    return ("the 3D view needs X11, and this Wayland session has no XWayland (DISPLAY "
+            "is not set): enable XWayland, or start ArmDyn under X11")
+
+
 def _import_before_qt() -> None:
     """Import the large libraries of the window that do not use Qt before PySide6.
 
@@ -279,6 +300,11 @@ def _run_window(robot, args: argparse.Namespace) -> int:
 
     QCoreApplication.setOrganizationName("ArmDyn")
     QCoreApplication.setApplicationName("ArmDyn")
+    if QApplication.instance() is None:
+        problem = choose_qt_platform()
+        if problem is not None:
+            report_startup_error(problem, dialog=False)
+            return 2
     app = QApplication.instance() or QApplication([sys.argv[0]])
     apply_style(app)
     log_path = setup_logging()

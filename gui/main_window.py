@@ -583,6 +583,10 @@ class MainWindow(QMainWindow):
             painter = QPainter(image)
             painter.drawImage(QRect(plotter.mapTo(self, QPoint(0, 0)), plotter.size()),
                               self.view3d.image())
+            # the one widget shown over the 3D view
+            help_ = self.presentation.help if self.presentation is not None else None
+            if help_ is not None and help_.isVisible():
+                help_.render(painter, help_.mapTo(self, QPoint(0, 0)))
             painter.end()
         return image
 

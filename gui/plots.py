@@ -292,7 +292,9 @@ class _Legend(pg.GraphicsWidget):
         in the most columns that fit in the width, and as many rows of them as fit in
         the height, then "+ k more". (Taking the room a layout needs pushed the plot
         beside it out of the view.)"""
-        self._list(LEGEND_MAX_ENTRIES)
+        given = len(self._given)
+        # the widths with a "+ k more" row: often wider than a column of joint numbers
+        self._list(min(LEGEND_MAX_ENTRIES, max(1, given - 1)))
         n = len(self.entries)
         for columns in (6, 4, 3, 2, 1):
             self._layout = (max(1, min(columns, n)), True)
@@ -301,11 +303,17 @@ class _Legend(pg.GraphicsWidget):
         if n == 0:
             return
         columns = self._layout[0]
-        rows = -(-n // columns) + bool(self._more)  # with the "+ k more" row
-        row_height = self._natural_size(None)[1] / rows
-        while rows > 1 and self._natural_size(None)[1] > max_h:
-            rows = min(rows - 1, max(1, int(max_h // row_height)))
-            self._list(max(1, (rows - 1) * columns))  # a row left for "+ k more"
+        row_height = self._natural_size(None)[1] / (-(-n // columns) + bool(self._more))
+        rows = int(max_h // row_height)  # about as many as fit
+        count = max(1, min(n, (rows - 1) * columns))  # and a row for "+ k more"
+        if given <= LEGEND_MAX_ENTRIES and -(-given // columns) <= -(-count // columns) + 1:
+            count = given  # all of them in no more rows: no "+ k more"
+        self._list(count)
+        # (the row height was a mean: check, down to two rows, which take no less room
+        # than one row of joints and "+ k more")
+        while (-(-len(self.entries) // columns) + bool(self._more) > 2
+               and self._natural_size(None)[1] > max_h):
+            self._list(max(1, len(self.entries) - columns))  # one row fewer
 
     def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
         """(width, height) of the legend in the current layout, with room for read-out

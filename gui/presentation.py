@@ -103,6 +103,9 @@ class _HelpOverlay(QFrame):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
+        # a native window of its own, so that it shows over the 3D view's (and opaque:
+        # Qt would blend a translucent one with its copy of the window, which has no 3D)
+        self.setAttribute(Qt.WidgetAttribute.WA_NativeWindow)
         self.setObjectName("presentationHelp")
         self.setStyleSheet(HELP_STYLE)
         rows = "".join(f"<tr><td><b>{key}</b></td><td>&nbsp;&nbsp;&nbsp;{what}</td></tr>"

@@ -27,7 +27,8 @@ every repaint of a plot or a progress bar composited the whole window through Op
 15-19 ms under software GL (issue #8). So `QWidget.grab` does not see the 3D picture:
 `ArmView.image` reads it back from VTK.
 
-Needs a real OpenGL surface: run under X11 or Xvfb (not QT_QPA_PLATFORM=offscreen).
+Needs a real OpenGL surface on X11: a desktop's X server, XWayland or Xvfb (not Qt's
+Wayland platform, see `gui.app.choose_qt_platform`, nor QT_QPA_PLATFORM=offscreen).
 """
 from __future__ import annotations
 

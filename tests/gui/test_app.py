@@ -242,3 +242,24 @@ def test_a_bad_file_without_a_terminal_is_shown_in_a_dialog(qapp, tmp_path, caps
     assert len(shown) == 1 and "link 2 ('shoulder')" in shown[0] and "'mass'" in shown[0]
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0] == f"armdyn: {shown[0]}"
+
+
+@pytest.mark.parametrize("environ, platform, problem", [
+    ({"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"}, "xcb", None),
+    ({"WAYLAND_DISPLAY": "wayland-0"}, None, "no XWayland"),
+    ({"WAYLAND_DISPLAY": "wayland-0", "QT_QPA_PLATFORM": "offscreen"}, "offscreen", None),
+    ({"DISPLAY": ":0"}, None, None),
+], ids=["xwayland", "wayland-only", "platform-given", "x11"])
+def test_a_wayland_session_shows_the_window_through_xwayland(environ, platform, problem,
+                                                             monkeypatch):
+    """VTK draws the 3D view into a native X window, which Qt's Wayland platform cannot
+    host (pyvistaqt < 0.13 died there with an X error)."""
+    from gui.app import choose_qt_platform
+
+    monkeypatch.setattr(sys, "platform", "linux")
+    said = choose_qt_platform(environ)
+    assert environ.get("QT_QPA_PLATFORM") == platform
+    if problem is None:
+        assert said is None
+    else:
+        assert problem in said

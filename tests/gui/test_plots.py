@@ -357,3 +357,39 @@ def test_the_grid_lies_under_the_curves(qtbot, panel, stanford):
     times = np.linspace(0.05, 1.95, 300)  # across the plot, over many grid lines
     covered = [any(is_curve(pixel(t, dy)) for dy in (-1, 0, 1)) for t in times]
     assert all(covered), f"{covered.count(False)} of {len(times)} points not drawn"
+
+
+def _legend(count: int):
+    from gui.plots import _Entry, _Legend
+
+    legend = _Legend()
+    legend.set_entries([_Entry(f"{k + 1} joint {k + 1}", "#0072B2", Qt.SolidLine, "°", "",
+                               str(k + 1)) for k in range(count)])
+    return legend
+
+
+@pytest.mark.parametrize("count", [1, 2, 7, 13, 24, 40, 200])
+@pytest.mark.parametrize("room", [(1000, 400), (500, 150), (300, 100), (200, 60),
+                                  (120, 40)])
+def test_a_legend_keeps_to_its_share_of_the_plot(qapp, count, room):
+    """Whatever the number of joints and the room, a legend takes at most its share
+    (LEGEND_MAX_SHARE) of the plot's width and its height, listing fewer joints (then
+    "+ k more") rather than more room; and a "+ k more" never stands for joints that
+    would fit in its own row."""
+    from gui.plots import LEGEND_MAX_ENTRIES, LEGEND_MAX_SHARE
+
+    legend = _legend(count)
+    legend.fit(*room)
+    width, height = legend.preferredSize().width(), legend.preferredSize().height()
+    # (the room it was fitted to: rounded, so that a pixel's resize does not relayout)
+    max_w, max_h = (share * r for share, r in zip(LEGEND_MAX_SHARE, legend._room))
+    listed, more = len(legend.entries), legend._more
+    columns = legend._layout[0]
+    if height > max_h + 1:  # only two rows may not fit: a row of joints, "+ k more"
+        assert -(-listed // columns) + (more > 0) <= 2, (height, listed, columns, more)
+    if width > max_w + 1:  # nor the narrowest column
+        assert legend._layout == (1, True), (width, legend._layout)
+    assert listed + more == count and listed >= 1
+    assert ("more" in legend.text()) == (more > 0)
+    if 0 < more <= legend._layout[0] and count <= LEGEND_MAX_ENTRIES:
+        pytest.fail(f"'+ {more} more' in {legend._layout[0]} columns: they would fit")

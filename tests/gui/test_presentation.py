@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDockWidget
 
 from gui.presentation import PLOT_SHARE, WINDOWED_SETTING
 
-from gui_helpers import PUMA, ROBOTS, flush_events, screen_pixels
+from gui_helpers import PUMA, ROBOTS, flush_events, rgb_array, screen_pixels
 
 HELP_BACKGROUND = (26, 29, 33)  # presentation.HELP_STYLE
 
@@ -175,6 +175,12 @@ def test_enter_keys_and_leave_on_a_robot(make_window, qtbot, settings):
     colors, counts = np.unique(shown, axis=0, return_counts=True)
     assert tuple(colors[counts.argmax()]) == HELP_BACKGROUND
     assert counts.max() > 0.6 * len(shown)  # the rest is its text
+    # and the window's image (--screenshot) shows it too, not the 3D picture over it
+    image = rgb_array(window.image())
+    corner = presentation.help.mapTo(window, QPoint(0, 0))
+    size = presentation.help.size()
+    area = image[corner.y():corner.y() + size.height(), corner.x():corner.x() + size.width()]
+    assert (area.reshape(-1, 3) == HELP_BACKGROUND).all(axis=1).mean() > 0.6
     key(qtbot, graphics, Qt.Key.Key_Escape)
     assert not presentation.help.isVisible() and presentation.is_active()
 

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.gui
 
 @pytest.fixture(scope="module")
 def shared_view(qapp):
-    """One 3D view for this module. Creating OpenGL widgets over and over under Xvfb's
-    software GL now and then crashes in VTK's context set-up (the program makes one)."""
+    """One 3D view for this module. Creating 3D views over and over under Xvfb's
+    software GL now and then crashed in VTK's context set-up (the program makes one)."""
     widget = ArmView()
     widget.resize(480, 360)
     widget.show()
@@ -254,12 +254,17 @@ def test_the_screen_shows_the_rendered_picture(make_window, path):
     assert differ.mean() < 0.01, f"{differ.mean():.1%} of the view differs from the picture"
 
 
-def test_the_window_image_is_what_the_screen_shows(make_window):
+def test_the_window_image_is_what_the_screen_shows(make_window, tmp_path):
     """`MainWindow.image` (--screenshot) puts the 3D picture where the screen shows it;
     `QWidget.grab` alone leaves the native 3D view's area empty."""
+    from PySide6.QtGui import QImage
+
+    from gui.app import save_window_image
+
     window = make_window(PUMA, size=(1400, 900))
     QTest.qWait(300)
-    image = rgb_array(window.image())
+    assert save_window_image(window, str(tmp_path / "shot.png")) is None
+    image = rgb_array(QImage(str(tmp_path / "shot.png")))
     flush_events()
     shown = screen_pixels(window)
     assert image.shape == shown.shape
