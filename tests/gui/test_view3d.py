@@ -223,6 +223,26 @@ def test_paints_of_the_native_window_are_one_render(view):
         view.plotter.ren_win.RemoveObserver(tag)
 
 
+def test_the_still_frame_is_the_frame_already_asked_for(view):
+    """When the anti-aliased still frame falls due while a frame is asked for (the end
+    of a run: the last pose), one anti-aliased render draws both: two back to back held
+    the window ~60 ms."""
+    ends = []
+    tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
+    try:
+        view.render_now()
+        view.render_now()  # moving: without FXAA, and the still frame pending
+        assert not view.plotter.renderer.GetUseFXAA()
+        ends.clear()
+        view.request_render()
+        view._still_timer.stop()
+        view._render_still()  # falls due now
+        flush_events()
+        assert len(ends) == 1 and view.plotter.renderer.GetUseFXAA()
+    finally:
+        view.plotter.ren_win.RemoveObserver(tag)
+
+
 def test_the_window_holds_no_opengl_widget(make_window):
     """Under software GL every flush of a window holding a QOpenGLWidget composites the
     whole window through OpenGL (15-19 ms at 1600x1000, for a progress bar's repaint;
