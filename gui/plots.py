@@ -50,6 +50,9 @@ from gui.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
 REFRESH_MS = 33
+#: A run's last chunk is drawn by `set_trajectory`, which follows it at once; if none
+#: comes within this long, the chunk is drawn anyway, ms.
+LAST_CHUNK_WAIT_MS = 250
 LINE_WIDTH = 2
 DASHED_WIDTH = 1  # px; see the module docstring
 #: Bins per pixel column of the curves' "peak" downsampling (gui.curves): 1, each
@@ -762,6 +765,10 @@ class PlotsPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._flush)
+        self._last_chunk_timer = QTimer(self)
+        self._last_chunk_timer.setSingleShot(True)
+        self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
+        self._last_chunk_timer.timeout.connect(self._refresh_shown)
         self._hover_pos: QPointF | None = None
         self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
         self._hover_timer.setSingleShot(True)
@@ -953,6 +960,7 @@ class PlotsPanel(QWidget):
         """Remove all samples (the curves stay)."""
         self._pending = []
         self._timer.stop()
+        self._last_chunk_timer.stop()
         for plot in self._plots:
             plot.series = _Series(len(plot.curves))
             plot.y_bounds, plot.y_grown = {}, set()
@@ -981,6 +989,7 @@ class PlotsPanel(QWidget):
             self.clear()
             return
         self._take_pending()
+        self._last_chunk_timer.stop()
         if not self._holds(traj):
             self.clear()
             for plot in self._plots:
@@ -1077,12 +1086,22 @@ class PlotsPanel(QWidget):
 
     @Slot()
     def _flush(self) -> None:
-        """Timer: append the chunks that came since the last tick; redraw the shown plots."""
+        """Timer: append the chunks that came since the last tick; redraw the shown plots.
+
+        The run's last chunk is only appended: `set_trajectory` follows at once and fits
+        the axes, and drawing the curves first painted the plots twice at the end of
+        every run (~25 ms each, issue #8). Without `set_trajectory` within
+        LAST_CHUNK_WAIT_MS they are drawn then."""
         if not self._pending:
             self._timer.stop()
             return
+        last = (self._run_duration is not None
+                and self._pending[-1].t[-1] >= self._run_duration * (1.0 - 1e-9))
         self._take_pending()
-        self._refresh_shown()
+        if last:
+            self._last_chunk_timer.start()
+        else:
+            self._refresh_shown()
 
     def _take_pending(self) -> None:
         """Append the queued chunks to every plot's buffers (the curves go stale)."""

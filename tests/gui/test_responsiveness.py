@@ -102,6 +102,41 @@ def test_a_streamed_run_is_not_drawn_again_when_it_finishes(qtbot, plots, fall):
     assert plots.sample_count() == len(fall)
 
 
+def test_a_runs_last_chunk_is_drawn_once_with_the_fitted_axes(qtbot, plots, fall):
+    """The last chunk of a run is drawn by `set_trajectory`, which follows it at once
+    and fits the axes: drawing it first painted the plots twice at every run's end.
+    Without `set_trajectory` (a run that ended some other way) it is drawn all the
+    same, a little later."""
+    from gui.plots import LAST_CHUNK_WAIT_MS
+
+    run = _part(fall, 0, 2001)  # 20 s
+    angles = plots._plots[0]
+    for ends_with_trajectory in (True, False):
+        plots.clear()
+        plots.set_run_duration(float(run.t[-1]))
+        plots.append(_part(run, 0, 1000))
+        qtbot.waitUntil(lambda: len(angles.curves[0].samples()[0]) == 1000, timeout=5000)
+        drawn = []
+        refresh = angles.refresh
+        angles.refresh = lambda: (drawn.append(angles.series.size), refresh())
+        try:
+            plots.append(_part(run, 1000, 2001))  # the last chunk
+            qtbot.waitUntil(lambda: plots.sample_count() == 2001, timeout=5000)
+            assert drawn == []
+            if ends_with_trajectory:
+                plots.set_run_duration(None)
+                plots.set_trajectory(run)
+                assert drawn == [2001]
+                qtbot.wait(LAST_CHUNK_WAIT_MS + 100)
+                assert drawn == [2001]
+            else:
+                qtbot.wait(LAST_CHUNK_WAIT_MS + 100)
+                assert drawn == [2001]
+        finally:
+            angles.refresh = refresh
+        assert len(angles.curves[0].samples()[0]) == 2001
+
+
 def _part(traj: Trajectory, start: int, stop: int) -> Trajectory:
     """Samples start:stop of a Trajectory."""
     fields = {}
