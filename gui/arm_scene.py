@@ -62,7 +62,9 @@ LINK_COLOR = "#A9B2BC"
 BASE_COLOR = "#6B7682"
 PEDESTAL_COLOR = "#B4BDC7"
 EFFECTOR_COLOR = "#2E3440"
-FLOOR_COLOR = "#EDF0F4"
+#: The floor is drawn unlit (`view3d`: a flat plane under the view's directional lights
+#: is one colour anyway), in the colour it had lit from the default view.
+FLOOR_COLOR = "#DEE0E4"
 GRID_COLOR = "#C3CAD3"
 CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
 CUT_COLOR_B = "#8C4A00"   # and the pin on the second

@@ -255,9 +255,9 @@ class ArmView(QWidget):
         if part.name == "grid":
             return self.plotter.add_mesh(part.mesh, color=part.color, line_width=1,
                                          lighting=False, **common)
-        if part.name == "floor":
-            return self.plotter.add_mesh(part.mesh, color=part.color, ambient=0.6,
-                                         diffuse=0.4, specular=0.0, **common)
+        if part.name == "floor":  # unlit: a software-GL frame ~2.5 ms cheaper (of ~10)
+            return self.plotter.add_mesh(part.mesh, color=part.color, lighting=False,
+                                         **common)
         # The arm's meshes carry their own normals (gui.arm_scene): smooth shading with
         # flat caps, and no normals filter between the mesh and its mapper.
         if part.color is None:
@@ -437,6 +437,7 @@ class ArmView(QWidget):
     def image(self) -> QImage:
         """The 3D picture as shown (anti-aliased), read back from VTK: `QWidget.grab`
         sees only the background of the native window VTK draws into."""
+        self._render_timer.stop()  # (a frame asked for is this one)
         self._render_still()
         rgb = np.ascontiguousarray(self.plotter.screenshot(None, return_img=True)[:, :, :3])
         height, width = rgb.shape[:2]
@@ -445,6 +446,7 @@ class ArmView(QWidget):
     def export_png(self, path: str | Path) -> Path:
         """Save the 3D view as a PNG at its on-screen size."""
         path = Path(path)
+        self._render_timer.stop()  # (a frame asked for is this one)
         self._render_still()
         self.plotter.screenshot(str(path))
         return path

@@ -243,6 +243,26 @@ def test_the_still_frame_is_the_frame_already_asked_for(view):
         view.plotter.ren_win.RemoveObserver(tag)
 
 
+def test_the_floor_is_drawn_flat_in_its_colour(view):
+    """The floor is drawn unlit (a software-GL frame ~2.5 ms cheaper): everywhere in its
+    own colour, FLOOR_COLOR, whatever the lights and the camera."""
+    from gui.arm_scene import FLOOR_COLOR
+
+    view.set_robot(load_robot(PUMA))
+    view.reset_camera()
+    prop = view.actors["floor"].prop
+    prop.color = "#FF0000"  # where the floor is: red, lit or not
+    red = rgb_array(view.image()).astype(int)
+    where = (red[..., 0] > 150) & (red[..., 1] < 90) & (red[..., 2] < 90)
+    prop.color = FLOOR_COLOR
+    shown = rgb_array(view.image())[where]
+    assert len(shown) > 1000, "no floor in the picture"
+    colours, counts = np.unique(shown, axis=0, return_counts=True)
+    expected = tuple(int(FLOOR_COLOR[k:k + 2], 16) for k in (1, 3, 5))
+    assert np.abs(colours[counts.argmax()].astype(int) - expected).max() <= 2
+    assert counts.max() > 0.8 * len(shown)  # (the rest: the grid, edges)
+
+
 def test_the_window_holds_no_opengl_widget(make_window):
     """Under software GL every flush of a window holding a QOpenGLWidget composites the
     whole window through OpenGL (15-19 ms at 1600x1000, for a progress bar's repaint;
