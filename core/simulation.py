@@ -207,14 +207,19 @@ def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
     limits = model.joint_limits
     names = model.joint_names
     unit = ["N m" if r else "N" for r in model.is_revolute]
+    # the window asks at the end of every run: looking at each joint and side took 3 ms
+    # for a 600 s PUMA run that met no stop
+    if not traj.stop_forces.any():
+        return ()
+    pushed = {1.0: np.any(traj.stop_forces > 0, axis=0),
+              -1.0: np.any(traj.stop_forces < 0, axis=0)}
     for j in range(traj.n):
         f = traj.stop_forces[:, j]
-        for side, sign, limit, past in (
-                ("lower", 1.0, limits[j, 0], limits[j, 0] - traj.q[:, j]),
-                ("upper", -1.0, limits[j, 1], traj.q[:, j] - limits[j, 1])):
-            pushing = sign * f > 0
-            if not pushing.any():  # no stop there, or never touched
+        for side, sign, limit in (("lower", 1.0, limits[j, 0]), ("upper", -1.0, limits[j, 1])):
+            if not pushed[sign][j]:  # no stop there, or never touched
                 continue
+            pushing = sign * f > 0
+            past = sign * (limit - traj.q[:, j])  # how far past the limit
             touching = past > 0
             contacts = int(touching[0]) + int(np.count_nonzero(touching[1:] & ~touching[:-1]))
             times = "once" if contacts == 1 else f"{contacts} times"

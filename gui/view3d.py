@@ -69,6 +69,8 @@ MERGED_LAYERS = ("arm", "com", "frames")
 MOVING_WITHIN_S = 0.1
 #: This long after the last moving render, the still picture is rendered anti-aliased, ms.
 STILL_MS = 250
+#: A render asked for after a still picture waits this long (see `ArmView.request_render`), ms.
+JUMP_DELAY_MS = 10
 #: An arm that left the view during playback is fitted again with this much room, so
 #: that a steady motion refits now and then, not every frame.
 FOLLOW_PADDING = 1.4
@@ -402,9 +404,14 @@ class ArmView(QWidget):
 
     # ----- rendering and export ---------------------------------------------------
     def request_render(self) -> None:
-        """Render once, at the next event-loop turn (requests are merged)."""
+        """Render once, soon (requests are merged): while the arm moves, at the next
+        event-loop turn; a first move after a still picture JUMP_DELAY_MS later, so that a
+        repaint of the window asked for at the same moment (Qt delivers those ~5 ms
+        later) goes first, in a turn of its own: at the end of a run the arm's new frame
+        and the plots' repaint held the window ~60 ms together (issue #8)."""
         if not self._closed and not self._render_timer.isActive():
-            self._render_timer.start()
+            moving = time.perf_counter() - self._last_render < MOVING_WITHIN_S
+            self._render_timer.start(0 if moving else JUMP_DELAY_MS)
 
     def render_now(self) -> None:
         """Render immediately (for screenshots and tests); while the arm moves, without

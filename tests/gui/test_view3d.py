@@ -208,7 +208,7 @@ def test_paints_of_the_native_window_are_one_render(view):
     """pyvistaqt renders at every paint event of its window, and a window settling its
     layout sends several: each was a whole frame (40 ms for a 200-link robot). Paints
     are render requests, merged like the others."""
-    from gui.view3d import STILL_MS
+    from gui.view3d import JUMP_DELAY_MS, STILL_MS
 
     ends = []
     tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
@@ -217,7 +217,7 @@ def test_paints_of_the_native_window_are_one_render(view):
         ends.clear()
         for _ in range(5):
             view.plotter.repaint()
-        flush_events()
+        QTest.qWait(JUMP_DELAY_MS + 50)
         assert len(ends) == 1
     finally:
         view.plotter.ren_win.RemoveObserver(tag)
@@ -261,6 +261,32 @@ def test_the_floor_is_drawn_flat_in_its_colour(view):
     expected = tuple(int(FLOOR_COLOR[k:k + 2], 16) for k in (1, 3, 5))
     assert np.abs(colours[counts.argmax()].astype(int) - expected).max() <= 2
     assert counts.max() > 0.8 * len(shown)  # (the rest: the grid, edges)
+
+
+def test_a_jump_of_the_arm_waits_for_the_repaints_asked_for_with_it(view):
+    """At the end of a run the arm jumps to the run's first pose while the plots are
+    repainted (Qt delivers a repaint ~5 ms after it is asked for): rendered at once,
+    the frame and the repaint held the window in one event-loop turn (~60 ms). After a
+    still picture a frame waits JUMP_DELAY_MS; while the arm moves it does not wait."""
+    import time
+
+    from gui.view3d import JUMP_DELAY_MS, STILL_MS
+
+    ends = []
+    tag = view.plotter.ren_win.AddObserver("EndEvent",
+                                           lambda *_: ends.append(time.perf_counter()))
+    try:
+        QTest.qWait(STILL_MS + 100)  # a still picture
+        ends.clear()
+        asked = time.perf_counter()
+        view.set_pose(view.q + 0.3)
+        QTest.qWait(JUMP_DELAY_MS + 60)
+        assert ends and ends[0] - asked >= JUMP_DELAY_MS / 1000
+        assert not view._render_timer.isActive()
+        view.set_pose(view.q + 0.3)  # moving now: the next turn
+        assert view._render_timer.interval() == 0
+    finally:
+        view.plotter.ren_win.RemoveObserver(tag)
 
 
 def test_the_window_holds_no_opengl_widget(make_window):
