@@ -69,5 +69,11 @@ fi
 # An editable install leaves our own modules uncompiled; compiled now, a start does not
 # compile them again each time where bytecode is not written (PYTHONDONTWRITEBYTECODE).
 .venv/bin/python -m compileall -q core gui
+# numba compiles the dynamics kernels on first use, about a minute on a 2-core machine:
+# done here, once (later they load from the cache in ~/.cache/armdyn in a second), so
+# that the first start of the window is as quick as any and a first run need not wait.
+echo "setup: loading the dynamics kernels (compiled the first time: about a minute)"
+.venv/bin/python -c "import core; core.warm_up()" \
+    || echo "setup: the kernels could not be compiled now; the window compiles them on first use"
 echo "setup: done; the command is .venv/bin/armdyn (source .venv/bin/activate to have" \
      "armdyn on PATH)"
