@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, reject
 
 from core import (
     SingularConfigurationError,
@@ -113,7 +113,12 @@ def test_three_forward_dynamics_methods_agree_and_keep_the_loops_closed(case, se
     rtol = 1e-13 * max(kappa, 1e3)
     results = {}
     for method in METHODS:
-        qdd = forward_dynamics(mech, q, qd, tau, method=method)
+        try:
+            qdd = forward_dynamics(mech, q, qd, tau, method=method)
+        except SingularConfigurationError:
+            # now and then the loops are drawn where their rows lose rank: refused, rightly
+            assert numerical_rank(loop_jacobian(mech, q)) < mech.kernel.m, method
+            reject()
         assert qdd.shape == (mech.n,)
         check_constrained_accelerations(mech, q, qd, tau, qdd, N, rtol, method)
         results[method] = qdd
