@@ -30,6 +30,18 @@ def _wait(qtbot, panel, timeout=240_000):  # a cold numba cache compiles first
     qtbot.waitUntil(lambda: not panel.is_running(), timeout=timeout)
 
 
+def _compare_mass_scaled(qtbot, window, kind, duration, link, factor):
+    """Open Compare and run A against B with link `link`'s mass times `factor`; returns
+    the panel once the runs are done."""
+    panel = _open_compare(window)
+    panel.set_kind(kind)
+    panel.set_duration(duration)
+    assert panel.add_change(Change(link, ChangeField.MASS, ChangeOp.SCALE, factor))
+    assert panel.compare()
+    _wait(qtbot, panel)
+    return panel
+
+
 # ----- Qt-free: the changed model ------------------------------------------------------
 def test_apply_changes_builds_the_changed_model_with_core():
     puma = load_robot(PUMA)
@@ -59,12 +71,7 @@ def test_apply_changes_to_a_mechanism_keeps_its_loops_closed():
 # ----- the window ----------------------------------------------------------------------
 def test_heavier_forearm_changes_the_torques_as_core_computes_them(make_window, qtbot):
     window = make_window(PUMA, size=(1400, 900))
-    panel = _open_compare(window)
-    panel.set_kind(RunKind.INVERSE)
-    panel.set_duration(1.0)
-    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0))
-    assert panel.compare()
-    _wait(qtbot, panel)
+    panel = _compare_mass_scaled(qtbot, window, RunKind.INVERSE, 1.0, FOREARM, 2.0)
     a, b = panel.result
     assert len(a) == len(b) == 101
 
@@ -105,12 +112,7 @@ def test_heavier_forearm_changes_the_torques_as_core_computes_them(make_window, 
 
 def test_identity_change_gives_a_zero_difference(make_window, qtbot):
     window = make_window(PUMA)
-    panel = _open_compare(window)
-    panel.set_kind(RunKind.INVERSE)
-    panel.set_duration(0.5)
-    assert panel.add_change(Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 1.0))
-    assert panel.compare()
-    _wait(qtbot, panel)
+    panel = _compare_mass_scaled(qtbot, window, RunKind.INVERSE, 0.5, FOREARM, 1.0)
     for field in ("q", "qd", "tau", "energy"):
         panel.set_quantity(field)
         t, diff = panel.difference()
@@ -177,12 +179,7 @@ def test_ghost_follows_playback_and_goes_when_the_dock_closes(make_window, qtbot
 
 def test_free_fall_comparison_of_a_mechanism(make_window, qtbot):
     window = make_window(FOURBAR)
-    panel = _open_compare(window)
-    panel.set_kind(RunKind.FREE_FALL)
-    panel.set_duration(0.5)
-    assert panel.add_change(Change(1, ChangeField.MASS, ChangeOp.SCALE, 3.0))
-    assert panel.compare()
-    _wait(qtbot, panel)
+    panel = _compare_mass_scaled(qtbot, window, RunKind.FREE_FALL, 0.5, 1, 3.0)
     a, b = panel.result
     assert len(a) == len(b) == 51
     assert np.allclose(a.q[0], b.q[0])  # the same start
@@ -210,12 +207,7 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
     """All joints of the Stanford arm: the boom (prismatic, m) on its own right axis,
     the revolute joints (deg) on the left; the boom alone takes the left axis."""
     window = make_window(ROBOTS / "stanford_saha2009.toml", size=(1400, 900))
-    panel = _open_compare(window)
-    panel.set_kind(RunKind.INVERSE)
-    panel.set_duration(0.5)
-    assert panel.add_change(Change(2, ChangeField.MASS, ChangeOp.SCALE, 2.0))
-    assert panel.compare()
-    _wait(qtbot, panel)
+    panel = _compare_mass_scaled(qtbot, window, RunKind.INVERSE, 0.5, 2, 2.0)
     boom = 2  # 0-based
     panel.set_quantity("q")
     panel.set_joint(None)
