@@ -232,7 +232,6 @@ class _Legend(pg.GraphicsWidget):
 
     def set_entries(self, entries: list[_Entry]) -> None:
         self._given = list(entries)
-        self._list(LEGEND_MAX_ENTRIES)
         self._sizes.clear()
         self._relayout()
 

@@ -437,6 +437,11 @@ class ArmView(QWidget):
             if not self._render_timer.isActive():
                 self._render_once()
 
+    def _render_still_now(self) -> None:
+        """The anti-aliased picture now (for a read-back): a frame asked for is this one."""
+        self._render_timer.stop()
+        self._render_still()
+
     def _render_once(self) -> None:
         """Render now, once, straight into the view's native window."""
         self.plotter.render()
@@ -444,8 +449,7 @@ class ArmView(QWidget):
     def image(self) -> QImage:
         """The 3D picture as shown (anti-aliased), read back from VTK: `QWidget.grab`
         sees only the background of the native window VTK draws into."""
-        self._render_timer.stop()  # (a frame asked for is this one)
-        self._render_still()
+        self._render_still_now()
         rgb = np.ascontiguousarray(self.plotter.screenshot(None, return_img=True)[:, :, :3])
         height, width = rgb.shape[:2]
         return QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
@@ -453,8 +457,7 @@ class ArmView(QWidget):
     def export_png(self, path: str | Path) -> Path:
         """Save the 3D view as a PNG at its on-screen size."""
         path = Path(path)
-        self._render_timer.stop()  # (a frame asked for is this one)
-        self._render_still()
+        self._render_still_now()
         self.plotter.screenshot(str(path))
         return path
 
