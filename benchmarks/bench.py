@@ -46,8 +46,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import pinocchio as pin  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
-from core.integrator import integrate  # noqa: E402
-from core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,  # noqa: E402
+from armdyn.core.kernels.dop853 import integrate  # noqa: E402
+from armdyn.core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,  # noqa: E402
                   inverse_dynamics, load_mechanism, load_robot, simulate)
 from pinocchio_reference import (PROXIMAL, core_to_pin, pin_to_core,  # noqa: E402
                                  pinocchio_constraint_models, pinocchio_model,
@@ -185,7 +185,7 @@ class PinocchioLoops:
 def bench_closed_chain_fd(mech, repeats: int) -> tuple[float, float, float]:
     peer_fd = PinocchioLoops(mech)
     rng = np.random.default_rng(3)
-    from core import velocity_transformation
+    from armdyn.core import velocity_transformation
     q = mech.q_home
     qd = velocity_transformation(mech, q).R @ rng.normal(size=mech.dof)
     tau = np.zeros(mech.n)

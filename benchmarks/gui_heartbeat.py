@@ -45,7 +45,7 @@ def chain_robot(n: int):
     2 m, 10 kg): twists alternate so that it spreads in 3D."""
     import numpy as np
 
-    from core import Link, Robot
+    from armdyn.core import Link, Robot
 
     length, mass = 2.0 / n, 10.0 / n
     inertia = mass * length ** 2 / 12
@@ -115,7 +115,7 @@ class RenderCounter:
 def open_window(robot, path=None):
     from PySide6.QtTest import QTest
 
-    from gui.main_window import MainWindow
+    from armdyn.gui.main_window import MainWindow
 
     window = MainWindow(robot, path, restore_layout=False)
     window.resize(*WINDOW_SIZE)
@@ -159,7 +159,7 @@ def report(name: str, **figures) -> None:
 
 
 def scenario_fall(seconds: float, then_playback: bool) -> None:
-    from core import load_robot
+    from armdyn.core import load_robot
 
     path = ROOT / "robots" / "puma560_saha.toml"
     window = open_window(load_robot(path), path)
@@ -229,7 +229,7 @@ def scenario_drag(n: int = 200, seconds: float = 3.0) -> None:
 def scenario_first_frame(n: int) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from gui.main_window import MainWindow
+    from armdyn.gui.main_window import MainWindow
 
     robot = chain_robot(n)
     t0 = time.perf_counter()
@@ -272,8 +272,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    import core
-    from gui.style import apply_style
+    import armdyn.core as core
+    from armdyn.gui.look.style import apply_style
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     apply_style(app)

@@ -34,13 +34,13 @@ DRIVER = r"""
 import sys, time
 t0 = time.monotonic()
 sys.path.insert(0, {root!r})
-from gui import app
+from armdyn.gui import app
 
 run_window = app._run_window
 
 def run_window_reporting(robot, args):
     app._import_before_qt()
-    from gui import main_window, startup
+    from armdyn.gui import main_window, startup
     shown = main_window.MainWindow.show
 
     def show(self):

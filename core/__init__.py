@@ -1,9 +1,9 @@
 """ArmDyn core: models (serial arms, trees, closed chains), kinematics and the recursive
 (DeNOC) dynamics. No Qt here."""
-from ._numba_cache import configure_numba_cache
+from .kernels.cache import configure_numba_cache
 
 configure_numba_cache()  # before numba is imported  # noqa: E402
-from .dynamics import (
+from .algorithms.dynamics import (
     ArticulatedBodyInertias,
     articulated_body_inertias,
     composite_body_inertias,
@@ -28,11 +28,11 @@ from .errors import (
     SingularConfigurationError,
     SingularMassMatrixError,
 )
-from .kinematics import Kinematics, forward_kinematics
-from .inverse_kinematics import IKResult, solve_position, tool_jacobian
-from .robot import JointType, Link, Robot
-from .mechanism import Assembly, Chain, Loop, LoopJointType, Mechanism, Placement
-from .loop_kinematics import (
+from .algorithms.kinematics import Kinematics, forward_kinematics
+from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
+from .model.robot import JointType, Link, Robot
+from .model.mechanism import Assembly, Chain, Loop, LoopJointType, Mechanism, Placement
+from .algorithms.loops import (
     assemble,
     constraint_row_labels,
     loop_acceleration_term,
@@ -40,7 +40,7 @@ from .loop_kinematics import (
     loop_residual,
     mobility,
 )
-from .closed_chains import (
+from .algorithms.closed_chains import (
     ClosedChainInverseDynamics,
     closed_chain_inverse_dynamics,
     closed_chain_motion,
@@ -49,7 +49,7 @@ from .closed_chains import (
     reduced_mass_matrix,
     velocity_transformation,
 )
-from .matrix_dynamics import (
+from .algorithms.matrix_dynamics import (
     LinkMatrices,
     joint_action_matrices,
     lagrange_inverse_dynamics,
@@ -62,12 +62,12 @@ from .matrix_dynamics import (
     matrix_mass_matrix,
     pseudo_inertia,
 )
-from .robot_file import load_robot, save_robot
-from .mechanism_file import load_mechanism, save_mechanism
-from .urdf import load_urdf, save_urdf
-from .simulation import JointStops, simulate, simulate_chunks
-from .pull import PointPull
-from .trajectory import (
+from .io.robot_file import load_robot, save_robot
+from .io.mechanism_file import load_mechanism, save_mechanism
+from .io.urdf import load_urdf, save_urdf
+from .sim.simulation import JointStops, simulate, simulate_chunks
+from .sim.pull import PointPull
+from .sim.trajectory import (
     Trajectory,
     cycloidal_trajectory,
     inverse_dynamics_chunks,
@@ -91,9 +91,9 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
-    # inverse kinematics of the tool (core.inverse_kinematics)
+    # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
-    # the homogeneous 4x4 matrix formulation (seed 004, core.matrix_dynamics)
+    # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)
     "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
     "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",
     "matrix_energy", "matrix_inverse_dynamics", "matrix_mass_matrix", "pseudo_inertia",

@@ -11,7 +11,7 @@ The output (-o) is a file, replaced atomically, or '-' (stdout), a device, a nam
 
 `simulate` puts end stops at the joint limits the file gives (`--stops off` ignores
 them; `--stop-frequency`, `--stop-stiffness`, `--stop-damping` set them, see
-`core.simulation.JointStops`), warns before it starts about a prismatic joint that
+`core.sim.simulation.JointStops`), warns before it starts about a prismatic joint that
 nothing stops, and names in its summary every stop the samples show was hit.
 
 Joint values on the command line: one per joint, or, for a mechanism with loops,
@@ -29,13 +29,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from .errors import ArmDynError, SimulationError, SingularConfigurationError
-from .results_io import trajectory_csv_text, write_trajectory_csv
-from .mechanism_file import load_mechanism
-from .urdf import is_urdf, load_urdf
-from .simulation import (DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_STOP_DAMPING,
+from .io.results_io import trajectory_csv_text, write_trajectory_csv
+from .io.mechanism_file import load_mechanism
+from .io.urdf import is_urdf, load_urdf
+from .sim.simulation import (DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_STOP_DAMPING,
                          DEFAULT_STOP_FREQUENCY, JointStops, simulate, simulation_warnings,
                          stop_report)
-from .trajectory import Trajectory, run_inverse_dynamics
+from .sim.trajectory import Trajectory, run_inverse_dynamics
 
 
 class _UsageError(Exception):
@@ -144,7 +144,7 @@ def _check_output(output: str) -> None:
 
 def _emit(traj: Trajectory, robot, output: str) -> None:
     """Write the CSV to `output` ('-': stdout); a device, pipe or /dev/stdout is written
-    through, a file replaced atomically (core.atomic)."""
+    through, a file replaced atomically (core.io.atomic)."""
     if output == "-":
         sys.stdout.write(trajectory_csv_text(traj, robot))
         sys.stdout.flush()

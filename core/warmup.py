@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dynamics import (articulated_body_inertias, composite_body_inertias, convective_torques,
+from .algorithms.dynamics import (articulated_body_inertias, composite_body_inertias, convective_torques,
                        energy, forward_dynamics, gravity_torques, inverse_dynamics, mass_matrix,
                        udu_factors)
-from .closed_chains import velocity_transformation
-from .kinematics import forward_kinematics
-from .loop_kinematics import assemble, loop_residual
-from .mechanism import Chain, Loop, Mechanism, Placement
-from .robot import JointType, Link, Robot
-from .simulation import simulate
-from .trajectory import run_inverse_dynamics
+from .algorithms.closed_chains import velocity_transformation
+from .algorithms.kinematics import forward_kinematics
+from .algorithms.loops import assemble, loop_residual
+from .model.mechanism import Chain, Loop, Mechanism, Placement
+from .model.robot import JointType, Link, Robot
+from .sim.simulation import simulate
+from .sim.trajectory import run_inverse_dynamics
 
 
 def _tiny_robot() -> Robot:

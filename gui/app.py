@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .bundled import ROBOTS_DIR
+from .model.bundled import ROBOTS_DIR
 
 __all__ = ["main", "image_format", "output_problem", "save_window_image"]
 
@@ -185,7 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `armdyn`; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in CLI_COMMANDS:
-        from core import cli  # no Qt on this path
+        from armdyn.core import cli  # no Qt on this path
         return cli.main(argv)
     try:
         args = _parser().parse_args(argv)
@@ -197,9 +197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"armdyn: {problem}", file=sys.stderr)
         return 2
 
-    from core import RobotFileError
+    from armdyn.core import RobotFileError
 
-    from .model_files import load_model
+    from .model.files import load_model
 
     if args.robot is None and DEFAULT_ROBOT.exists():
         args.robot = DEFAULT_ROBOT  # something to look at on the first start
@@ -259,7 +259,7 @@ def choose_qt_platform(environ: dict[str, str] | None = None) -> str | None:
     be shown.
 
     The 3D view is a native X window that VTK draws into (pyvistaqt < 0.13, see
-    `gui.view3d`), which Qt's Wayland platform cannot host. In a Wayland session Qt is
+    `gui.scene.view3d`), which Qt's Wayland platform cannot host. In a Wayland session Qt is
     told to use X11 through XWayland (QT_QPA_PLATFORM=xcb). A platform set by the user
     is kept. `environ` is os.environ unless given (and changed in place).
     """
@@ -296,7 +296,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     from .error_report import install_excepthook, setup_logging
     from .main_window import MainWindow
     from .startup import warm_up_kernels
-    from .style import apply_style
+    from .look.style import apply_style
 
     QCoreApplication.setOrganizationName("ArmDyn")
     QCoreApplication.setApplicationName("ArmDyn")
@@ -418,7 +418,7 @@ def save_window_image(window, path: str) -> str | None:
     from PySide6.QtCore import QBuffer, QIODevice
     from PySide6.QtWidgets import QApplication
 
-    from core.atomic import write_atomically
+    from armdyn.core.io.atomic import write_atomically
 
     fmt = image_format(path)
     if fmt is None:

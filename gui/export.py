@@ -1,6 +1,6 @@
 """Trajectory export to CSV, for the window's File > Export action.
 
-The format belongs to the core (`core.results_io.write_trajectory_csv`): '#'
+The format belongs to the core (`core.io.results_io.write_trajectory_csv`): '#'
 comment lines, a header row naming every column with its unit, then one row
 per sample in SI units; the file is written atomically (temporary file, then
 ``os.replace``). Read it back with ``numpy.loadtxt(path, delimiter=",",
@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core import Robot
-from core.results_io import write_trajectory_csv
-from core.trajectory import Trajectory
+from armdyn.core import Robot
+from armdyn.core.io.results_io import write_trajectory_csv
+from armdyn.core.sim.trajectory import Trajectory
 
 #: Lines before the first data row (two comments and the header row).
 CSV_HEADER_LINES = 3

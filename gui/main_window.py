@@ -26,23 +26,23 @@ from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence, QPainter, 
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox,
                                QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
-from core import LoopClosureError, Mechanism, Robot, assemble
-from core.mechanism_pose import follow_independent
+from armdyn.core import LoopClosureError, Mechanism, Robot, assemble
+from armdyn.core.algorithms.mechanism_pose import follow_independent
 
-from .bundled import bundled_models
-from .compare import install_compare
-from .document import RobotDocument
-from .draft import new_robot
-from .lab_dock import install_lab
-from .pose_panel import PosePanel, carry_pose
-from .presentation import install_presentation
-from .push import install_push
-from .recent_files import RecentFiles
-from .robot_editor import RobotEditor
+from .model.bundled import bundled_models
+from .panels.compare import install_compare
+from .model.document import RobotDocument
+from .model.draft import new_robot
+from .panels.lab_dock import install_lab
+from .editors.pose_panel import PosePanel, carry_pose
+from .panels.presentation import install_presentation
+from .scene.push import install_push
+from .model.recent_files import RecentFiles
+from .editors.robot_editor import RobotEditor
 from .robot_files import RobotFiles
-from .scroll import scroll_area
-from .tool_drag import install_tool_drag
-from .view3d import ArmView
+from .look.scroll import scroll_area
+from .scene.tool_drag import install_tool_drag
+from .scene.view3d import ArmView
 
 __all__ = ["MainWindow"]
 
@@ -62,7 +62,7 @@ def _scrolling(widget: QWidget) -> QScrollArea:
 def _optional(module: str, name: str):
     """`name` from gui.`module`, or None (logged) if that module is not there or broken."""
     try:
-        return getattr(importlib.import_module(f"gui.{module}"), name)
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
     except Exception as e:  # an optional panel must never keep the window from opening
         log.warning("gui.%s.%s is not available: %s", module, name, e)
         return None
@@ -102,14 +102,14 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._connect()
-        # drag the tool in the 3D view (gui/tool_drag.py): toolbar and View menu
+        # drag the tool in the 3D view (gui/scene/tool_drag.py): toolbar and View menu
         self.tool_drag = install_tool_drag(self)
-        # push the arm with Ctrl+drag during a live free fall (gui/push.py)
+        # push the arm with Ctrl+drag during a live free fall (gui/scene/push.py)
         self.push = install_push(self)
-        # compare two runs on one time axis (gui/compare.py): a dock, View menu, Ctrl+K
+        # compare two runs on one time axis (gui/panels/compare.py): a dock, View menu, Ctrl+K
         self._compare = install_compare(self)
         self.compare_dock = self._compare.dock
-        # presentation mode for a projector (gui/presentation.py): View menu, F5
+        # presentation mode for a projector (gui/panels/presentation.py): View menu, F5
         self.presentation = (install_presentation(self) if self.plots_dock is not None
                              else None)
         self._on_robot_changed(self.document.robot)
@@ -129,10 +129,10 @@ class MainWindow(QMainWindow):
         self.view3d = ArmView()
         self.pose_panel = PosePanel()
 
-        RunPanel = _optional("run_panel", "RunPanel")
-        PlotsPanel = _optional("plots", "PlotsPanel")
-        PlaybackBar = _optional("playback", "PlaybackBar")
-        InspectPanel = _optional("inspect_panel", "InspectPanel")
+        RunPanel = _optional("panels.run_panel", "RunPanel")
+        PlotsPanel = _optional("plots.plots_panel", "PlotsPanel")
+        PlaybackBar = _optional("plots.playback", "PlaybackBar")
+        InspectPanel = _optional("panels.inspect_panel", "InspectPanel")
         self.run_panel = RunPanel() if RunPanel else None
         self.plots = PlotsPanel() if PlotsPanel else None
         self.playback = PlaybackBar() if PlaybackBar else None
@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, bottom)
                              if self.inspect else None)
         self._tabify_inspect()
-        # the teaching lab (gui/lab_dock.py, gui/lab_panel.py): a dock tabbed with Inspect,
+        # the teaching lab (gui/panels/lab_dock.py, gui/panels/lab_panel.py): a dock tabbed with Inspect,
         # wired to the robot and the pose, its panel built on first use; its action goes
         # into the View menu
         self._lab = install_lab(self)
@@ -194,12 +194,12 @@ class MainWindow(QMainWindow):
 
     @property
     def compare(self):
-        """The Compare dock's panel (`gui.compare.ComparePanel`), built on first use."""
+        """The Compare dock's panel (`gui.panels.compare.ComparePanel`), built on first use."""
         return self._compare.panel
 
     @property
     def lab(self):
-        """The teaching lab's panel (`gui.lab_panel.LabPanel`), built on first use."""
+        """The teaching lab's panel (`gui.panels.lab_panel.LabPanel`), built on first use."""
         return self._lab.panel
 
     def _tabify_inspect(self) -> None:
@@ -481,7 +481,7 @@ class MainWindow(QMainWindow):
 
         For a mechanism with loops, q's independent joints are the input: the
         loops are closed by moving them there from the current pose in small steps
-        (`core.mechanism_pose.follow_independent`, so the branch follows a drag).
+        (`core.algorithms.mechanism_pose.follow_independent`, so the branch follows a drag).
         A pose whose loops cannot close is refused: the sliders snap back, the status
         bar names the loop, and False is returned.
         """

@@ -51,7 +51,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     then compile on their first use). Returns the error message, or None.
     """
     global _background
-    import core  # looked up now, so that tests can replace core.warm_up
+    import armdyn.core as core  # looked up now, so that tests can replace core.warm_up
 
     outcome: dict[str, str] = {}
 
@@ -99,7 +99,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
 
 
 def _warm_up_the_rest() -> None:
-    import core
+    import armdyn.core as core
     started = time.monotonic()
     try:
         core.warm_up()

@@ -42,10 +42,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QProgressDialog, QSpinBox, QWidget)
 
-from core.trajectory import Trajectory
+from armdyn.core.sim.trajectory import Trajectory
 
-from .plots import PlotsPanel
-from .view3d import ArmView
+from .plots.plots_panel import PlotsPanel
+from .scene.view3d import ArmView
 
 __all__ = ["VideoFormat", "VideoSettings", "video_format", "frame_times", "SceneMirror",
            "OffscreenPlots", "FrameSource", "VideoEncoder", "VideoRecorder",

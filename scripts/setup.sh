@@ -73,7 +73,7 @@ fi
 # done here, once (later they load from the cache in ~/.cache/armdyn in a second), so
 # that the first start of the window is as quick as any and a first run need not wait.
 echo "setup: loading the dynamics kernels (compiled the first time: about a minute)"
-.venv/bin/python -c "import core; core.warm_up()" \
+.venv/bin/python -c "import armdyn.core as core; core.warm_up()" \
     || echo "setup: the kernels could not be compiled now; the window compiles them on first use"
 echo "setup: done; the command is .venv/bin/armdyn (source .venv/bin/activate to have" \
      "armdyn on PATH)"

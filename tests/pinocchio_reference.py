@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from core.robot import Robot
+from armdyn.core.model.robot import Robot
 
 
 def _rot_x(a):

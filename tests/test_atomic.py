@@ -1,4 +1,4 @@
-"""Safe writes (core.atomic.write_atomically): only a regular file or a new path is
+"""Safe writes (core.io.atomic.write_atomically): only a regular file or a new path is
 replaced by temp-and-rename; devices, pipes and open descriptors are written through,
 a symbolic link stays a link, and an interrupted write leaves no temporary file.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from core.atomic import write_atomically
+from armdyn.core.io.atomic import write_atomically
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -140,7 +140,7 @@ def _child(code: str, **kw) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("name", ["/proc/self/fd/1", "/dev/fd/1"])
 def test_an_open_descriptor_is_written_through(tmp_path, name):
     # stdout a pipe: the data arrives on it
-    run = _child(f"from core.atomic import write_atomically; "
+    run = _child(f"from armdyn.core.io.atomic import write_atomically; "
                  f"write_atomically({name!r}, b'row 1\\nrow 2\\n')", capture_output=True)
     assert run.returncode == 0, run.stderr.decode()
     assert run.stdout == b"row 1\nrow 2\n"
@@ -149,7 +149,7 @@ def test_an_open_descriptor_is_written_through(tmp_path, name):
     log.write_bytes(b"earlier\n")
     inode = log.stat().st_ino
     with open(log, "ab") as out:
-        run = _child(f"from core.atomic import write_atomically; "
+        run = _child(f"from armdyn.core.io.atomic import write_atomically; "
                      f"write_atomically({name!r}, b'row 1\\n')", stdout=out,
                      stderr=subprocess.PIPE)
     assert run.returncode == 0, run.stderr.decode()
@@ -159,9 +159,9 @@ def test_an_open_descriptor_is_written_through(tmp_path, name):
 
 _WRITER = """
 import sys
-import core.atomic
-core.atomic._UNNAMED_TEMPORARY = {unnamed}
-from core.atomic import write_atomically
+import armdyn.core.io.atomic as atomic
+atomic._UNNAMED_TEMPORARY = {unnamed}
+from armdyn.core.io.atomic import write_atomically
 data = b"0123456789abcdef" * (4 << 20)  # 64 MB
 print("writing", flush=True)
 write_atomically(sys.argv[1], data)

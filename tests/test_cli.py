@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import cli, load_mechanism, loop_residual, run_inverse_dynamics
-from core.closed_chains import closed_chain_inverse_dynamics
+from armdyn.core import cli, load_mechanism, loop_residual, run_inverse_dynamics
+from armdyn.core.algorithms.closed_chains import closed_chain_inverse_dynamics
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 
@@ -133,7 +133,7 @@ def test_a_failed_write_names_the_output_path(tmp_path, capsys):
 
 def test_dev_stdout_as_output_writes_to_stdout(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    argv = [sys.executable, "-m", "core.cli", "inverse", str(ROBOTS / "two_link_planar.toml"),
+    argv = [sys.executable, "-m", "armdyn.core.cli", "inverse", str(ROBOTS / "two_link_planar.toml"),
             "--target", "10,20", "-T", "0.2", "--dt", "0.1"]
     ref = subprocess.run(argv + ["-o", "-"], cwd=ROBOTS.parent, env=env, capture_output=True,
                          timeout=120)
@@ -177,8 +177,8 @@ def test_a_damped_run_reports_dissipated_energy_not_drift(tmp_path, capsys):
 
 
 def test_simulate_reads_a_urdf(tmp_path):
-    """The CLI opens URDF files as the window does (core.urdf)."""
-    from core import load_robot, load_urdf, save_urdf, simulate
+    """The CLI opens URDF files as the window does (core.io.urdf)."""
+    from armdyn.core import load_robot, load_urdf, save_urdf, simulate
     urdf = tmp_path / "arm.urdf"
     save_urdf(load_robot(ROBOTS / "puma560_saha.toml"), urdf)
     out = tmp_path / "run.csv"

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from hypothesis import given, reject
 
-from core import (
+from armdyn.core import (
     SingularConfigurationError,
     assemble,
     closed_chain_inverse_dynamics,
@@ -42,7 +42,7 @@ from core import (
     tree_inverse_dynamics,
     velocity_transformation,
 )
-from core.loop_kinematics import numerical_rank
+from armdyn.core.algorithms.loops import numerical_rank
 from strategies import assert_close, fast, scale_of, seeds
 from test_loops import closed_mechanisms, closed_rates, null_space, residual_scale
 
@@ -218,7 +218,7 @@ def test_cut_force_is_the_force_on_the_second_link():
     end of a crank 'a' whose pivot slides freely along x on 's': held still against
     gravity by the crank's motor, the pin carries b's weight: on b (the loop's second
     link) a force m_b g up, and nothing sideways (s is free along x)."""
-    from core import Chain, Link, Loop, Mechanism, Placement, constraint_row_labels
+    from armdyn.core import Chain, Link, Loop, Mechanism, Placement, constraint_row_labels
     half_pi, th, l = math.pi / 2, 0.4, 0.5
     # the slide's z along base x; its own frame: x along base y, z along base z
     slide = Link(name="s", joint="prismatic", alpha=-half_pi, theta=half_pi, b=0.0, mass=1.0)
@@ -354,7 +354,7 @@ def test_free_fall_of_shipped_mechanisms_conserves_energy_and_closure(name):
     # rates closed too, accelerations consistent
     for s in range(0, len(tr), 50):
         J = loop_jacobian(mech, tr.q[s])
-        # the samples are projected when |J qd| > 1e-14 (core.simulation): ~1e-14 absolute
+        # the samples are projected when |J qd| > 1e-14 (core.sim.simulation): ~1e-14 absolute
         assert_close(J @ tr.qd[s], np.zeros(mech.kernel.m), 1e-11,
                      scale_of(J) * scale_of(tr.qd[s]), f"J qd at t = {tr.t[s]}")
     # inverse dynamics of the simulated motion: no actuator force, the same cut forces
@@ -567,7 +567,7 @@ def test_a_folded_four_bar_is_a_singular_configuration_not_a_wrong_answer():
     moving along the null space of J no acceleration keeps the loop closed (gamma is not
     in the range of J). Forward dynamics says so instead of returning accelerations
     that open the loop."""
-    from core import Assembly, Chain, Link, Loop, Mechanism, Placement
+    from armdyn.core import Assembly, Chain, Link, Loop, Mechanism, Placement
 
     def rod(name, length, theta, actuated=False):
         return Link(name=name, a=length, theta=theta, mass=1.0, com=(-length / 2, 0, 0),

@@ -30,7 +30,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     JointType,
     Link,
     Robot,
@@ -40,7 +40,7 @@ from core import (
     mass_matrix,
     simulate,
 )
-from core.robot_file import load_robot
+from armdyn.core.io.robot_file import load_robot
 from strategies import assert_close, fast, reals, scale_of
 
 RTOL = 1e-10

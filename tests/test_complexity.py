@@ -1,4 +1,4 @@
-"""The complexity lab's core (core/complexity.py): the seeds' formulas as printed, the
+"""The complexity lab's core (core/lab/complexity.py): the seeds' formulas as printed, the
 crossover, a small timed and counted sweep, CSV."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from core.complexity import (CSV_HEADER_LINES, SEED_FORMULAS, Crossover, crossover,
+from armdyn.core.lab.complexity import (CSV_HEADER_LINES, SEED_FORMULAS, Crossover, crossover,
                              default_n_values, measure_costs, random_chain, seed_crossover,
                              seed_formula, write_costs_csv)
 
@@ -145,7 +145,7 @@ def test_bad_n_values():
 
 
 def test_time_crossover_ignores_one_disturbed_sample():
-    from core.complexity import CostRow, CostSweep
+    from armdyn.core.lab.complexity import CostRow, CostSweep
     n = [1, 2, 4, 8, 16, 32, 64]
     denoc = [1.0, 1.5, 2.5, 4.5, 8.5, 30.0, 33.0]       # n = 32 disturbed by the machine
     composite = [0.5, 1.0, 2.0, 5.0, 12.0, 25.0, 60.0]

@@ -20,7 +20,7 @@ FORBIDDEN = ("PySide6", "PySide2", "PyQt5", "PyQt6", "shiboken6", "shiboken2", "
 SCRIPT = r"""
 import importlib, json, pkgutil, sys
 {pre}
-import core
+import armdyn.core as core
 modules = ["core"]
 for info in pkgutil.walk_packages(core.__path__, "core."):
     importlib.import_module(info.name)

@@ -1,4 +1,4 @@
-"""DH lesson (core.dh_lesson): the four elementary transforms of a row end in the
+"""DH lesson (core.lab.dh_lesson): the four elementary transforms of a row end in the
 link's own frame of `forward_kinematics`."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import forward_kinematics, load_mechanism, load_robot
-from core.dh_lesson import chain_transforms, row_transforms
+from armdyn.core import forward_kinematics, load_mechanism, load_robot
+from armdyn.core.lab.dh_lesson import chain_transforms, row_transforms
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

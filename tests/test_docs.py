@@ -186,7 +186,7 @@ def test_named_repository_files_exist(page):
 # --------------------------------------------------------------------------------------
 
 def _help(argv: list[str]) -> str:
-    from gui.app import main  # imports no Qt for --help
+    from armdyn.gui.app import main  # imports no Qt for --help
 
     out = io.StringIO()
     columns = os.environ.get("COLUMNS")
@@ -273,7 +273,7 @@ def _cli_examples():
 
 @pytest.mark.parametrize("command, fails", list(_cli_examples()))
 def test_cli_example_runs(command, fails, tmp_path, monkeypatch, capsys):
-    from core.cli import main
+    from armdyn.core.cli import main
 
     monkeypatch.chdir(ROOT)
     argv = shlex.split(command)[1:]

@@ -27,7 +27,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     articulated_body_inertias,
     composite_body_inertias,
     convective_torques,
@@ -39,7 +39,7 @@ from core import (
     mass_matrix,
     udu_factors,
 )
-from core.robot_file import load_robot
+from armdyn.core.io.robot_file import load_robot
 from pinocchio_reference import pinocchio_model
 from strategies import (
     assert_close,

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     JointType,
     Link,
     Robot,

@@ -63,8 +63,10 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 def _probe(venv: Path, cwd: Path) -> dict:
     """Where the installed packages are, and what they find (run outside the checkout)."""
-    code = ("import json, core, gui.bundled as b, gui.style as s; print(json.dumps({"
+    code = ("import json, importlib.util as u, armdyn.core as core, "
+            "armdyn.gui.model.bundled as b, armdyn.gui.look.style as s; print(json.dumps({"
             "'core': core.__file__, 'robots': str(b.ROBOTS_DIR), "
+            "'top': [m for m in ('core', 'gui') if u.find_spec(m) is not None], "
             "'files': sorted(p.name for p in b.ROBOTS_DIR.glob('*.toml')), "
             "'menu': [t for t, _ in b.bundled_models()[0]], 'style': str(s.STYLE_SHEET)}))")
     return json.loads(_run([venv / "bin" / "python", "-c", code], cwd=cwd, env=_env(cwd)).stdout)
@@ -73,6 +75,7 @@ def _probe(venv: Path, cwd: Path) -> dict:
 def test_the_installed_package_holds_the_robots_and_the_style_sheet(installed, tmp_path):
     found = _probe(installed, tmp_path)
     assert Path(found["core"]).is_relative_to(installed)  # not this checkout
+    assert found["top"] == []  # armdyn.core and armdyn.gui only: no top-level core or gui
     robots, style = Path(found["robots"]), Path(found["style"])
     assert found["files"] == sorted(p.name for p in (REPO / "robots").glob("*.toml"))
     assert robots.is_relative_to(installed)
@@ -91,3 +94,14 @@ def test_the_installed_command_runs_on_a_bundled_robot(installed, tmp_path):
     table = np.loadtxt(out, delimiter=",", skiprows=3, ndmin=2)
     assert table.shape == (6, 1 + 4 * 6 + 3)
     np.testing.assert_allclose(np.degrees(table[-1, 1:3]), [90.0, 45.0], atol=1e-9)
+
+
+def test_pyproject_lists_every_package():
+    """Every folder of core/ and gui/ that is a package is installed (a subpackage missing
+    from pyproject.toml's list would be left out of the wheel)."""
+    import tomllib
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {"armdyn." + ".".join(init.parent.relative_to(REPO).parts)
+             for top in ("core", "gui") for init in (REPO / top).rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

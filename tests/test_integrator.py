@@ -1,8 +1,8 @@
-"""core.integrator: the numba DOP853 against SciPy's DOP853 driven by the same right-hand side.
+"""core.kernels.dop853: the numba DOP853 against SciPy's DOP853 driven by the same right-hand side.
 
 Reference values come from `scipy.integrate.solve_ivp(method="DOP853")` and from SciPy's
 `DOP853` solver object (accepted-step count, select_initial_step), with the right-hand side
-`core.dynamics.state_derivative` called from Python.
+`core.algorithms.dynamics.state_derivative` called from Python.
 """
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import pytest
 from scipy.integrate import DOP853, solve_ivp
 from scipy.integrate._ivp.common import select_initial_step
 
-from core import JointType, Robot, energy
-from core.dynamics import kernel_of, passive_table, state_derivative
-from core.torque import constant_torque
-from core.workspace import thread_workspace
-from core.integrator import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
+from armdyn.core import JointType, Robot, energy
+from armdyn.core.algorithms.dynamics import kernel_of, passive_table, state_derivative
+from armdyn.core.kernels.torque import constant_torque
+from armdyn.core.kernels.data import thread_workspace
+from armdyn.core.kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
                              STATUS_STEP_TOO_SMALL, Dop853State, initial_step, integrate)
-from core.robot import validate_robot
-from core.robot_file import load_robot
+from armdyn.core.model.robot import validate_robot
+from armdyn.core.io.robot_file import load_robot
 from tests.strategies import random_link
 
 TOL = 1e-9

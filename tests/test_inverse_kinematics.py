@@ -1,4 +1,4 @@
-"""Inverse kinematics of the tool (core.inverse_kinematics) against forward kinematics.
+"""Inverse kinematics of the tool (core.algorithms.inverse_kinematics) against forward kinematics.
 
 The Jacobian is checked column by column against central differences of
 `forward_kinematics` (origin and orientation of the last link's frame) on the bundled
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from core import Robot, forward_kinematics, load_robot
-from core.inverse_kinematics import (damped_least_squares_step, rotation_error, solve_position,
+from armdyn.core import Robot, forward_kinematics, load_robot
+from armdyn.core.algorithms.inverse_kinematics import (damped_least_squares_step, rotation_error, solve_position,
                                      tool_jacobian, wrap_revolute)
 from strategies import fast, random_tree, robots, seeds
 
@@ -189,7 +189,7 @@ def test_a_singular_pose_reports_a_small_singular_value():
 
 
 def test_ik_module_is_exported_and_qt_free():
-    import core
+    import armdyn.core as core
     assert core.solve_position is solve_position and core.tool_jacobian is tool_jacobian
 
 

@@ -1,6 +1,6 @@
 """End stops at the joint limits (issue #9): a spring with a Hunt-Crossley damper past
-each limit, inside the compiled right-hand side (`core.simulation.JointStops`,
-`core.dynamics.stop_force`).
+each limit, inside the compiled right-hand side (`core.sim.simulation.JointStops`,
+`core.algorithms.dynamics.stop_force`).
 
 Physics checked against closed forms on a single prismatic joint dropped onto its lower
 limit (potential m g q, kinetic m qd^2 / 2): an elastic stop gives the energy back (the
@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import JointType, Link, Robot, cli, load_mechanism, load_robot, loop_residual
-from core.simulation import (JointStops, resolve_stops, simulate, simulate_chunks,
+from armdyn.core import JointType, Link, Robot, cli, load_mechanism, load_robot, loop_residual
+from armdyn.core.sim.simulation import (JointStops, resolve_stops, simulate, simulate_chunks,
                              simulation_warnings, stop_report)
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
@@ -138,7 +138,7 @@ def test_the_restitution_depends_on_d_times_the_impact_speed_as_documented(d, e)
 
 def test_default_stiffness_rings_each_joint_at_the_stop_frequency():
     robot = load_robot(ROBOTS / "scara.toml")
-    from core import mass_matrix
+    from armdyn.core import mass_matrix
     table = JointStops(frequency=30.0, damping=[1, 2, 3, 4]).table(robot)
     np.testing.assert_allclose(table[:, :2], robot.joint_limits)
     np.testing.assert_allclose(table[:, 2], np.diag(mass_matrix(robot, robot.q_home))

@@ -1,4 +1,4 @@
-"""The compiled kernels keep the properties their speed rests on (core.buffers)."""
+"""The compiled kernels keep the properties their speed rests on (core.kernels.buffers)."""
 from __future__ import annotations
 
 import importlib
@@ -10,14 +10,15 @@ import pytest
 from numba import njit
 from numba.core.registry import CPUDispatcher
 
-from core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
-from core.buffers import KERNEL_OPTIONS
-from core.loop_kinematics import closure_residual
+from armdyn.core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
+from armdyn.core.kernels.buffers import KERNEL_OPTIONS
+from armdyn.core.algorithms.loops import closure_residual
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
-COMPILED_MODULES = ("denoc", "dynamics", "constrained_dynamics", "loop_kinematics",
-                    "closed_chains", "integrator", "kinematics", "parallel", "workspace",
-                    "kernel_model", "linalg6")
+COMPILED_MODULES = ("kernels.denoc", "algorithms.dynamics", "kernels.constrained",
+                    "algorithms.loops", "algorithms.closed_chains", "kernels.dop853",
+                    "algorithms.kinematics", "algorithms.parallel", "kernels.data",
+                    "kernels.layout", "kernels.linalg6")
 
 
 def test_every_kernel_is_compiled_without_reference_counting():
@@ -27,7 +28,7 @@ def test_every_kernel_is_compiled_without_reference_counting():
     counting)."""
     seen = 0
     for name in COMPILED_MODULES:
-        module = importlib.import_module(f"core.{name}")
+        module = importlib.import_module(f"armdyn.core.{name}")
         for attr, value in inspect.getmembers(module, lambda v: isinstance(v, CPUDispatcher)):
             if value.py_func.__module__ != module.__name__:
                 continue
@@ -53,8 +54,8 @@ def test_numba_honours_compiling_without_reference_counting():
     numba still drops the counter calls with it (and makes them without it)."""
     mech = load_mechanism(ROBOTS / "fourbar.toml")
     k = mech.kernel
-    from core.kernel_model import model_views
-    from core.workspace import data_views, new_workspace
+    from armdyn.core.kernels.layout import model_views
+    from armdyn.core.kernels.data import data_views, new_workspace
 
     def residual(F, I, ws, q_unused):
         mv = model_views(F, I)
@@ -99,7 +100,7 @@ def test_numba_imported_first_still_uses_this_versions_cache(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["XDG_CACHE_HOME"] = str(tmp_path)
     out = subprocess.run(
-        [sys.executable, "-c", "import numba\nimport core\nfrom numba.core import config\n"
+        [sys.executable, "-c", "import numba\nimport armdyn.core\nfrom numba.core import config\n"
          "print(config.CACHE_DIR)"],
         cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True,
         check=True).stdout.strip()

@@ -7,7 +7,7 @@ with random base placements) plus 1..3 loop joints (revolute, spherical, prismat
 between random link pairs or a link and the base, placed so that each loop is closed
 at the drawn pose: a base-frame point P and direction w, `at` = each link frame's
 inverse applied to P, `axis` = R^T w. A prismatic loop's roll row compares frame
-directions the model derives from each axis (`core.kernel_model.perpendicular_pair`),
+directions the model derives from each axis (`core.kernels.layout.perpendicular_pair`),
 so w is chosen (a root on a great circle) where that row vanishes too.
 
 The references here are independent of ArmDyn's closure code: the link frames are
@@ -31,7 +31,7 @@ import scipy.optimize
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     Assembly,
     Chain,
     Link,
@@ -50,8 +50,8 @@ from core import (
     mobility,
     velocity_transformation,
 )
-from core.kernel_model import perpendicular_pair
-from core.loop_kinematics import numerical_rank
+from armdyn.core.kernels.layout import perpendicular_pair
+from armdyn.core.algorithms.loops import numerical_rank
 from strategies import assert_close, fast, random_tree, scale_of, seeds, tree_reach
 
 ROBOTS = Path(__file__).resolve().parent.parent / "robots"

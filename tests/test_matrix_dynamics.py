@@ -1,4 +1,4 @@
-"""The homogeneous 4x4 matrix dynamics (core.matrix_dynamics, Legnani et al., seed 004)
+"""The homogeneous 4x4 matrix dynamics (core.algorithms.matrix_dynamics, Legnani et al., seed 004)
 against the DeNOC core and against what the paper writes in closed form.
 
 - building blocks: the pseudo-inertia J is the second moment of a cloud of point masses;
@@ -29,7 +29,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     closed_chain_inverse_dynamics,
     closed_chain_motion,
     energy,
@@ -40,8 +40,8 @@ from core import (
     loop_residual,
     mass_matrix,
 )
-from core.dynamics import tree_inverse_dynamics
-from core.matrix_dynamics import (
+from armdyn.core.algorithms.dynamics import tree_inverse_dynamics
+from armdyn.core.algorithms.matrix_dynamics import (
     action_matrix,
     dh_position_matrix,
     gravity_acceleration_matrix,
@@ -60,7 +60,7 @@ from core.matrix_dynamics import (
     skew,
     vec6,
 )
-from core.robot import JointType, Link, Robot
+from armdyn.core.model.robot import JointType, Link, Robot
 from strategies import (
     assert_close,
     fast,

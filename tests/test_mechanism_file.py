@@ -2,8 +2,8 @@
 robot files read as mechanisms, atomic save.
 
 Expected values are derived here independently (tomllib, math.radians, tomli_w for
-writing test files, core.robot_file / Mechanism.from_robot for robot files), never
-copied from core.mechanism_file's output.
+writing test files, core.io.robot_file / Mechanism.from_robot for robot files), never
+copied from core.io.mechanism_file's output.
 """
 from __future__ import annotations
 
@@ -24,15 +24,15 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.dynamics import inverse_dynamics
-from core.errors import MechanismError, MechanismFileError, RobotFileError
-from core.mechanism import Assembly, Chain, LoopJointType, Mechanism, Placement
-from core.mechanism_file import (MAX_LOOPS, load_mechanism, mechanism_from_toml,
+from armdyn.core.algorithms.dynamics import inverse_dynamics
+from armdyn.core.errors import MechanismError, MechanismFileError, RobotFileError
+from armdyn.core.model.mechanism import Assembly, Chain, LoopJointType, Mechanism, Placement
+from armdyn.core.io.mechanism_file import (MAX_LOOPS, load_mechanism, mechanism_from_toml,
                                  mechanism_to_toml, save_mechanism)
-from core.loop_kinematics import loop_residual
-from core.robot import JointType, Link, Robot
-from core.robot_file import load_robot, robot_from_toml, save_robot
-from core.toml_io import MAX_FILE_BYTES, deg_to_rad
+from armdyn.core.algorithms.loops import loop_residual
+from armdyn.core.model.robot import JointType, Link, Robot
+from armdyn.core.io.robot_file import load_robot, robot_from_toml, save_robot
+from armdyn.core.io.toml_io import MAX_FILE_BYTES, deg_to_rad
 from strategies import assert_close, gravities, random_link, robots_and_states, seeds
 from test_robot_file import LINK_CASES as ROBOT_LINK_CASES
 from test_robot_file import TOP_CASES as ROBOT_TOP_CASES
@@ -909,8 +909,7 @@ def test_too_many_loops_fail_fast(tmp_path):
 
 def test_model_errors_are_wrapped(tmp_path, monkeypatch):
     # Whatever the model's validation raises arrives with its place.
-    import core.mechanism_file as mf
-
+    import armdyn.core.io.mechanism_file as mf
     def failing(**kwargs):
         raise MechanismError("made-up rule", chain="torso", link=2, link_name="chest",
                              field="theta")
@@ -921,8 +920,7 @@ def test_model_errors_are_wrapped(tmp_path, monkeypatch):
 
 
 def test_unexpected_exceptions_are_wrapped(tmp_path, monkeypatch):
-    import core.mechanism_file as mf
-
+    import armdyn.core.io.mechanism_file as mf
     def boom(**kwargs):
         raise ZeroDivisionError("internal bug")
     monkeypatch.setattr(mf, "Mechanism", boom)

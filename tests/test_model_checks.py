@@ -1,4 +1,4 @@
-"""Suspicious-model warnings and equivalent inertia shapes (core.model_checks)."""
+"""Suspicious-model warnings and equivalent inertia shapes (core.lab.model_checks)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import load_mechanism, load_robot
-from core.model_checks import (CheckKind, check_model, equivalent_box, equivalent_ellipsoid,
+from armdyn.core import load_mechanism, load_robot
+from armdyn.core.lab.model_checks import (CheckKind, check_model, equivalent_box, equivalent_ellipsoid,
                                principal_inertia)
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

@@ -1,8 +1,8 @@
-"""Operation counts of our kernels (core/op_count.py) against a count by hand.
+"""Operation counts of our kernels (core/lab/op_count.py) against a count by hand.
 
 The instrumented count runs the kernels' own Python source on counting numbers. The
 reference here is independent of it: a count made by reading the kernels' code line by
-line (`core/denoc.py`, `core/linalg6.py`, `cholesky_solve` in `core/dynamics.py`),
+line (`core/kernels/denoc.py`, `core/kernels/linalg6.py`, `cholesky_solve` in `core/algorithms/dynamics.py`),
 written down below as the multiplications (M, divisions included) and additions (A,
 subtractions included) of each line, summed with the loop structure: per joint, per
 joint with a parent, per revolute / prismatic joint, per placed chain root, per
@@ -25,10 +25,10 @@ import pytest
 from hypothesis import given
 from numba import njit
 
-from core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
-from core.complexity import random_chain
-from core.dynamics import kernel_of
-from core.op_count import (Counted, Counter, CountCancelled, count_forward_dynamics,
+from armdyn.core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
+from armdyn.core.lab.complexity import random_chain
+from armdyn.core.algorithms.dynamics import kernel_of
+from armdyn.core.lab.op_count import (Counted, Counter, CountCancelled, count_forward_dynamics,
                            count_inverse_dynamics, counted_array, counting)
 from strategies import fast, random_tree
 

@@ -1,4 +1,4 @@
-"""The penalty / augmented-Lagrangian / trapezoidal scheme (core.penalty; Jalon & Bayo
+"""The penalty / augmented-Lagrangian / trapezoidal scheme (core.sim.penalty; Jalon & Bayo
 Sec 8.5, eqs. 8.121-8.135, seed 002).
 
 What the book publishes (docs/closed-chains.md Secs 1.5-1.6), and what is checked here:
@@ -39,15 +39,15 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import least_squares
 
-from core.closed_chains import (constrained_forward_dynamics, cut_joint_forces,
+from armdyn.core.algorithms.closed_chains import (constrained_forward_dynamics, cut_joint_forces,
                                 velocity_transformation)
-from core.errors import SimulationCancelled, SimulationError
-from core.kinematics import forward_kinematics
-from core.mechanism import Assembly, Chain, Loop, Mechanism, Placement
-from core.mechanism_file import load_mechanism
-from core.penalty import penalty_simulate, penalty_simulate_chunks
-from core.robot import JointType, Link
-from core.trajectory import Trajectory
+from armdyn.core.errors import SimulationCancelled, SimulationError
+from armdyn.core.algorithms.kinematics import forward_kinematics
+from armdyn.core.model.mechanism import Assembly, Chain, Loop, Mechanism, Placement
+from armdyn.core.io.mechanism_file import load_mechanism
+from armdyn.core.sim.penalty import penalty_simulate, penalty_simulate_chunks
+from armdyn.core.model.robot import JointType, Link
+from armdyn.core.sim.trajectory import Trajectory
 
 ROBOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
 
@@ -329,8 +329,8 @@ def test_torque_function_equals_constant_torque_and_damping_dissipates():
 
 def test_a_tree_and_a_serial_arm_run_without_loops():
     """No loops: the trapezoidal rule with Newton on M q'' + h = tau, against DOP853."""
-    from core.dynamics import forward_dynamics
-    from core.robot_file import load_robot
+    from armdyn.core.algorithms.dynamics import forward_dynamics
+    from armdyn.core.io.robot_file import load_robot
     for model in (pendulum(), load_robot(os.path.join(ROBOTS, "two_link_planar.toml"))):
         tr = penalty_simulate(model, 0.5, h=0.002, dt_out=0.1)
         n = model.n

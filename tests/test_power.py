@@ -1,14 +1,14 @@
-"""Power balance of a run (core/power.py): dE/dt of the recorded energy against the power
+"""Power balance of a run (core/sim/power.py): dE/dt of the recorded energy against the power
 of the joint forces and the damping."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from core import load_robot, run_inverse_dynamics, simulate
-from core.power import (PowerBalanceStream, cumulative_work, energy_rate, power_balance,
+from armdyn.core import load_robot, run_inverse_dynamics, simulate
+from armdyn.core.sim.power import (PowerBalanceStream, cumulative_work, energy_rate, power_balance,
                         split_power)
-from core.simulation import simulate_chunks
+from armdyn.core.sim.simulation import simulate_chunks
 
 PUMA = "robots/puma560_saha.toml"
 
@@ -102,7 +102,7 @@ def test_stream_matches_the_whole_run(puma):
 
 def test_times_must_increase(puma):
     fall = simulate(puma, 0.1)
-    from core.trajectory import Trajectory
+    from armdyn.core.sim.trajectory import Trajectory
     twice = Trajectory.concatenate([fall, fall])
     with pytest.raises(ValueError, match="increasing"):
         power_balance(twice)

@@ -1,4 +1,4 @@
-"""The pull (core.pull): a point spring-damper from a link to a target inside the
+"""The pull (core.sim.pull): a point spring-damper from a link to a target inside the
 simulation's right-hand side, checked against statics, forward kinematics, energy and
 the external-wrench path of the forward dynamics."""
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import (PointPull, forward_dynamics, forward_kinematics, gravity_torques,
+from armdyn.core import (PointPull, forward_dynamics, forward_kinematics, gravity_torques,
                   load_robot, simulate, simulate_chunks)
-from core.power import power_balance
-from core.pull import PULL_AT, PULL_FORCE, PULL_LINK, PULL_POWER, PULL_TARGET, point_in_link
-from core.results_io import trajectory_csv_text, trajectory_header
-from core.trajectory import Trajectory
+from armdyn.core.sim.power import power_balance
+from armdyn.core.sim.pull import PULL_AT, PULL_FORCE, PULL_LINK, PULL_POWER, PULL_TARGET, point_in_link
+from armdyn.core.io.results_io import trajectory_csv_text, trajectory_header
+from armdyn.core.sim.trajectory import Trajectory
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

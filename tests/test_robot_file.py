@@ -1,7 +1,7 @@
 """Robot files: the format contract of docs/robot-file.md, round trips, fuzzing, atomic save.
 
 Expected values are derived here independently (tomllib, math.radians, tomli_w
-for writing test files), never copied from core.robot_file's output.
+for writing test files), never copied from core.io.robot_file's output.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from core.errors import RobotError, RobotFileError
-from core.robot import JointType, Link, Robot, validate_robot
-from core.robot_file import (MAX_FILE_BYTES, MAX_LINKS, load_robot, robot_from_dict,
+from armdyn.core.errors import RobotError, RobotFileError
+from armdyn.core.model.robot import JointType, Link, Robot, validate_robot
+from armdyn.core.io.robot_file import (MAX_FILE_BYTES, MAX_LINKS, load_robot, robot_from_dict,
                              robot_from_toml, robot_to_dict, robot_to_toml, save_robot)
 
 FAST = settings(max_examples=40, deadline=None,
@@ -483,8 +483,7 @@ def test_unreadable_file(tmp_path):
 
 def test_robot_validation_errors_are_wrapped(tmp_path, monkeypatch):
     # Whatever Robot's own validation raises arrives as RobotFileError with its place.
-    import core.robot_file as rf
-
+    import armdyn.core.io.robot_file as rf
     def failing_robot(**kwargs):
         raise RobotError("made-up rule", link=3, link_name="slide", field="theta")
     monkeypatch.setattr(rf, "Robot", failing_robot)
@@ -493,8 +492,7 @@ def test_robot_validation_errors_are_wrapped(tmp_path, monkeypatch):
 
 
 def test_unexpected_exceptions_are_wrapped(tmp_path, monkeypatch):
-    import core.robot_file as rf
-
+    import armdyn.core.io.robot_file as rf
     def boom(**kwargs):
         raise ZeroDivisionError("internal bug")
     monkeypatch.setattr(rf, "Robot", boom)

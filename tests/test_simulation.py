@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from core import (
+from armdyn.core import (
     JointType,
     Link,
     Robot,
@@ -47,7 +47,7 @@ from core import (
     simulate_chunks,
     udu_factors,
 )
-from core.robot_file import load_robot
+from armdyn.core.io.robot_file import load_robot
 from strategies import assert_close, fast, random_link, reals
 
 ROBOTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
@@ -342,7 +342,7 @@ def test_a_runaway_prismatic_joint_is_a_blow_up_not_a_singular_mass_matrix():
 # ----------------------------------------------------------------------------------
 
 def _unvalidated_robot(name, links, gravity) -> Robot:
-    from core.robot import pack_links
+    from armdyn.core.model.robot import pack_links
     """A Robot that skips validation (which would refuse it): test-only."""
     robot = object.__new__(Robot)
     for field, value in (("name", name), ("links", tuple(links)), ("gravity", tuple(gravity)),
@@ -364,7 +364,7 @@ def ideal_rod_arm() -> Robot:
 
 
 def test_the_ideal_rod_arm_is_refused_by_validation_and_really_singular():
-    from core import RobotError
+    from armdyn.core import RobotError
     robot = ideal_rod_arm()
     with pytest.raises(RobotError):
         Robot(robot.name, robot.links, robot.gravity)

@@ -1,5 +1,5 @@
 """Joint forces given as tau(t, q, qd): plain Python and numba-compiled functions
-(core.torque) drive the same compiled integration."""
+(core.kernels.torque) drive the same compiled integration."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-from core import SimulationError, load_robot, simulate
+from armdyn.core import SimulationError, load_robot, simulate
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 KP, KD = 40.0, 6.0

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     Trajectory,
     cycloidal_trajectory,
     energy,
@@ -24,7 +24,7 @@ from core import (
     output_grid,
     run_inverse_dynamics,
 )
-from core.robot_file import load_robot
+from armdyn.core.io.robot_file import load_robot
 from strategies import assert_close, fast, reals, robots, scale_of, seeds
 
 ROBOTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from core import (
+from armdyn.core import (
     energy,
     forward_dynamics,
     forward_kinematics,
@@ -31,9 +31,9 @@ from core import (
     mass_matrix,
     udu_factors,
 )
-from core.dynamics import convective_torques, tree_inverse_dynamics
-from core.mechanism import Chain, Loop, Mechanism, Placement
-from core.robot import Link
+from armdyn.core.algorithms.dynamics import convective_torques, tree_inverse_dynamics
+from armdyn.core.model.mechanism import Chain, Loop, Mechanism, Placement
+from armdyn.core.model.robot import Link
 from pinocchio_reference import (
     core_to_pin,
     is_planar,

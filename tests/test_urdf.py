@@ -1,4 +1,4 @@
-"""URDF files (core.urdf, docs/urdf.md) against Pinocchio's own URDF parser.
+"""URDF files (core.io.urdf, docs/urdf.md) against Pinocchio's own URDF parser.
 
 Pinocchio reads a URDF into its own model (urdfdom, Featherstone's spatial algebra,
 fixed joints merged); ArmDyn reads it into DH chains. Both must give the same inverse
@@ -19,12 +19,12 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from core import (Mechanism, forward_kinematics, inverse_dynamics, load_mechanism, load_robot,
+from armdyn.core import (Mechanism, forward_kinematics, inverse_dynamics, load_mechanism, load_robot,
                   load_urdf, mass_matrix, save_urdf)
-from core.errors import MechanismFileError
-from core.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
+from armdyn.core.errors import MechanismFileError
+from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
                        mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
-from core.mechanism import rotation_rpy
+from armdyn.core.model.mechanism import rotation_rpy
 from strategies import assert_close, random_inertia, random_rotation
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

@@ -1,4 +1,4 @@
-"""The recursion walkthrough (core.walkthrough): the core's own intermediates, link by link.
+"""The recursion walkthrough (core.lab.walkthrough): the core's own intermediates, link by link.
 
 Its last steps must equal `inverse_dynamics` / `forward_dynamics`; the twists, twist
 rates and wrenches are checked against finite differences of `forward_kinematics`
@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import (articulated_body_inertias, forward_dynamics, forward_kinematics,
+from armdyn.core import (articulated_body_inertias, forward_dynamics, forward_kinematics,
                   inverse_dynamics, load_mechanism, tree_inverse_dynamics)
-from core.walkthrough import RIDIM, UDU, ArrowKind, walkthrough
+from armdyn.core.lab.walkthrough import RIDIM, UDU, ArrowKind, walkthrough
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 SERIAL = ["puma560_saha", "stanford_saha2009", "scara", "ur5e"]

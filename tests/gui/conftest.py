@@ -26,7 +26,7 @@ from PySide6.QtCore import QSettings, QThread, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-import gui  # noqa: F401
+import armdyn.gui  # noqa: F401
 from gui_helpers import PUMA, flush_events
 
 #: Windows Qt keeps for itself (tooltips) are not leaks.
@@ -102,8 +102,8 @@ def settings(tmp_path: Path) -> QSettings:
 def make_window(qtbot, settings) -> Iterator[Callable[..., "MainWindow"]]:  # noqa: F821
     """make_window(path=PUMA, size=(1100, 720)) -> a shown MainWindow with a robot or
     mechanism file; closed at teardown."""
-    from gui.main_window import MainWindow
-    from gui.model_files import load_model
+    from armdyn.gui.main_window import MainWindow
+    from armdyn.gui.model.files import load_model
 
     windows: list[MainWindow] = []
 
@@ -134,8 +134,8 @@ def shared_window(request, qapp, tmp_path_factory):
     """One shown MainWindow for a module's tests, with the module's WINDOW_FILE (default
     the PUMA) at WINDOW_SIZE (default (1100, 720)), settings in a temporary INI file;
     closed after the module's last test (its own new widgets are not leaks)."""
-    from gui.main_window import MainWindow
-    from gui.model_files import load_model
+    from armdyn.gui.main_window import MainWindow
+    from armdyn.gui.model.files import load_model
 
     path = _window_file(request)
     settings = QSettings(str(tmp_path_factory.mktemp("settings") / "armdyn.ini"),

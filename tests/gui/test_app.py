@@ -18,7 +18,7 @@ def armdyn(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     """Run `python -m gui.app ARGS` under its own Xvfb (xvfb-run -a)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
     env["QT_QPA_PLATFORM"] = "xcb"
-    command = [sys.executable, "-m", "gui.app", *args]
+    command = [sys.executable, "-m", "armdyn.gui.app", *args]
     if shutil.which("xvfb-run") is None:
         pytest.skip("xvfb-run is not installed")
     command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *command]
@@ -42,7 +42,7 @@ def test_free_fall_screenshot_run(tmp_path):
 def test_a_bad_robot_file_prints_one_line_and_exits_2(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text(PUMA.read_text().replace("mass = 15.761", "mass = -1"))
-    result = subprocess.run([sys.executable, "-m", "gui.app", str(bad), "--screenshot",
+    result = subprocess.run([sys.executable, "-m", "armdyn.gui.app", str(bad), "--screenshot",
                              str(tmp_path / "x.png")], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 2
@@ -66,15 +66,14 @@ def test_command_line_modes_do_not_import_qt(tmp_path):
 
 
 def test_usage_errors_are_one_line():
-    result = subprocess.run([sys.executable, "-m", "gui.app", "--size", "huge"], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "armdyn.gui.app", "--size", "huge"], cwd=ROOT,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip().startswith("armdyn: argument --size")
 
 
 def test_unexpected_errors_go_to_a_dialog_and_the_log(qapp, monkeypatch, caplog, capsys):
-    import gui.error_report as er
-
+    import armdyn.gui.error_report as er
     shown = []
     monkeypatch.setattr(er, "show_error", lambda parent, title, message, details="":
                         shown.append((message, details)))
@@ -99,8 +98,8 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    import core
-    from gui import startup
+    import armdyn.core as core
+    from armdyn.gui import startup
 
     calls = []
     monkeypatch.setattr(core, "warm_up_display",
@@ -136,8 +135,8 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
 
 
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
-    import core
-    from gui import startup
+    import armdyn.core as core
+    from armdyn.gui import startup
 
     calls = []
     monkeypatch.setattr(core, "warm_up_display", lambda: calls.append("display"))
@@ -147,8 +146,8 @@ def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
 
 
 def test_a_quick_warm_up_shows_no_splash_and_errors_are_reported(qapp, monkeypatch):
-    import core
-    from gui import startup
+    import armdyn.core as core
+    from armdyn.gui import startup
 
     shown = []
     monkeypatch.setattr(startup, "_splash_window", lambda: shown.append("splash"))
@@ -177,8 +176,8 @@ def test_scripted_runs_of_a_mechanism_file(tmp_path, run):
 # ----- the default robot, image types, output paths, errors without a terminal ---------
 
 def test_the_default_robot_is_a_bundled_one():
-    from gui import app
-    from gui.bundled import ROBOTS_DIR, is_bundled
+    from armdyn.gui import app
+    from armdyn.gui.model.bundled import ROBOTS_DIR, is_bundled
 
     assert app.DEFAULT_ROBOT.parent == ROBOTS_DIR  # an installed wheel has it in gui/robots
     assert app.DEFAULT_ROBOT.exists() and is_bundled(app.DEFAULT_ROBOT)
@@ -207,7 +206,7 @@ def test_output_paths_are_refused_before_any_work_as_typed(given, expected, tmp_
     extra = ["--free-fall", "1"] if option == "--video" else []
     # no display and a file that does not exist: only the output check runs
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run([sys.executable, "-m", "gui.app", "missing.toml", *extra, option,
+    result = subprocess.run([sys.executable, "-m", "armdyn.gui.app", "missing.toml", *extra, option,
                              given], cwd=tmp_path, env=env | {"PYTHONPATH": str(ROOT)},
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
@@ -222,7 +221,7 @@ def test_a_bad_file_without_a_terminal_is_shown_in_a_dialog(qapp, tmp_path, caps
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from gui import app
+    from armdyn.gui import app
 
     bad = tmp_path / "bad.toml"
     bad.write_text(PUMA.read_text().replace("mass = 15.761", "mass = -1"))
@@ -254,7 +253,7 @@ def test_a_wayland_session_shows_the_window_through_xwayland(environ, platform, 
                                                              monkeypatch):
     """VTK draws the 3D view into a native X window, which Qt's Wayland platform cannot
     host (pyvistaqt < 0.13 died there with an X error)."""
-    from gui.app import choose_qt_platform
+    from armdyn.gui.app import choose_qt_platform
 
     monkeypatch.setattr(sys, "platform", "linux")
     said = choose_qt_platform(environ)

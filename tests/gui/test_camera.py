@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import JointType, Link, Robot
-from core.trajectory import Trajectory
+from armdyn.core import JointType, Link, Robot
+from armdyn.core.sim.trajectory import Trajectory
 
 from gui_helpers import flush_events
 
@@ -47,7 +47,7 @@ def in_view(view, bounds) -> bool:
 
 @pytest.fixture
 def window(qtbot, settings):
-    from gui.main_window import MainWindow
+    from armdyn.gui.main_window import MainWindow
 
     win = MainWindow(slider(), None, settings=settings, restore_layout=False)
     qtbot.addWidget(win)

@@ -1,4 +1,4 @@
-"""The Compare dock (gui/compare.py) on the real window: run B = the model with a change
+"""The Compare dock (gui/panels/compare.py) on the real window: run B = the model with a change
 (or another file), both runs in a worker, the plots, the ghost in the 3D view, CSV."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from gui_helpers import PUMA, ROBOTS
 
-from core import (Mechanism, cycloidal_trajectory, inverse_dynamics, load_mechanism, load_robot,
+from armdyn.core import (Mechanism, cycloidal_trajectory, inverse_dynamics, load_mechanism, load_robot,
                   simulate)
-from gui.compare import (Change, ChangeField, ChangeOp, RunKind, apply_changes, damping_of)
+from armdyn.gui.panels.compare import (Change, ChangeField, ChangeOp, RunKind, apply_changes, damping_of)
 
 pytestmark = pytest.mark.gui
 
@@ -225,7 +225,7 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
     assert not panel.plot.getAxis("right").isVisible()
     assert "(m)" in panel.plot.getAxis("left").labelText
     # the Results plots' opaque grid, under the curves of both views
-    from gui.plots import GridAxis
+    from armdyn.gui.plots.plots_panel import GridAxis
     for item in (panel.plot, panel.diff_plot):
         for name in ("left", "bottom", "right"):
             axis = item.getAxis(name)

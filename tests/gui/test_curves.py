@@ -1,12 +1,12 @@
-"""gui.curves: the plots' light curve and its peak downsampling (issue #8)."""
+"""gui.plots.curves: the plots' light curve and its peak downsampling (issue #8)."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 import pytest
 
-from gui.curves import SampleCurve, peak_downsample
-from gui.plots import PlotsPanel
+from armdyn.gui.plots.curves import SampleCurve, peak_downsample
+from armdyn.gui.plots.plots_panel import PlotsPanel
 
 pytestmark = pytest.mark.gui
 
@@ -71,7 +71,7 @@ def test_a_curve_draws_about_two_points_per_pixel_column(qtbot, view):
 def test_points_far_off_the_view_are_drawn_at_its_limit(qtbot, view):
     """A spike of 1e12 in a view 1 high is drawn at 1e6 view heights (Qt draws wrong
     lines through coordinates far off the screen), and in full once the view holds it."""
-    from gui.curves import DYNAMIC_RANGE_LIMIT
+    from armdyn.gui.plots.curves import DYNAMIC_RANGE_LIMIT
 
     t = np.linspace(0.0, 1.0, 101)
     y = np.zeros(101)

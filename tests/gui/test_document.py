@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from core import JointType
-from core.robot_file import load_robot
-from gui.document import RobotDocument
+from armdyn.core import JointType
+from armdyn.core.io.robot_file import load_robot
+from armdyn.gui.model.document import RobotDocument
 
 from gui_helpers import PUMA, SCARA
 
@@ -104,7 +104,7 @@ def test_load_resets_history_and_saved_state(doc, tmp_path):
 
 
 def test_chain_and_loop_structure_edits_are_exact_undo_steps(qapp):
-    from core import load_mechanism
+    from armdyn.core import load_mechanism
     from gui_helpers import ROBOTS
     mech = load_mechanism(ROBOTS / "fivebar_saha.toml")
     doc = RobotDocument(mech)
@@ -131,7 +131,7 @@ def test_chain_and_loop_structure_edits_are_exact_undo_steps(qapp):
 
 
 def test_a_link_rename_follows_into_loops_parents_and_independent_joints(qapp):
-    from core import load_mechanism
+    from armdyn.core import load_mechanism
     from gui_helpers import ROBOTS
     doc = RobotDocument(load_mechanism(ROBOTS / "carpet_scraper_saha.toml"))
     row = doc.draft.link_names().index("link #4")

@@ -1,4 +1,4 @@
-"""The table edit state (gui/draft.py, Qt-free): parsing, refused values, last valid robot."""
+"""The table edit state (gui/model/draft.py, Qt-free): parsing, refused values, last valid robot."""
 from __future__ import annotations
 
 import math
@@ -7,10 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from core import JointType, Robot
-from core.robot_file import load_robot, robot_from_toml, robot_to_toml
-from gui.draft import Row, RobotDraft, Unparsed, new_link, new_robot
-from gui.units import deg_text_to_rad, rad_to_deg_text
+from armdyn.core import JointType, Robot
+from armdyn.core.io.robot_file import load_robot, robot_from_toml, robot_to_toml
+from armdyn.gui.model.draft import Row, RobotDraft, Unparsed, new_link, new_robot
+from armdyn.gui.model.units import deg_text_to_rad, rad_to_deg_text
 
 from gui_helpers import PUMA, ROBOT_FILES, SCARA
 
@@ -156,7 +156,7 @@ def test_a_new_link_and_a_new_robot_are_valid():
 
 
 # ----------------------------------------------------------------------------------
-# Mechanisms: chains, loops and assembly settings as cells (gui/mechanism_draft.py)
+# Mechanisms: chains, loops and assembly settings as cells (gui/model/mechanism_draft.py)
 # ----------------------------------------------------------------------------------
 
 MECHANISM_FILES = sorted(p for p in PUMA.parent.glob("*.toml")
@@ -165,8 +165,8 @@ MECHANISM_FILES = sorted(p for p in PUMA.parent.glob("*.toml")
 
 @pytest.mark.parametrize("path", MECHANISM_FILES, ids=lambda p: p.stem)
 def test_every_bundled_mechanism_round_trips_through_every_table(path):
-    from core import load_mechanism
-    from gui.mechanism_draft import MechanismDraft
+    from armdyn.core import load_mechanism
+    from armdyn.gui.model.mechanism_draft import MechanismDraft
     mech = load_mechanism(path)
     draft = MechanismDraft.from_mechanism(mech)
     assert draft.is_valid
@@ -182,8 +182,8 @@ def test_every_bundled_mechanism_round_trips_through_every_table(path):
 
 
 def test_mechanism_cells_name_the_chain_the_link_within_it_and_the_loop():
-    from core import load_mechanism
-    from gui.mechanism_draft import MechanismDraft
+    from armdyn.core import load_mechanism
+    from armdyn.gui.model.mechanism_draft import MechanismDraft
     draft = MechanismDraft.from_mechanism(load_mechanism(PUMA.parent / "fivebar_saha.toml"))
     assert not edit(draft, 3, "com_x", "abc")
     assert draft.errors[(3, "com_x")].startswith("chain 'leg 2', link 2 ('leg 2 distal'), "
@@ -196,8 +196,8 @@ def test_mechanism_cells_name_the_chain_the_link_within_it_and_the_loop():
 
 
 def test_base_angles_are_degrees_typed_exactly_and_points_any_separator():
-    from core import load_mechanism
-    from gui.mechanism_draft import MechanismDraft
+    from armdyn.core import load_mechanism
+    from armdyn.gui.model.mechanism_draft import MechanismDraft
     draft = MechanismDraft.from_mechanism(load_mechanism(PUMA.parent / "fivebar_saha.toml"))
     assert edit(draft, 1, "base_rpy", "0, 0, 33.3")
     assert draft.robot.chains[1].base.rpy == (0.0, 0.0, deg_text_to_rad("33.3"))

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from core import (
+from armdyn.core import (
     articulated_body_inertias, composite_body_inertias, gravity_torques, link_motion_matrices,
     mass_matrix, udu_factors,
 )
-from core.robot_file import load_robot
-from gui.inspect_panel import DEBOUNCE_MS, InspectPanel
+from armdyn.core.io.robot_file import load_robot
+from armdyn.gui.panels.inspect_panel import DEBOUNCE_MS, InspectPanel
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -151,7 +151,7 @@ def test_a_pose_alone_gives_zero_rates(qtbot, panel, stanford):
 
 @pytest.mark.gui
 def test_inspect_shows_w_and_h_of_the_sample_at_the_playback_time(make_window, qtbot):
-    from core.trajectory import Trajectory
+    from armdyn.core.sim.trajectory import Trajectory
     from gui_helpers import PLANAR
 
     window = make_window(PLANAR, (1280, 800))

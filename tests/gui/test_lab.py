@@ -1,4 +1,4 @@
-"""The teaching lab in the main window (gui/lab_panel.py, gui/lab_overlays.py), on real
+"""The teaching lab in the main window (gui/panels/lab_panel.py, gui/scene/lab_overlays.py), on real
 widgets under Xvfb: recursion walkthrough, DH lesson, inertia shapes and warnings."""
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor
 
-from core import forward_kinematics, inverse_dynamics
-from core.walkthrough import RIDIM, UDU, walkthrough
-from gui import lab_panel
-from gui.lab_overlays import HIGHLIGHT_COLOR
+from armdyn.core import forward_kinematics, inverse_dynamics
+from armdyn.core.lab.walkthrough import RIDIM, UDU, walkthrough
+from armdyn.gui.panels import lab_panel
+from armdyn.gui.scene.lab_overlays import HIGHLIGHT_COLOR
 from gui_helpers import PUMA, ROBOTS, flush_events
 
 pytestmark = pytest.mark.gui

@@ -1,4 +1,4 @@
-"""The Lab's Complexity and Power tabs (gui/complexity_panel.py, gui/power_panel.py) in the
+"""The Lab's Complexity and Power tabs (gui/panels/complexity_panel.py, gui/panels/power_panel.py) in the
 main window, on real widgets under Xvfb: a small sweep in a worker with progress, the
 plots and crossovers, export, stop; the power balance of a free fall, live."""
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.complexity import CSV_HEADER_LINES
-from core.power import power_balance
+from armdyn.core.lab.complexity import CSV_HEADER_LINES
+from armdyn.core.sim.power import power_balance
 from gui_helpers import flush_events
 
 
@@ -47,7 +47,7 @@ def test_complexity_sweep_plots_marks_and_exports(qtbot, make_window, tmp_path):
     assert [r.n for r in sweep.rows] == [1, 4, 30]
     assert progress and progress[-1] == 1000 and progress == sorted(progress)
     assert not panel.is_running() and panel.run_button.isEnabled()
-    # the curves show the rows; counts are what core.op_count counted
+    # the curves show the rows; counts are what core.lab.op_count counted
     x, y = data(panel.curves["count_denoc"])
     np.testing.assert_array_equal(x, [1, 4, 30])
     np.testing.assert_array_equal(y, [429 * n - 193 for n in (1, 4, 30)])

@@ -6,8 +6,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
-from core import forward_kinematics
-from core.robot_file import load_robot
+from armdyn.core import forward_kinematics
+from armdyn.core.io.robot_file import load_robot
 
 from gui_helpers import PLANAR, PUMA, SCARA, flush_events, type_into
 

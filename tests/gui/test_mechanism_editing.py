@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from core import LoopJointType, Mechanism, forward_kinematics, load_mechanism, loop_residual
-from gui.arm_scene import loop_points, scene_frames
-from gui.robot_editor import ALL_CHAINS
+from armdyn.core import LoopJointType, Mechanism, forward_kinematics, load_mechanism, loop_residual
+from armdyn.gui.scene.arm_scene import loop_points, scene_frames
+from armdyn.gui.editors.robot_editor import ALL_CHAINS
 
 from gui_helpers import PUMA, ROBOTS, flush_events
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import Mechanism, forward_kinematics, load_mechanism, loop_residual
-from core.trajectory import run_inverse_dynamics
-from gui.arm_scene import loop_points, scene_frames
-from gui.run_panel import FallMethod
+from armdyn.core import Mechanism, forward_kinematics, load_mechanism, loop_residual
+from armdyn.core.sim.trajectory import run_inverse_dynamics
+from armdyn.gui.scene.arm_scene import loop_points, scene_frames
+from armdyn.gui.panels.run_panel import FallMethod
 
 from gui_helpers import PUMA, ROBOTS, flush_events
 
@@ -248,8 +248,8 @@ def test_a_run_that_breaks_down_stops_with_the_time_and_reason_keeping_samples(w
 
 
 def test_inspect_shows_reduced_mass_matrix_conditioning_and_subsystems(window):
-    from core import closed_chain_inverse_dynamics, reduced_mass_matrix
-    from core.mechanism_pose import dependent_jacobian_conditioning
+    from armdyn.core import closed_chain_inverse_dynamics, reduced_mass_matrix
+    from armdyn.core.algorithms.mechanism_pose import dependent_jacobian_conditioning
     window.files.load(SCRAPER)
     mech = window.document.robot
     inspect = window.inspect

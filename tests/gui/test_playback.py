@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.robot_file import load_robot
-from core.trajectory import Trajectory, run_inverse_dynamics
-from gui.playback import SLIDER_STEP_S, PlaybackBar
+from armdyn.core.io.robot_file import load_robot
+from armdyn.core.sim.trajectory import Trajectory, run_inverse_dynamics
+from armdyn.gui.plots.playback import SLIDER_STEP_S, PlaybackBar
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 
-from core import load_mechanism
-from core.robot_file import load_robot
-from core.simulation import simulate
-from core.trajectory import Trajectory, inverse_dynamics_chunks
-from gui.plots import PlotsPanel, _LogAxis
+from armdyn.core import load_mechanism
+from armdyn.core.io.robot_file import load_robot
+from armdyn.core.sim.simulation import simulate
+from armdyn.core.sim.trajectory import Trajectory, inverse_dynamics_chunks
+from armdyn.gui.plots.plots_panel import PlotsPanel, _LogAxis
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 
@@ -210,7 +210,7 @@ def test_a_low_log_axis_does_not_overprint_its_labels(qtbot):
     one label per LOG_LABEL_PX, the labelled ones still the numbers at their places."""
     from PySide6.QtCore import QRectF
 
-    from gui.plots import LOG_LABEL_PX
+    from armdyn.gui.plots.plots_panel import LOG_LABEL_PX
     axis = _LogAxis("left")
     axis.setLogMode(False, True)
     axis.setGeometry(QRectF(0, 0, 60, 70))
@@ -291,7 +291,7 @@ def test_grid_axis_draws_the_same_grid_with_opaque_pens(qtbot, panel, chunks):
     from PySide6.QtCore import QLineF
     from PySide6.QtGui import QImage, QPainter
 
-    from gui.plots import GridAxis
+    from armdyn.gui.plots.plots_panel import GridAxis
 
     for chunk in chunks:
         panel.append(chunk)
@@ -334,7 +334,7 @@ def test_the_grid_lies_under_the_curves(qtbot, panel, stanford):
     line cut a gap in every curve)."""
     from PySide6.QtGui import QColor
 
-    from gui.colors import joint_color
+    from armdyn.gui.look.colors import joint_color
 
     fall = simulate(stanford, 2.0, dt_out=0.01)  # no joint torques: flat at zero
     panel.set_visible_plots(["joint_torques"])
@@ -360,7 +360,7 @@ def test_the_grid_lies_under_the_curves(qtbot, panel, stanford):
 
 
 def _legend(count: int):
-    from gui.plots import _Entry, _Legend
+    from armdyn.gui.plots.plots_panel import _Entry, _Legend
 
     legend = _Legend()
     legend.set_entries([_Entry(f"{k + 1} joint {k + 1}", "#0072B2", Qt.SolidLine, "°", "",
@@ -376,7 +376,7 @@ def test_a_legend_keeps_to_its_share_of_the_plot(qapp, count, room):
     (LEGEND_MAX_SHARE) of the plot's width and its height, listing fewer joints (then
     "+ k more") rather than more room; and a "+ k more" never stands for joints that
     would fit in its own row."""
-    from gui.plots import LEGEND_MAX_ENTRIES, LEGEND_MAX_SHARE
+    from armdyn.gui.plots.plots_panel import LEGEND_MAX_ENTRIES, LEGEND_MAX_SHARE
 
     legend = _legend(count)
     legend.fit(*room)

@@ -1,4 +1,4 @@
-"""Presentation mode (gui/presentation.py, issue #10): the 3D view and one plot side by
+"""Presentation mode (gui/panels/presentation.py, issue #10): the 3D view and one plot side by
 side in large fonts, driven from the keyboard whatever has the focus, and everything
 as it was after leaving."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QDockWidget
 
-from gui.presentation import PLOT_SHARE, WINDOWED_SETTING
+from armdyn.gui.panels.presentation import PLOT_SHARE, WINDOWED_SETTING
 
 from gui_helpers import PUMA, ROBOTS, flush_events, rgb_array, screen_pixels
 

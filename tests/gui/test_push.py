@@ -1,4 +1,4 @@
-"""Push the arm (gui/push.py): Ctrl+drag on a link during a live free fall pulls it."""
+"""Push the arm (gui/scene/push.py): Ctrl+drag on a link during a live free fall pulls it."""
 from __future__ import annotations
 
 import time
@@ -7,8 +7,8 @@ import numpy as np
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 
-from core import forward_kinematics
-from core.pull import PULL_FORCE, PULL_LINK
+from armdyn.core import forward_kinematics
+from armdyn.core.sim.pull import PULL_FORCE, PULL_LINK
 
 from gui_helpers import PLANAR
 
@@ -112,11 +112,11 @@ def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path)
     the pick names the link by the picked cell (it found nothing there before). Checked
     against the parts' own meshes, placed one by one: the picked point lies on the
     surface of a part of the link the pick names."""
-    from core import save_robot
-    from core.dynamics import kernel_of
+    from armdyn.core import save_robot
+    from armdyn.core.algorithms.dynamics import kernel_of
 
-    from gui.arm_scene import build_parts, part_link, part_matrices, scene_frames
-    from gui.view3d import MERGE_ABOVE
+    from armdyn.gui.scene.arm_scene import build_parts, part_link, part_matrices, scene_frames
+    from armdyn.gui.scene.view3d import MERGE_ABOVE
     from test_responsiveness import chain
 
     path = tmp_path / "chain40.toml"

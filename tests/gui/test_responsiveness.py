@@ -13,12 +13,12 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QProgressBar, QTableView
 
-from core import Link, Robot, simulate
-from core.robot_file import load_robot
-from core.trajectory import Trajectory
-from gui.plots import PlotsPanel
-from gui.pose_panel import PosePanel
-from gui.run_panel import DISPLAY_MS, RunPanel
+from armdyn.core import Link, Robot, simulate
+from armdyn.core.io.robot_file import load_robot
+from armdyn.core.sim.trajectory import Trajectory
+from armdyn.gui.plots.plots_panel import PlotsPanel
+from armdyn.gui.editors.pose_panel import PosePanel
+from armdyn.gui.panels.run_panel import DISPLAY_MS, RunPanel
 
 from gui_helpers import PUMA, flush_events
 
@@ -107,7 +107,7 @@ def test_a_runs_last_chunk_is_drawn_once_with_the_fitted_axes(qtbot, plots, fall
     and fits the axes: drawing it first painted the plots twice at every run's end.
     Without `set_trajectory` (a run that ended some other way) it is drawn all the
     same, a little later."""
-    from gui.plots import LAST_CHUNK_WAIT_MS
+    from armdyn.gui.plots.plots_panel import LAST_CHUNK_WAIT_MS
 
     run = _part(fall, 0, 2001)  # 20 s
     angles = plots._plots[0]
@@ -176,8 +176,7 @@ def test_progress_follows_a_timer_not_every_chunk(qtbot, monkeypatch):
 
 
 def test_hidden_inspect_does_no_work_on_pose_changes(make_window, monkeypatch):
-    import gui.inspect_panel as inspect_panel
-
+    import armdyn.gui.panels.inspect_panel as inspect_panel
     window = make_window(PUMA, (1280, 800))
     if window.inspect is None:
         pytest.skip("no inspect panel")
@@ -240,7 +239,7 @@ def test_a_big_robot_is_drawn_with_few_actors(make_window):
 
 
 def test_dragging_a_slider_of_a_200_link_robot_keeps_the_window_responsive(make_window, qtbot):
-    from gui.main_window import MainWindow
+    from armdyn.gui.main_window import MainWindow
 
     window = MainWindow(chain(200), None, restore_layout=False)
     qtbot.addWidget(window)

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core import inverse_dynamics
-from core.robot_file import load_robot
-from core.simulation import simulation_warnings, stop_report
-from core.trajectory import Trajectory
-from gui.export import CSV_HEADER_LINES, export_trajectory_csv
-from gui.run_panel import RunPanel
+from armdyn.core import inverse_dynamics
+from armdyn.core.io.robot_file import load_robot
+from armdyn.core.sim.simulation import simulation_warnings, stop_report
+from armdyn.core.sim.trajectory import Trajectory
+from armdyn.gui.export import CSV_HEADER_LINES, export_trajectory_csv
+from armdyn.gui.panels.run_panel import RunPanel
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
 

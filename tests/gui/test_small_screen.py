@@ -7,7 +7,7 @@ import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QImage, QPainter
 
-from gui.plots import _LogAxis
+from armdyn.gui.plots.plots_panel import _LogAxis
 
 from gui_helpers import PUMA, ROBOTS, flush_events
 
@@ -138,7 +138,7 @@ def test_plots_and_run_panel_fit_their_docks(make_window, qtbot, path, size, tmp
     legend that found no layout in its share took as much as it needed and pushed the
     plot beside it out of the view."""
     if path == "chain of 40":
-        from core.robot_file import save_robot
+        from armdyn.core.io.robot_file import save_robot
         from test_responsiveness import chain
         path = tmp_path / "chain40.toml"
         save_robot(chain(40), path)
@@ -163,7 +163,7 @@ def test_plots_and_run_panel_fit_their_docks(make_window, qtbot, path, size, tmp
 def test_a_flat_curve_is_drawn_flat_not_as_its_rounding_noise(make_window, qtbot):
     """The SCARA's vertical shoulder and elbow never move in a free fall: their angles
     carry only ~1e-15 deg of rounding noise, which the axis must not blow up."""
-    from gui.plots import MIN_Y_SPAN
+    from armdyn.gui.plots.plots_panel import MIN_Y_SPAN
     window = make_window(ROBOTS / "scara.toml", (1280, 800))
     settled(qtbot, window)
     window.run_panel.start_free_fall(0.5)

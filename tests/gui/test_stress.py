@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from core import Mechanism, Robot, loop_residual
-from gui.model_files import load_model
-from gui.run_panel import FallMethod
+from armdyn.core import Mechanism, Robot, loop_residual
+from armdyn.gui.model.files import load_model
+from armdyn.gui.panels.run_panel import FallMethod
 
 from gui_helpers import PLANAR, PUMA, ROBOTS, SCARA, flush_events
 

@@ -6,11 +6,11 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QComboBox
 
-from core import JointType
-from core.robot_file import load_robot
-from gui.document import RobotDocument
-from gui.robot_editor import RobotEditor
-from gui.tables import ERROR_BACKGROUND
+from armdyn.core import JointType
+from armdyn.core.io.robot_file import load_robot
+from armdyn.gui.model.document import RobotDocument
+from armdyn.gui.editors.robot_editor import RobotEditor
+from armdyn.gui.editors.tables import ERROR_BACKGROUND
 
 from gui_helpers import PUMA, type_into
 

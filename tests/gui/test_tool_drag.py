@@ -1,4 +1,4 @@
-"""Drag the tool (gui/tool_drag.py): the handle at the last link's frame, the arm
+"""Drag the tool (gui/scene/tool_drag.py): the handle at the last link's frame, the arm
 following it by inverse kinematics through the window's pose, the status when it cannot
 follow, and the Run panel's target."""
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import forward_kinematics
+from armdyn.core import forward_kinematics
 
 from gui_helpers import PUMA, ROBOTS, SCARA, flush_events
 

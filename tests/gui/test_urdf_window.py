@@ -11,10 +11,10 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from core import Mechanism, inverse_dynamics, mass_matrix
-from core.mechanism import as_mechanism
-from gui.error_report import WARNINGS_BOX_NAME
-from gui.model_files import load_model
+from armdyn.core import Mechanism, inverse_dynamics, mass_matrix
+from armdyn.core.model.mechanism import as_mechanism
+from armdyn.gui.error_report import WARNINGS_BOX_NAME
+from armdyn.gui.model.files import load_model
 
 from gui_helpers import PUMA, ROBOTS, ROOT, flush_events
 from test_app import armdyn
@@ -224,7 +224,7 @@ def test_armdyn_opens_a_urdf_from_the_command_line(small_urdf, tmp_path):
 def test_armdyn_refuses_a_broken_urdf_in_one_line(tmp_path):
     broken = tmp_path / "broken.urdf"
     broken.write_text(SMALL_URDF.replace('xyz="0.4 0 0"', 'xyz="0.4 0 zero"'))
-    result = subprocess.run([sys.executable, "-m", "gui.app", str(broken), "--screenshot",
+    result = subprocess.run([sys.executable, "-m", "armdyn.gui.app", str(broken), "--screenshot",
                              str(tmp_path / "x.png")], cwd=ROOT, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 2
@@ -233,7 +233,7 @@ def test_armdyn_refuses_a_broken_urdf_in_one_line(tmp_path):
 
 
 def test_a_name_typed_without_suffix_gets_that_of_the_filter_chosen():
-    from gui.robot_files import TOML_FILTER, URDF_FILTER, filter_suffix
+    from armdyn.gui.robot_files import TOML_FILTER, URDF_FILTER, filter_suffix
 
     assert filter_suffix(URDF_FILTER) == ".urdf" and filter_suffix(TOML_FILTER) == ".toml"
     assert filter_suffix("All files (*)") is None and filter_suffix("no pattern") is None

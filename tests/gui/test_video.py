@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
 
-from gui.video import (MAX_GIF_FPS, VideoFormat, VideoOptionsDialog, VideoRecorder,
+from armdyn.gui.video import (MAX_GIF_FPS, VideoFormat, VideoOptionsDialog, VideoRecorder,
                        VideoSettings, frame_times, start_window_recording)
 
 from gui_helpers import PUMA, ROOT, flush_events
@@ -190,7 +190,7 @@ def test_video_from_the_command_line(tmp_path):
 ], ids=["no-run", "gif-fps", "fps-alone"])
 def test_video_options_are_refused_before_any_work(args, message, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run([sys.executable, "-m", "gui.app", str(PUMA), *args], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "armdyn.gui.app", str(PUMA), *args], cwd=tmp_path,
                             env=env | {"PYTHONPATH": str(ROOT)}, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 2

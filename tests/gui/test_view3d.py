@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from PySide6.QtTest import QTest
 
-from core import JointType, forward_kinematics
-from core.robot_file import load_robot
-from gui.arm_scene import LAYERS, Sizes, build_parts, up_vector
-from gui.view3d import ArmView
+from armdyn.core import JointType, forward_kinematics
+from armdyn.core.io.robot_file import load_robot
+from armdyn.gui.scene.arm_scene import LAYERS, Sizes, build_parts, up_vector
+from armdyn.gui.scene.view3d import ArmView
 
 from gui_helpers import PLANAR, PUMA, ROBOT_FILES, SCARA, flush_events, rgb_array, screen_pixels
 
@@ -208,7 +208,7 @@ def test_paints_of_the_native_window_are_one_render(view):
     """pyvistaqt renders at every paint event of its window, and a window settling its
     layout sends several: each was a whole frame (40 ms for a 200-link robot). Paints
     are render requests, merged like the others."""
-    from gui.view3d import JUMP_DELAY_MS, STILL_MS
+    from armdyn.gui.scene.view3d import JUMP_DELAY_MS, STILL_MS
 
     ends = []
     tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: ends.append(1))
@@ -246,7 +246,7 @@ def test_the_still_frame_is_the_frame_already_asked_for(view):
 def test_the_floor_is_drawn_flat_in_its_colour(view):
     """The floor is drawn unlit (a software-GL frame ~2.5 ms cheaper): everywhere in its
     own colour, FLOOR_COLOR, whatever the lights and the camera."""
-    from gui.arm_scene import FLOOR_COLOR
+    from armdyn.gui.scene.arm_scene import FLOOR_COLOR
 
     view.set_robot(load_robot(PUMA))
     view.reset_camera()
@@ -270,7 +270,7 @@ def test_a_jump_of_the_arm_waits_for_the_repaints_asked_for_with_it(view):
     still picture a frame waits JUMP_DELAY_MS; while the arm moves it does not wait."""
     import time
 
-    from gui.view3d import JUMP_DELAY_MS, STILL_MS
+    from armdyn.gui.scene.view3d import JUMP_DELAY_MS, STILL_MS
 
     ends = []
     tag = view.plotter.ren_win.AddObserver("EndEvent",
@@ -325,7 +325,7 @@ def test_the_window_image_is_what_the_screen_shows(make_window, tmp_path):
     `QWidget.grab` alone leaves the native 3D view's area empty."""
     from PySide6.QtGui import QImage
 
-    from gui.app import save_window_image
+    from armdyn.gui.app import save_window_image
 
     window = make_window(PUMA, size=(1400, 900))
     QTest.qWait(300)

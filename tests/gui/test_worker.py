@@ -8,8 +8,8 @@ import time
 import numpy as np
 import pytest
 
-from core import SimulationError
-from gui.worker import GeneratorWorker
+from armdyn.core import SimulationError
+from armdyn.gui.jobs.worker import GeneratorWorker
 
 
 def counting(n: int, delay_s: float = 0.0, result: str = "done"):
@@ -138,7 +138,7 @@ def test_unexpected_exception_is_a_message_and_a_logged_traceback(qtbot, make_wo
     w = make_worker(failing, KeyError("oops"))
     messages = []
     w.errored.connect(messages.append)
-    with caplog.at_level(logging.ERROR, logger="gui.worker"):
+    with caplog.at_level(logging.ERROR, logger="armdyn.gui.jobs.worker"):
         with qtbot.waitSignal(w.done, timeout=5000):
             w.start()
         qtbot.waitUntil(lambda: "Traceback" in caplog.text, timeout=1000)

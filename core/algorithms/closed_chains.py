@@ -1,0 +1,401 @@
+"""Dynamics of closed chains: constrained forward dynamics (two methods), the cut-joint
+forces, and the inverse dynamics of Saha's subsystem recursion (seed 001 Sec 4).
+
+Notation: q (n,) are the joints of the spanning tree, J (m, n) the loop Jacobian and
+gamma = J' qd (`core.algorithms.loops`), lambda (m,) the cut-joint forces along the
+closure rows (`constraint_row_labels`). The tree obeys
+
+    M qdd + h = tau + J^T lambda,        J qdd + gamma = 0.          (Jalon 8.114)
+
+Forward dynamics:
+  method "denoc"     - the Lagrange-multiplier system solved with the O(n) UDU^T
+                       factors (`core.kernels.constrained`), no dense M;
+  method "composite" - the same system with the composite-body GIM, dense KKT solve;
+  method "minimal"   - minimal coordinates (velocity transformation, Jalon Sec 8.3 and
+                       Saha's N^T M N): qd = R zd, qdd = R zdd + S_c,
+                       (R^T M R) zdd = R^T (tau - h - M S_c).        (Jalon 8.119-8.120)
+                       The independent joints z are the mechanism's; where they stop
+                       fixing the motion (a type-II singularity) it raises
+                       SingularConfigurationError instead of returning NaN.
+
+Inverse dynamics (`closed_chain_inverse_dynamics`): given a motion that keeps the loops
+closed, RIDIM of the tree gives tau* = M qdd + h (the inertia and gravity wrenches
+projected on every tree joint), and each subsystem j (a branch of the tree on the base)
+must satisfy (Saha eqs. 40-42)
+
+    tau*_j = S_j^T tau_a + sum over the loops k touching j of J_kj^T lambda_k.
+
+A subsystem is determinate when its unknowns (its actuator forces and the not yet
+known multipliers of its loops) are as many as its joints; it is solved, its
+multipliers are substituted into the neighbouring subsystems, and so on (the subsystem
+recursion). When no subsystem is determinate the remaining equations are solved
+together (the system approach, eqs. 43-46), by least squares with minimum norm for
+redundant loops. Both give the same forces.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..kernels.buffers import compiled_kernel
+from ..kernels.constrained import constrained_forward_dynamics_kernel
+from .dynamics import (joint_rows, joint_vector, kernel_of, link_wrenches, mass_matrix,
+                       singular_error, tree_inverse_dynamics)
+from ..errors import MechanismError, SingularConfigurationError
+from ..kernels.layout import model_views
+from .loops import (RANK_TOL, loop_acceleration_term, loop_jacobian,
+                              numerical_rank)
+from ..kernels.data import data_views, thread_workspace
+
+
+# ----------------------------------------------------------------------------------
+# Forward dynamics
+# ----------------------------------------------------------------------------------
+
+@compiled_kernel
+def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
+    """Row-wise constrained FD; lam (T, m). Returns -1, or sample * (n + m) + the
+    kernel's code (a singular joint j < n, or n + an inconsistent row)."""
+    mv = model_views(F, I)
+    D = data_views(ws, mv.n, mv.m)
+    multipliers = D.lam
+    for s in range(q.shape[0]):
+        bad = constrained_forward_dynamics_kernel(mv, ws, q[s], qd[s], tau[s],
+                                                  f_ext[s if f_ext.shape[0] > 1 else 0], qdd[s])
+        if bad >= 0:
+            return s * (mv.n + mv.m) + bad
+        for r in range(mv.m):
+            lam[s, r] = multipliers[r]
+    return -1
+
+
+def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
+    """(qdd, lam): accelerations and cut-joint forces by the UDU^T Lagrange-multiplier
+    method, for single states (n,) or batches (T, n)."""
+    k = kernel_of(model)
+    (Q, Qd, Tau), single = joint_rows(k.n, q=q, qd=qd, tau=tau)
+    qdd = np.empty_like(Q)
+    lam = np.empty((Q.shape[0], k.m))
+    bad = _constrained_batch(k.F, k.I, thread_workspace(k.n, k.m), Q, Qd, Tau,
+                             link_wrenches(f_ext, k.n, Q.shape[0]), qdd, lam)
+    if bad >= 0:
+        s, code = divmod(int(bad), k.n + k.m)
+        raise constrained_failure(model, Q[s], code)
+    return (qdd[0], lam[0]) if single else (qdd, lam)
+
+
+def constrained_failure(model, q, code: int) -> Exception:
+    """The error for a code of the constrained forward dynamics kernel at pose q."""
+    k = kernel_of(model)
+    if code < k.n:
+        return singular_error(model, q, code)
+    from .loops import constraint_row_labels
+    label = constraint_row_labels(model)[code - k.n]
+    return SingularConfigurationError(
+        f"loop row {label!r} loses rank at this pose: no acceleration keeps the loops "
+        "closed (the loop is at a singular configuration)", q=np.array(q, dtype=float))
+
+
+def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None
+                                 ) -> np.ndarray:
+    """Accelerations qdd (shape of q) that keep the loops closed under the tree joint
+    forces tau; methods in the module docstring ("minimal": single states only)."""
+    if method == "denoc":
+        return kkt_forward_dynamics(model, q, qd, tau, f_ext)[0]
+    if method == "composite":
+        return _kkt_dense(model, q, qd, tau, f_ext)[0]
+    if method == "minimal":
+        return minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext)
+    raise ValueError(f"method must be 'denoc', 'composite' or 'minimal', got {method!r}")
+
+
+def _kkt_dense(model, q, qd, tau, f_ext):
+    """The same Lagrange-multiplier system with the composite-body GIM (dense)."""
+    k = kernel_of(model)
+    q = joint_vector(q, k.n, "q")
+    qd = joint_vector(qd, k.n, "qd")
+    tau = joint_vector(tau, k.n, "tau")
+    M = mass_matrix(model, q)
+    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.n), f_ext)  # bias forces, gravity in
+    J = loop_jacobian(model, q)
+    gamma = loop_acceleration_term(model, q, qd)
+    m = J.shape[0]
+    K = np.block([[M, J.T], [J, np.zeros((m, m))]])
+    sol = np.linalg.lstsq(K, np.concatenate([tau - h, -gamma]), rcond=1e-12)[0]
+    return sol[:k.n], -sol[k.n:]
+
+
+def cut_joint_forces(model, q, qd, tau, f_ext=None) -> np.ndarray:
+    """Lagrange multipliers lambda (m,) (or (T, m)) of the forward dynamics under tau:
+    the force (N) or moment (N m) of each cut joint along its closure row, on the
+    loop's second link. Rows: `core.algorithms.loops.constraint_row_labels`."""
+    return kkt_forward_dynamics(model, q, qd, tau, f_ext)[1]
+
+
+# ----------------------------------------------------------------------------------
+# Velocity transformation (minimal coordinates)
+# ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class VelocityTransformation:
+    """qd = R zd and qdd = R zdd + S_c at one state (Jalon eqs. 8.36, 8.119).
+
+    R   : (n, ni) column k = the tree joint rates of a unit rate of independent joint k
+    S_c : (n,)    the tree accelerations at zdd = 0 (from gamma)
+    independent : (ni,) the independent joints (indices into q)
+    """
+
+    R: np.ndarray
+    S_c: np.ndarray
+    independent: tuple[int, ...]
+
+
+def velocity_transformation(model, q, qd=None, independent=None) -> VelocityTransformation:
+    """R and S_c by coordinate partitioning: J_d qd_d = -J_z zd (least squares where loop
+    rows are redundant). `independent`: joint indices (default: the model's). Raises
+    SingularConfigurationError when the independent joints no longer fix the motion
+    (J_d loses column rank: a type-II singularity)."""
+    k = kernel_of(model)
+    n = k.n
+    q = joint_vector(q, n, "q")
+    z = sorted(independent if independent is not None
+               else getattr(model, "independent", range(n)))
+    d = [j for j in range(n) if j not in z]
+    J = loop_jacobian(model, q)
+    R = np.zeros((n, len(z)))
+    R[z, range(len(z))] = 1.0
+    S_c = np.zeros(n)
+    if not d:
+        return VelocityTransformation(R, S_c, tuple(z))
+    Jd, Jz = J[:, d], J[:, z]
+    s = np.linalg.svd(Jd, compute_uv=False)
+    if s.size == 0 or s[-1] <= RANK_TOL * max(1.0, s[0]) or len(d) > J.shape[0]:
+        cond = np.inf if s.size == 0 or s[-1] == 0 else s[0] / s[-1]
+        raise SingularConfigurationError(
+            f"the independent joints ({', '.join(_names(model, z))}) no longer fix the "
+            f"motion of {', '.join(_names(model, d))} (loop Jacobian of the dependent "
+            f"joints has condition number {cond:.3g}): a parallel (type-II) singularity",
+            q=q.copy())
+    pinv = np.linalg.pinv(Jd, rcond=RANK_TOL)
+    R[d] = -pinv @ Jz
+    if qd is not None:
+        gamma = loop_acceleration_term(model, q, joint_vector(qd, n, "qd"))
+        S_c[d] = -pinv @ gamma
+    return VelocityTransformation(R, S_c, tuple(z))
+
+
+def _names(model, joints) -> list[str]:
+    names = getattr(model, "joint_names", None)
+    return [repr(names[j]) if names else str(j + 1) for j in joints]
+
+
+def reduced_mass_matrix(model, q) -> np.ndarray:
+    """R^T M R (ni, ni): the mass matrix of the independent coordinates (Saha's I of
+    eq. 33, Jalon's eq. 8.120), symmetric positive definite away from singularities."""
+    vt = velocity_transformation(model, q)
+    return vt.R.T @ mass_matrix(model, q) @ vt.R
+
+
+def minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
+    """qdd (n,) from (R^T M R) zdd = R^T (tau - h - M S_c), qdd = R zdd + S_c."""
+    k = kernel_of(model)
+    q = joint_vector(q, k.n, "q")
+    qd = joint_vector(qd, k.n, "qd")
+    tau = joint_vector(tau, k.n, "tau")
+    vt = velocity_transformation(model, q, qd)
+    M = mass_matrix(model, q)
+    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.n), f_ext)
+    Mr = vt.R.T @ M @ vt.R
+    zdd = np.linalg.solve(Mr, vt.R.T @ (tau - h - M @ vt.S_c))
+    return vt.R @ zdd + vt.S_c
+
+
+# ----------------------------------------------------------------------------------
+# Inverse dynamics: Saha's subsystem recursion (seed 001 Sec 4)
+# ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Subsystem:
+    """One branch of the spanning tree on the base (Saha Sec 4.2).
+
+    joints   : tree joints of the subsystem (indices into q)
+    unknowns : what its equations are solved for, as labels ("tau 'crank'", "C x")
+    determinate : whether it was solved on its own (else: by the system approach)
+    order    : 1-based position in the solution sequence (the system approach shares
+               one position for all the subsystems it solves together)
+    """
+
+    joints: tuple[int, ...]
+    unknowns: tuple[str, ...]
+    determinate: bool
+    order: int
+
+
+@dataclass(frozen=True)
+class ClosedChainInverseDynamics:
+    """tau (n,): forces at the actuated joints (zeros at passive joints), N m / N;
+    lam (m,): the cut-joint forces (N / N m) along the closure rows;
+    subsystems: how they were solved; method: "subsystem" or "system"."""
+
+    tau: np.ndarray
+    lam: np.ndarray
+    subsystems: tuple[Subsystem, ...]
+    method: str
+
+
+def subsystems_of(model) -> list[tuple[int, ...]]:
+    """The branches of the spanning tree on the base: joints grouped by root joint."""
+    parent = list(kernel_of(model).views.parent)
+    root = []
+    for j in range(len(parent)):
+        r = j
+        while parent[r] >= 0:
+            r = parent[r]
+        root.append(r)
+    groups: dict[int, list[int]] = {}
+    for j, r in enumerate(root):
+        groups.setdefault(r, []).append(j)
+    return [tuple(g) for _, g in sorted(groups.items())]
+
+
+def _row_owner(model) -> list[set[int]]:
+    """For every closure row, the subsystems (indices) whose joints it involves."""
+    k = kernel_of(model)
+    v = k.views
+    subs = subsystems_of(model)
+    sub_of = {}
+    for i, g in enumerate(subs):
+        for j in g:
+            sub_of[j] = i
+    owners = []
+    for r in range(k.m):
+        l = int(v.row_loop[r])
+        owners.append({sub_of[int(b)] for b in v.loop_body[l] if b >= 0})
+    return owners
+
+
+def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "subsystem"
+                                  ) -> ClosedChainInverseDynamics:
+    """Actuator forces and cut-joint forces of a closed chain along a consistent motion.
+
+    q, qd, qdd (n,): a state of the tree that keeps the loops closed (J qd = 0,
+    J qdd + gamma = 0; see `closed_chain_motion`). method "subsystem" (Saha's
+    recursion, falling back to the system approach for what stays indeterminate) or
+    "system" (all at once). Raises MechanismError if fewer joints are actuated than the
+    mechanism has degrees of freedom.
+    """
+    from .loops import constraint_row_labels
+    k = kernel_of(model)
+    n, m = k.n, k.m
+    q = joint_vector(q, n, "q")
+    qd = joint_vector(qd, n, "qd")
+    qdd = joint_vector(qdd, n, "qdd")
+    actuated = list(getattr(model, "actuated", range(n)))
+    dof = getattr(model, "dof", n)
+    if len(actuated) < dof:
+        raise MechanismError(f"inverse dynamics needs at least as many actuated joints as "
+                             f"degrees of freedom ({dof}); {len(actuated)} are actuated",
+                             field="actuated")
+    # RIDIM of the tree: tau* = M qdd + h - (known external wrenches), eq. 40's left side
+    tau_star = tree_inverse_dynamics(model, q, qd, qdd, f_ext)
+    J = loop_jacobian(model, q)
+    names = getattr(model, "joint_names", [f"link {j + 1}" for j in range(n)])
+    rows = constraint_row_labels(model) if m else []
+    subs = subsystems_of(model)
+    owners = _row_owner(model)
+    tau = np.zeros(n)
+    lam = np.zeros(m)
+    known_rows: set[int] = set()
+    solved: list[Subsystem | None] = [None] * len(subs)
+    order = 0
+    if method not in ("subsystem", "system"):
+        raise ValueError(f"method must be 'subsystem' or 'system', got {method!r}")
+    progress = method == "subsystem"
+    while progress:
+        progress = False
+        for i, joints in enumerate(subs):
+            if solved[i] is not None:
+                continue
+            g = list(joints)
+            act = [j for j in g if j in actuated]
+            open_rows = [r for r in range(m) if i in owners[r] and r not in known_rows]
+            # drop rows that do not touch this subsystem's joints (e.g. structurally zero)
+            open_rows = [r for r in open_rows if np.any(J[r, g])]
+            if len(act) + len(open_rows) != len(g):
+                continue
+            # eqs. 41-42 for subsystem i: [S^T  J_open^T] [tau_a; lam_open] = tau*_i - J_known^T lam
+            A = np.zeros((len(g), len(g)))
+            for c, j in enumerate(act):
+                A[g.index(j), c] = 1.0
+            if open_rows:
+                A[:, len(act):] = J[np.ix_(open_rows, g)].T
+            known = sorted(known_rows)
+            b = tau_star[g] - (J[np.ix_(known, g)].T @ lam[known] if known else 0.0)
+            if numerical_rank(A) < len(g):
+                continue  # singular here: leave it to the system approach
+            x = np.linalg.solve(A, b)
+            tau[act] = x[:len(act)]
+            lam[open_rows] = x[len(act):]
+            known_rows.update(open_rows)
+            order += 1
+            solved[i] = Subsystem(joints, tuple([f"tau {names[j]!r}" for j in act]
+                                                + [rows[r] for r in open_rows]), True, order)
+            progress = True
+    remaining = [i for i in range(len(subs)) if solved[i] is None]
+    if remaining:
+        # the system approach, eqs. 43-46: every remaining equation at once
+        g = [j for i in remaining for j in subs[i]]
+        act = [j for j in g if j in actuated]
+        open_rows = [r for r in range(m) if r not in known_rows]
+        A = np.zeros((len(g), len(act) + len(open_rows)))
+        for c, j in enumerate(act):
+            A[g.index(j), c] = 1.0
+        if open_rows:
+            A[:, len(act):] = J[np.ix_(open_rows, g)].T
+        known = sorted(known_rows)
+        b = tau_star[g] - (J[np.ix_(known, g)].T @ lam[known] if known else 0.0)
+        x = np.linalg.lstsq(A, b, rcond=1e-12)[0]  # minimum norm for redundant rows
+        tau[act] = x[:len(act)]
+        lam[open_rows] = x[len(act):]
+        order += 1
+        for i in remaining:
+            joints = subs[i]
+            solved[i] = Subsystem(joints, tuple([f"tau {names[j]!r}" for j in joints
+                                                 if j in actuated]
+                                                + [rows[r] for r in open_rows
+                                                   if i in owners[r]]), False, order)
+    return ClosedChainInverseDynamics(tau, lam, tuple(solved), method)
+
+
+# ----------------------------------------------------------------------------------
+# Consistent motions: drive some joints, solve the others (position, velocity and
+# acceleration analysis)
+# ----------------------------------------------------------------------------------
+
+def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tree joint values, rates and accelerations (each (S, n)) of a closed chain whose
+    driven joints (default: the actuated ones) follow z, zd, zdd (each (S, nd)).
+
+    Position: `assemble` from the previous sample (the first from q_guess), so the
+    branch of the guess is followed; velocity and acceleration: qd = R zd,
+    qdd = R zdd + S_c with the driven joints as independent coordinates.
+    Raises LoopClosureError or SingularConfigurationError (with the sample's pose).
+    """
+    from .loops import assemble
+    k = kernel_of(model)
+    driven = sorted(getattr(model, "actuated", ()) if driven is None else driven)
+    z, zd, zdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (z, zd, zdd))
+    S = z.shape[0]
+    Q, Qd, Qdd = np.empty((S, k.n)), np.empty((S, k.n)), np.empty((S, k.n))
+    guess = joint_vector(q_guess, k.n, "q_guess").copy()
+    for s in range(S):
+        guess[driven] = z[s]
+        q = assemble(model, guess, independent=driven)
+        vt = velocity_transformation(model, q, independent=driven)
+        qd = vt.R @ zd[s]
+        vt = velocity_transformation(model, q, qd, independent=driven)
+        Q[s], Qd[s], Qdd[s] = q, qd, vt.R @ zdd[s] + vt.S_c
+        guess = q
+    return Q, Qd, Qdd

@@ -1,0 +1,117 @@
+"""Compiled kernels without reference counting, and named views into flat buffers.
+
+The model (`core.kernels.layout`) and the per-call state (`core.kernels.data`) are flat
+numpy buffers cut into named arrays inside the compiled kernels. Two costs of numba's
+defaults dominated kernels as short as ours (a few hundred flops per joint):
+
+- Reference counting. numba's runtime (NRT) increments and decrements a counter
+  around every use of an array, through an out-of-line call: 226 calls in the loop
+  geometry of one cut joint, three quarters of its time, and half the time of a
+  closed-chain forward dynamics. The kernels never allocate: every array they touch
+  belongs to a buffer the caller holds for the whole call. So they are compiled
+  without NRT (`compiled_kernel`); numba then refuses, at compile time, any
+  allocation in them (np.empty, np.zeros, ...), and does not box the arrays they
+  would return: a kernel whose result Python reads returns numbers, or writes into
+  arrays Python passed in. (Dispatch is cheaper too: an array argument is not
+  wrapped in a counted handle.)
+- Type tests. A single-state call (one forward dynamics of a small arm: about a
+  microsecond of arithmetic) paid as much again in Python for checking that its
+  arguments were float vectors. A `closed_kernel` is compiled only for the argument
+  types of its first call (`compile_and_call`) and then refuses others: numba matches
+  the types in C, and anything else raises TypeError at once, so the caller's fast
+  path is `try: kernel(...)` and its `except TypeError:` the checked path.
+- Views. Slicing and `reshape` call into numba's C helpers for every field.
+  `view(buffer, offset, shape)` is instead a plain C-ordered array over the buffer's
+  memory, made inline: free, and valid while the buffer lives.
+"""
+from __future__ import annotations
+
+import threading
+
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
+
+#: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
+#: compiled without numba's reference counting (see the module docstring), and running
+#: without Python's global lock (a simulation in a worker thread leaves the window's
+#: thread free; the kernels touch no Python object). Helpers of a few lines use
+#: `njit(cache=True, inline="always")` instead: they are inlined into (and compiled
+#: with) their caller.
+KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
+compiled_kernel = njit(**KERNEL_OPTIONS)
+
+#: Helpers inlined into their callers by numba (at its IR level): a call of a compiled
+#: function passes every array of its argument list member by member, hundreds of
+#: words for the recursions (the model views and a dozen fields), which cost a hot
+#: path a fifth of its time. Short helpers are always inlined (`inlined_kernel`); the
+#: recursions get an `inline_twin` that only the hot paths call (inlining them
+#: everywhere would triple the compile time of the core).
+INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+inlined_kernel = njit(**INLINE_OPTIONS)
+
+
+def inline_twin(kernel):
+    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS)."""
+    return njit(**INLINE_OPTIONS)(kernel.py_func)
+
+_compiling = threading.Lock()
+
+
+def closed_kernel(function):
+    """A kernel for one state (about a microsecond), closed to argument types it has not
+    been compiled for (see the module docstring): call it through `compile_and_call`
+    where the types may be new. It keeps the GIL: releasing and taking it back would
+    cost more than the other threads gain."""
+    kernel = njit(**{**KERNEL_OPTIONS, "nogil": False})(function)
+    # (numba's disable_compile() insists on a compiled signature; this is what it sets)
+    kernel._can_compile = False
+    return kernel
+
+
+def compile_and_call(kernel, *args):
+    """kernel(*args) for a `closed_kernel`, compiling (or loading from numba's cache) the
+    types of args first if they are new to it."""
+    with _compiling:
+        kernel._can_compile = True
+        try:
+            return kernel(*args)
+        finally:
+            kernel._can_compile = False
+
+
+@intrinsic
+def view(typingctx, buffer, offset, shape):
+    """The C-ordered array of `shape` (a tuple of ints) over buffer[offset:] (a 1-D
+    contiguous array): no copy, no reference, no bounds check against the buffer."""
+    ndim = len(shape)
+    result = types.Array(buffer.dtype, ndim, "C")
+
+    def codegen(context, builder, signature, args):
+        source = context.make_array(signature.args[0])(context, builder, args[0])
+        data = builder.gep(source.data, [args[1]])
+        dims = [context.cast(builder, value, typ, types.intp) for value, typ in
+                zip(cgutils.unpack_tuple(builder, args[2]), signature.args[2])]
+        itemsize = context.get_constant(
+            types.intp, context.get_abi_sizeof(context.get_data_type(buffer.dtype)))
+        strides = [itemsize] * ndim
+        for i in range(ndim - 2, -1, -1):
+            strides[i] = builder.mul(strides[i + 1], dims[i + 1])
+        out = context.make_array(result)(context, builder)
+        populate_array(out, data=data, shape=dims, strides=strides, itemsize=itemsize,
+                       meminfo=None)
+        return out._getvalue()
+
+    return result(buffer, offset, shape), codegen
+
+
+@intrinsic
+def address_of(typingctx, buffer, offset):
+    """A raw pointer to buffer[offset] (a 1-D contiguous array), for C callbacks
+    (`core.kernels.torque`)."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.gep(array.data, [args[1]])
+
+    return types.CPointer(buffer.dtype)(buffer, offset), codegen

@@ -1,0 +1,428 @@
+"""Recursion walkthrough: RIDIM and the UDU^T forward dynamics, link by link.
+
+For teaching and debugging (issue #10): the per-link intermediates of the two
+recursive algorithms of seed 001 Sec 2.4, as an ordered list of `Step`s, each
+with the paper's symbols and equation numbers and the vectors to draw at O_i.
+
+The numbers are the core's own: the compiled kernels of `core.kernels.denoc`
+(`link_quantities`, `inverse_dynamics_kernel`, `forward_dynamics_tree`, the very
+kernels `inverse_dynamics` and `forward_dynamics` run) fill the fields of a fresh
+workspace (`core.kernels.data.new_workspace`, read with `data_of`), and the steps are
+cut from those fields. Only two quantities the kernels accumulate in place are
+taken apart again here (marked "from the kernel's sums" below): the link's own
+inertia wrench inside w*_i, and the eta_{i,i+1} inside eta_i.
+
+RIDIM (seed 001 Sec 2.4.1), three phases:
+
+    forward   t_i  = A_{i,λ} t_λ + p_i θ'_i                               (eq. 11c)
+              ṫ_i  = A_{i,λ} ṫ_λ + Ȧ_{i,λ} t_λ + p_i θ''_i + W_λ p_i θ'_i  (Sec 2.4.1; ṫ_0 = ρ, eq. 17)
+    backward  w*_i = M_i ṫ_i + W_i M_i E_i t_i + Σ_c A_{c,i}^T w*_c      (eq. 5, Sec 2.4.1)
+    project   τ_i  = p_i^T w*_i                                            (Sec 2.4.1, eq. 16a)
+
+UDU^T forward dynamics (RFDSIM, seed 001 Sec 2.4.2), with φ = τ - C θ' (eq. 18):
+
+    inward    M̂_i = M_i + Σ_c A_{c,i}^T M̄_c A_{c,i};  M̄_i = M̂_i - ψ̂_i ψ̂_i^T / m̂_i     (eq. 19d)
+              ψ̂_i = M̂_i p_i;  m̂_i = p_i^T ψ̂_i                                        (eq. 19c)
+              φ̂_i = φ_i - p_i^T η_{i,i+1};  η_{λ,i} = A_{i,λ}^T (η_{i,i+1} + ψ̂_i φ̂_i / m̂_i)  (eqs. 19a-b)
+              φ̃_i = φ̂_i / m̂_i                                                         (eq. 20)
+    outward   μ̃_{i,λ} = A_{i,λ} μ̃_λ;  θ''_i = φ̃_i - ψ̂_i^T μ̃_{i,λ} / m̂_i;  μ̃_i = p_i θ''_i + μ̃_{i,λ}  (eqs. 21a-b)
+
+Symbols: θ' and θ'' are the paper's θ-dot and θ-double-dot (joint rates and
+accelerations; ḃ for a prismatic joint's rate), written with primes because common
+fonts drop a combining dot over a Greek letter. Link numbers in symbols are 1-based
+(Saha's); `Step.link` is the 0-based joint index.
+On a tree λ = parent(i) and the sums run over the children c; a mechanism with loops
+is walked through on its spanning tree (`Walkthrough.tree_only`): the loops' cut-joint
+forces are not part of these recursions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+
+from ..kernels import denoc
+from ..algorithms.dynamics import joint_vector, kernel_of, twist_propagation_matrix
+from ..errors import SingularMassMatrixError
+from ..kernels.layout import ModelViews
+from ..kernels.data import Data, data_of, new_workspace
+
+__all__ = ["ArrowKind", "Arrow", "Quantity", "Step", "Walkthrough", "walkthrough",
+           "RIDIM", "UDU"]
+
+RIDIM = "RIDIM"
+UDU = "UDU^T"
+
+
+class ArrowKind(str, Enum):
+    """What an arrow at O_i shows; the value is its unit."""
+
+    ANGULAR_VELOCITY = "rad/s"
+    LINEAR_VELOCITY = "m/s"
+    ANGULAR_ACCELERATION = "rad/s\u00b2"
+    LINEAR_ACCELERATION = "m/s\u00b2"
+    MOMENT = "N m"
+    FORCE = "N"
+
+    @property
+    def unit(self) -> str:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", " ")
+
+
+@dataclass(frozen=True)
+class Arrow:
+    """A vector to draw at a point.
+
+    kind   : what it is (and its unit, `kind.unit`)
+    symbol : the paper's symbol, e.g. "ω_3"
+    origin : (3,) the point O_i on joint axis i, base frame, m
+    vector : (3,) base frame, in `kind.unit`
+    """
+
+    kind: ArrowKind
+    symbol: str
+    origin: np.ndarray
+    vector: np.ndarray
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number, vector or matrix of a step.
+
+    symbol   : the paper's symbol with the 1-based link number ("t_3", "M̂_2", "τ")
+    equation : where the paper defines it ("eq. 11c", "Sec 2.4.1")
+    value    : () a scalar; (6,) a twist [ω; v] or wrench [n; f] at O_i; (6, 6) an
+               extended mass matrix about O_i; (n,) a joint vector. Base frame, SI.
+    unit     : unit text (a 6-vector: "angular part; linear part")
+    meaning  : a few words
+    """
+
+    symbol: str
+    equation: str
+    value: np.ndarray
+    unit: str
+    meaning: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a walkthrough.
+
+    algorithm : `RIDIM` or `UDU`
+    phase     : "forward recursion", "backward recursion", "projection",
+                "articulated inertias (inward)", "accelerations (outward)"
+    link      : 0-based joint index the step works on
+    formula   : the step's equation in the paper's symbols
+    equation  : its equation number
+    quantities: what the step computes (and what it reads), in order
+    arrows    : vectors to draw at O_i (one per `ArrowKind` at most)
+    """
+
+    algorithm: str
+    phase: str
+    link: int
+    formula: str
+    equation: str
+    quantities: tuple[Quantity, ...]
+    arrows: tuple[Arrow, ...]
+
+    def quantity(self, symbol: str) -> Quantity:
+        """The quantity with this symbol; KeyError if the step has none."""
+        for item in self.quantities:
+            if item.symbol == symbol:
+                return item
+        raise KeyError(symbol)
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    """Both algorithms at one state (q, θ', θ''), the forward dynamics driven by τ_fd.
+
+    steps     : RIDIM's steps, then the UDU^T steps
+    tau       : (n,) RIDIM's result, N m / N
+    qdd       : (n,) the UDU^T result for the driving forces tau_fd, rad/s^2 / m/s^2
+    tau_fd    : (n,) the forces the forward dynamics was given
+    ridim     : the workspace fields the RIDIM kernels filled (`core.kernels.data.Data`)
+    udu       : the workspace fields the forward-dynamics kernel filled
+    tree_only : True for a mechanism with loops: the recursions ran on its spanning
+                tree (compare with `tree_inverse_dynamics`)
+    """
+
+    steps: tuple[Step, ...]
+    tau: np.ndarray
+    qdd: np.ndarray
+    tau_fd: np.ndarray
+    ridim: Data
+    udu: Data
+    tree_only: bool
+
+    def of(self, algorithm: str) -> tuple[Step, ...]:
+        """The steps of one algorithm (`RIDIM` or `UDU`), in order."""
+        return tuple(s for s in self.steps if s.algorithm == algorithm)
+
+
+# ----------------------------------------------------------------------------------
+# Running the core's kernels on a fresh workspace
+# ----------------------------------------------------------------------------------
+
+def _model_views(model) -> ModelViews:
+    """The model's named fields as writable arrays: the array types the compiled entry
+    points pass the kernels, so numba reuses their compiled code (no new compile)."""
+    return ModelViews(*(np.array(x) if isinstance(x, np.ndarray) else x
+                        for x in kernel_of(model).views))
+
+
+def _fresh(n: int, m: int) -> Data:
+    """The fields of a new workspace as writable arrays for the kernels to fill."""
+    return data_of(new_workspace(n, m), n, m)
+
+
+def run_ridim(model, q, qd, qdd) -> tuple[np.ndarray, Data]:
+    """tau (n,) and the fields RIDIM filled (link quantities, t, tdot, w), from
+    `core.kernels.denoc.link_quantities` and `inverse_dynamics_kernel` on a fresh workspace."""
+    k = kernel_of(model)
+    mv = _model_views(model)
+    D = _fresh(k.n, k.m)
+    tau = np.zeros(k.n)
+    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
+    denoc.inverse_dynamics_kernel(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
+                                  np.zeros((k.n, 6)), D.t, D.tdot, D.w, tau)
+    return tau, D
+
+
+def run_udu(model, q, qd, tau) -> tuple[np.ndarray, Data]:
+    """qdd (n,) and the fields `core.kernels.denoc.forward_dynamics_tree` filled (phi, M_hat,
+    psi_hat, m_hat, eta, phi_hat, mu, ...) on a fresh workspace."""
+    k = kernel_of(model)
+    mv = _model_views(model)
+    D = _fresh(k.n, k.m)
+    qdd = np.zeros(k.n)
+    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, np.zeros((k.n, 6)), mv.gravity, D.Rj,
+                                      D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t, D.tdot,
+                                      D.w, D.tmp66, D.zero, D.phi, D.M_hat, D.psi_hat,
+                                      D.m_hat, D.eta, D.phi_hat, D.mu, qdd)
+    if bad >= 0:
+        raise SingularMassMatrixError(int(bad) + 1, float(D.m_hat[bad]))
+    return qdd, D
+
+
+# ----------------------------------------------------------------------------------
+# The steps
+# ----------------------------------------------------------------------------------
+
+_TWIST = "rad/s; m/s"
+_RATE = "rad/s\u00b2; m/s\u00b2"
+_WRENCH = "N m; N"
+
+
+def _children(parent: np.ndarray) -> list[list[int]]:
+    kids: list[list[int]] = [[] for _ in parent]
+    for k, p in enumerate(parent):
+        if p >= 0:
+            kids[int(p)].append(k)
+    return kids
+
+
+def _p(revolute: bool, e: np.ndarray) -> np.ndarray:
+    """p_i = [e_i; 0] (revolute) or [0; e_i] (prismatic), eqs. 11d, 12b."""
+    p = np.zeros(6)
+    p[(0 if revolute else 3):(3 if revolute else 6)] = e
+    return p
+
+
+def _pair(kinds: tuple[ArrowKind, ArrowKind], symbols: tuple[str, str], origin: np.ndarray,
+          six: np.ndarray) -> tuple[Arrow, Arrow]:
+    return (Arrow(kinds[0], symbols[0], origin.copy(), six[:3].copy()),
+            Arrow(kinds[1], symbols[1], origin.copy(), six[3:].copy()))
+
+
+def walkthrough(model, q, qd, qdd, tau_fd=None) -> Walkthrough:
+    """RIDIM at (q, θ', θ'') and the UDU^T forward dynamics at (q, θ') driven by tau_fd
+    (default: RIDIM's τ, so that the forward dynamics gives θ'' back), link by link.
+
+    model : a Robot or Mechanism (a mechanism with loops runs on its spanning tree)
+    q, qd, qdd, tau_fd : (n,) rad, rad/s, rad/s^2, N m (m, m/s, m/s^2, N prismatic)
+    Raises SingularMassMatrixError if an articulated-inertia pivot m̂_i vanishes.
+    """
+    k = kernel_of(model)
+    n = k.n
+    q = joint_vector(q, n, "q")
+    qd = joint_vector(qd, n, "qd")
+    qdd = joint_vector(qdd, n, "qdd")
+    tau, R = run_ridim(model, q, qd, qdd)
+    tau_fd = tau.copy() if tau_fd is None else joint_vector(tau_fd, n, "tau_fd")
+    qdd_fd, F = run_udu(model, q, qd, tau_fd)
+    mv = kernel_of(model).views
+    steps = _ridim_steps(mv, qd, qdd, tau, R) + _udu_steps(mv, tau_fd, qdd_fd, F)
+    return Walkthrough(steps=tuple(steps), tau=tau, qdd=qdd_fd, tau_fd=tau_fd, ridim=R,
+                       udu=F, tree_only=k.nl > 0)
+
+
+def _names(mv, k: int) -> tuple[str, str, bool, str]:
+    """(i, λ or "", revolute, joint-force unit) of 0-based joint k, 1-based names."""
+    p = int(mv.parent[k])
+    rev = bool(mv.revolute[k])
+    return str(k + 1), (str(p + 1) if p >= 0 else ""), rev, ("N m" if rev else "N")
+
+
+def _ridim_steps(mv, qd, qdd, tau, D: Data) -> list[Step]:
+    n = mv.n
+    order = [int(k) for k in mv.order]
+    kids = _children(mv.parent)
+    steps: list[Step] = []
+    # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
+    for k in order:
+        i, lam, rev, _ = _names(mv, k)
+        p = _p(rev, D.e[k])
+        rate = "\u03b8'" if rev else "\u1e03"
+        if lam:
+            formula = (f"t_{i} = A_{i},{lam} t_{lam} + p_{i} {rate}_{i};   "
+                       f"\u1e6b_{i} = A_{i},{lam} \u1e6b_{lam} + \u0226_{i},{lam} t_{lam} "
+                       f"+ p_{i} \u03b8''_{i} + W_{lam} p_{i} {rate}_{i}")
+        else:
+            formula = (f"t_{i} = p_{i} {rate}_{i};   \u1e6b_{i} = p_{i} \u03b8''_{i} + \u03c1,"
+                       "  \u03c1 = [0; \u2212g]")
+        quantities = [
+            Quantity(f"p_{i}", "eq. 11d" if rev else "eq. 12b", p, "1",
+                     "joint-rate propagation: [e; 0] revolute, [0; e] prismatic"),
+            Quantity(f"{rate}_{i}", "input", np.array(qd[k]), "rad/s" if rev else "m/s",
+                     "joint rate"),
+            Quantity(f"\u03b8''_{i}", "input", np.array(qdd[k]),
+                     "rad/s\u00b2" if rev else "m/s\u00b2", "joint acceleration"),
+        ]
+        if lam:
+            quantities.append(Quantity(f"a_{i},{lam}", "eq. 11d", D.A[k].copy(), "m",
+                                       f"O_{lam} \u2212 O_{i}, the vector of A_{i},{lam}"))
+        quantities += [
+            Quantity(f"t_{i}", "eq. 11c", D.t[k].copy(), _TWIST,
+                     f"twist [\u03c9_{i}; v_{i}] of link {i} at O_{i}"),
+            Quantity(f"\u1e6b_{i}", "Sec 2.4.1, eq. 17", D.tdot[k].copy(), _RATE,
+                     f"twist rate at O_{i} (gravity in as \u03c1 = [0; \u2212g])"),
+        ]
+        arrows = (_pair((ArrowKind.ANGULAR_VELOCITY, ArrowKind.LINEAR_VELOCITY),
+                        (f"\u03c9_{i}", f"v_{i}"), D.oj[k], D.t[k])
+                  + _pair((ArrowKind.ANGULAR_ACCELERATION, ArrowKind.LINEAR_ACCELERATION),
+                          (f"\u03c9'_{i}", f"v'_{i}"), D.oj[k], D.tdot[k]))
+        steps.append(Step(RIDIM, "forward recursion", k, formula, "eq. 11c", tuple(quantities),
+                          arrows))
+    # ---- backward recursion: wrenches (eq. 5 and Sec 2.4.1) ----
+    for k in reversed(order):
+        i, lam, rev, _ = _names(mv, k)
+        child_sum = np.zeros(6)
+        for c in kids[k]:
+            child_sum += twist_propagation_matrix(D.A[c]).T @ D.w[c]
+        own = D.w[k] - child_sum  # from the kernel's sums: w*_i minus what the children add
+        names = ", ".join(str(c + 1) for c in kids[k])
+        formula = f"w*_{i} = M_{i} \u1e6b_{i} + W_{i} M_{i} E_{i} t_{i}" + (
+            " + \u03a3_c A_c," + i + "^T w*_c  (c = " + names + ")" if kids[k] else "")
+        quantities = [
+            Quantity(f"M_{i}", "eq. 6", D.M[k].copy(), "kg, kg m, kg m\u00b2",
+                     f"extended mass matrix of link {i} about O_{i}"),
+            Quantity(f"w*_{i},own", "eq. 5", own, _WRENCH,
+                     f"M_{i} \u1e6b_{i} + W_{i} M_{i} E_{i} t_{i}: the inertia wrench of link "
+                     f"{i} alone (w*_{i} minus the children's part)"),
+        ]
+        if kids[k]:
+            quantities.append(Quantity("\u03a3 A^T w*_c", "Sec 2.4.1", child_sum, _WRENCH,
+                                       f"the outboard links' wrenches moved to O_{i}"))
+        quantities.append(Quantity(f"w*_{i}", "Sec 2.4.1", D.w[k].copy(), _WRENCH,
+                                   f"wrench [n_{i}; f_{i}] at O_{i} (links {i} and outboard)"))
+        arrows = _pair((ArrowKind.MOMENT, ArrowKind.FORCE), (f"n_{i}", f"f_{i}"), D.oj[k],
+                       D.w[k])
+        steps.append(Step(RIDIM, "backward recursion", k, formula, "eq. 5",
+                          tuple(quantities), arrows))
+    # ---- projection onto the joint axes: tau_i = p_i^T w*_i ----
+    done = np.full(n, np.nan)
+    for k in reversed(order):
+        i, lam, rev, unit = _names(mv, k)
+        done[k] = tau[k]
+        quantities = [
+            Quantity(f"p_{i}", "eq. 11d" if rev else "eq. 12b", _p(rev, D.e[k]), "1",
+                     "joint-rate propagation vector"),
+            Quantity(f"w*_{i}", "Sec 2.4.1", D.w[k].copy(), _WRENCH, f"wrench at O_{i}"),
+            Quantity(f"\u03c4_{i}", "Sec 2.4.1", np.array(tau[k]), unit,
+                     "joint torque" if rev else "joint force"),
+            Quantity("\u03c4", "eq. 16a", done.copy(), "N m / N",
+                     "joint forces so far (\u03c4 = N^T w)"),
+        ]
+        arrows = _pair((ArrowKind.MOMENT, ArrowKind.FORCE), (f"n_{i}", f"f_{i}"), D.oj[k],
+                       D.w[k])
+        steps.append(Step(RIDIM, "projection", k, f"\u03c4_{i} = p_{i}^T w*_{i}", "Sec 2.4.1",
+                          tuple(quantities), arrows))
+    return steps
+
+
+def _udu_steps(mv, tau_fd, qdd, D: Data) -> list[Step]:
+    n = mv.n
+    order = [int(k) for k in mv.order]
+    kids = _children(mv.parent)
+    steps: list[Step] = []
+    # ---- inward: articulated-body inertias and U^-1 phi (eqs. 19a-d, 20) ----
+    for k in reversed(order):
+        i, lam, rev, unit = _names(mv, k)
+        p = _p(rev, D.e[k])
+        scale = D.phi_hat[k] / D.m_hat[k]
+        # from the kernel's sums: eta_k holds eta_{i,i+1} + psi^_i phi^_i / m^_i once it
+        # is passed to a parent; a root's eta_k is eta_{i,i+1} alone
+        eta_in = D.eta[k] - (D.psi_hat[k] * scale if mv.parent[k] >= 0 else 0.0)
+        mass_unit = "kg m\u00b2" if rev else "kg"
+        psi_unit = "kg m\u00b2; kg m" if rev else "kg m; kg"
+        formula = (f"M\u0302_{i} = M_{i} + \u03a3 A^T M\u0304_c A;  \u03c8\u0302_{i} = "
+                   f"M\u0302_{i} p_{i};  m\u0302_{i} = p_{i}^T \u03c8\u0302_{i};  "
+                   f"\u03c6\u0302_{i} = \u03c6_{i} \u2212 p_{i}^T \u03b7_{i},{int(i) + 1};  "
+                   f"\u03c6\u0303_{i} = \u03c6\u0302_{i} / m\u0302_{i}")
+        quantities = [
+            Quantity(f"M\u0302_{i}", "eq. 19d", D.M_hat[k].copy(), "kg, kg m, kg m\u00b2",
+                     f"articulated-body inertia of links {i}.. about O_{i}"),
+            Quantity(f"\u03c8\u0302_{i}", "eq. 19c", D.psi_hat[k].copy(), psi_unit,
+                     "M\u0302 p: the wrench per unit joint acceleration"),
+            Quantity(f"m\u0302_{i}", "eq. 19c", np.array(D.m_hat[k]), mass_unit,
+                     f"pivot: D_{i} of I = U D U^T (eq. 18)"),
+            Quantity(f"\u03c6_{i}", "eq. 18", np.array(D.phi[k]), unit,
+                     "\u03c4 \u2212 C\u03b8' (bias and gravity removed)"),
+            Quantity(f"\u03b7_{i},{int(i) + 1}", "eq. 19b", eta_in, _WRENCH,
+                     "what the outboard links pass in" if kids[k] else "zero at a leaf"),
+            Quantity(f"\u03c6\u0302_{i}", "eq. 19a", np.array(D.phi_hat[k]), unit,
+                     "\u03c6\u0302 = U^\u22121 \u03c6"),
+            Quantity(f"\u03c6\u0303_{i}", "eq. 20", np.array(scale),
+                     "rad/s\u00b2" if rev else "m/s\u00b2", "\u03c6\u0303 = D^\u22121 \u03c6\u0302"),
+        ]
+        arrows = _pair((ArrowKind.MOMENT, ArrowKind.FORCE),
+                       (f"\u03c8\u0302_{i} (n)", f"\u03c8\u0302_{i} (f)"), D.oj[k],
+                       D.psi_hat[k])
+        steps.append(Step(UDU, "articulated inertias (inward)", k, formula, "eqs. 19a-d, 20",
+                          tuple(quantities), arrows))
+    # ---- outward: accelerations (eqs. 21a-b) ----
+    done = np.full(n, np.nan)
+    for k in order:
+        i, lam, rev, _ = _names(mv, k)
+        p = _p(rev, D.e[k])
+        mu_in = D.mu[k] - p * qdd[k]  # from the kernel's sums: mu~_{i,λ} = mu~_i - p_i qdd_i
+        done[k] = qdd[k]
+        acc = "rad/s\u00b2" if rev else "m/s\u00b2"
+        formula = (f"\u03bc\u0303_{i},{lam} = A_{i},{lam} \u03bc\u0303_{lam};  " if lam else
+                   f"\u03bc\u0303_{i},0 = 0;  ") + (
+            f"\u03b8''_{i} = \u03c6\u0303_{i} \u2212 \u03c8\u0302_{i}^T "
+            f"\u03bc\u0303_{i},{lam or 0} / m\u0302_{i};  \u03bc\u0303_{i} = p_{i} "
+            f"\u03b8''_{i} + \u03bc\u0303_{i},{lam or 0}")
+        quantities = [
+            Quantity(f"\u03bc\u0303_{i},{lam or 0}", "eq. 21b", mu_in, _RATE,
+                     "the inboard links' acceleration (no bias) moved to O_" + i),
+            Quantity(f"\u03b8''_{i}", "eq. 21a", np.array(qdd[k]), acc,
+                     "joint acceleration"),
+            Quantity(f"\u03bc\u0303_{i}", "eq. 21b", D.mu[k].copy(), _RATE,
+                     f"acceleration of link {i} at O_{i} (no bias terms)"),
+            Quantity("\u03b8''", "eq. 18", done.copy(), "rad/s\u00b2 / m/s\u00b2",
+                     "joint accelerations so far (U D U^T \u03b8'' = \u03c6)"),
+        ]
+        arrows = _pair((ArrowKind.ANGULAR_ACCELERATION, ArrowKind.LINEAR_ACCELERATION),
+                       (f"\u03bc\u0303_{i} (\u03c9')", f"\u03bc\u0303_{i} (v')"),
+                       D.oj[k], D.mu[k])
+        steps.append(Step(UDU, "accelerations (outward)", k, formula, "eqs. 21a-b",
+                          tuple(quantities), arrows))
+    return steps

@@ -1,0 +1,1 @@
+"""The robot tables and the pose sliders."""

@@ -1,0 +1,1 @@
+"""Background work: computations in worker threads, cancelled promptly."""

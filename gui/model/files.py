@@ -1,0 +1,71 @@
+"""Robot, mechanism and URDF files, read and written by their kind. Qt-free.
+
+The kind follows the file:
+
+- a ``.urdf`` file (any case) is a URDF (`core.load_urdf` / `core.save_urdf`,
+  docs/urdf.md): it opens as a `core.Mechanism` (a serial arm is one chain, its
+  base maybe placed) and saving writes URDF again;
+- a TOML file whose ``format`` is ``"armdyn-mechanism/1"`` opens as a Mechanism
+  (chains and loops);
+- every other file goes to the robot reader, so a serial robot file opens as a
+  `core.Robot` exactly as before, and a broken file gets the robot reader's message.
+
+Every error is a `core.RobotFileError` (URDF and mechanism errors are subclasses)
+whose ``str()`` names the file, joint or link and field, ready for a dialog.
+"""
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from armdyn.core import Mechanism, Robot, load_urdf, save_urdf
+from armdyn.core.io.urdf import is_urdf
+from armdyn.core.io.mechanism_file import load_mechanism, save_mechanism
+from armdyn.core.io.robot_file import load_robot, save_robot
+
+__all__ = ["MECHANISM_FORMAT", "URDF_SUFFIX", "file_format", "is_urdf", "load_model",
+           "save_model"]
+
+MECHANISM_FORMAT = "armdyn-mechanism/1"
+URDF_SUFFIX = ".urdf"
+
+
+def file_format(path: str | Path) -> str | None:
+    """The file's ``format`` string, or None if it cannot be read as TOML (the readers
+    then report why)."""
+    try:
+        with Path(path).open("rb") as f:
+            value = tomllib.load(f).get("format")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def load_model(path: str | Path) -> Robot | Mechanism:
+    """A URDF or a mechanism file as a Mechanism, anything else as a Robot.
+
+    What was not read, or read with a rule, is in the model's ``warnings``. Raises
+    RobotFileError (or its subclasses MechanismFileError, UrdfFileError) naming the
+    file, chain, loop, joint, link and field.
+    """
+    if is_urdf(path):
+        return load_urdf(path)
+    if file_format(path) == MECHANISM_FORMAT:
+        return load_mechanism(path)
+    return load_robot(path)
+
+
+def save_model(model: Robot | Mechanism, path: str | Path) -> tuple[str, ...]:
+    """Write `model` atomically: as URDF to a ``.urdf`` path, else in its own format.
+
+    Returns the warnings of the write (what the format cannot hold, e.g. a URDF has
+    no gravity); () for robot and mechanism files. Raises RobotFileError on failure
+    (UrdfFileError for a mechanism with loops, which URDF cannot express).
+    """
+    if is_urdf(path):
+        return tuple(save_urdf(model, path))
+    if isinstance(model, Mechanism):
+        save_mechanism(model, path)
+    else:
+        save_robot(model, path)
+    return ()

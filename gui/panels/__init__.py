@@ -1,0 +1,1 @@
+"""The docks and tabs: run, compare, inspect, the lab, presentation mode."""

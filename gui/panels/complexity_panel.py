@@ -1,0 +1,410 @@
+"""The Lab's complexity tab (issue #10): DeNOC forward dynamics against the composite-body
+method, measured and counted for n = 1 .. several hundred links, beside the seeds'
+formulas, on log-log axes.
+
+The sweep is `core.lab.complexity.measure_costs`, run in a `GeneratorWorker` (progress bar,
+Stop); the rows stream into two plots:
+
+- time per call (us): each method's compiled kernel (solid, with markers) and the public
+  `forward_dynamics` call (dotted), the kernels' crossover marked;
+- operations: the multiplications (or additions, or both) our kernels execute, counted
+  by `core.lab.op_count`, solid with markers; the seeds' formulas dashed (seed 000 Table 2:
+  RFDSIM (1999), Featherstone, Walker and Orin's O(n^3); seed 001 Table 2: Mohan and
+  Saha (2007)); the counted crossover and RFDSIM's against Walker and Orin marked.
+
+No physics here: every number comes from `core.lab.complexity`. Curves are created once
+and updated with setData from a timer. The sweep exports as CSV (`write_costs_csv`)
+and the plots as PNG or SVG.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel,
+                               QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+
+from armdyn.core.lab.complexity import (CostRow, CostSweep, Crossover, crossover, default_n_values,
+                             measure_costs, seed_formula, write_costs_csv)
+
+from ..plots.plots_panel import adopt_menus, write_image
+from ..jobs.worker import GeneratorWorker
+
+__all__ = ["ComplexityPanel", "REFRESH_MS", "FORMULA_CURVES"]
+
+#: Redraw period while a sweep streams rows, ms.
+REFRESH_MS = 100
+DENOC_COLOR = "#0072B2"
+COMPOSITE_COLOR = "#D55E00"
+#: Seed formulas drawn on the operations plot: (key, colour, legend).
+FORMULA_CURVES = (("saha1999_fd", DENOC_COLOR, "RFDSIM 1999 (seed 000)"),
+                  ("mohan_saha2007", "#009E73", "Mohan-Saha 2007 (seed 001)"),
+                  ("featherstone1983", "#7F7F7F", "Featherstone 1983"),
+                  ("walker_orin1982", COMPOSITE_COLOR, "Walker-Orin, O(n\u00b3)"))
+#: The formula pair whose crossover is marked (the paper's own comparison, seed 000).
+SEED_PAIR = ("saha1999_fd", "walker_orin1982")
+KINDS = (("M", "multiplications / divisions (M)"), ("A", "additions / subtractions (A)"),
+         ("M+A", "both (M + A)"))
+
+
+#: Tick values of the n axes (log scale).
+N_TICKS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+
+
+def _log_line(color: str, style=Qt.PenStyle.SolidLine, position: float = 0.92
+              ) -> pg.InfiniteLine:
+    line = pg.InfiniteLine(angle=90, movable=False,
+                           pen=pg.mkPen(color, width=1.5, style=style),
+                           label="", labelOpts={"position": position, "color": color,
+                                                "fill": (255, 255, 255, 200)})
+    line.hide()
+    return line
+
+
+class ComplexityPanel(QWidget):
+    """Sweep controls, the two log-log plots and the crossover read-out.
+
+    Methods: `start(n_values=None, budget_s=None)`, `stop()`, `is_running()`,
+    `set_kind("M" | "A" | "M+A")`, `export_csv(path)`, `export_image(path)` (.png /
+    .svg), `shutdown()`. Signal ``sweep_done(object)``: the CostSweep when a sweep ends
+    (finished or stopped).
+    """
+
+    sweep_done = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("complexityPanel")
+        self.sweep = CostSweep()
+        self._worker: GeneratorWorker | None = None
+        self._stop = threading.Event()
+        self._n_max_shown = 1
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setObjectName("complexityRefresh")
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._refresh)
+
+        self.n_max = QSpinBox()
+        self.n_max.setObjectName("complexityNMax")
+        self.n_max.setRange(2, 600)
+        self.n_max.setValue(200)
+        self.n_max.setToolTip("Largest chain of the sweep (n = 1 .. 16, then steps of 25 %)")
+        self.count_check = QCheckBox("count operations up to n =")
+        self.count_check.setChecked(True)
+        self.count_check.setToolTip("Run our kernels' Python source on counting numbers "
+                                    "(core.lab.op_count): slow, a few seconds at n = 200")
+        self.count_max = QSpinBox()
+        self.count_max.setRange(1, 600)
+        self.count_max.setValue(200)
+        self.count_check.toggled.connect(self.count_max.setEnabled)
+        self.kind = QComboBox()
+        for key, title in KINDS:
+            self.kind.addItem(title, key)
+        self.kind.currentIndexChanged.connect(self._on_kind)
+        self.run_button = QPushButton("\u25b6 Run sweep")
+        self.run_button.setObjectName("complexityRun")
+        self.run_button.clicked.connect(lambda: self.start())
+        self.stop_button = QPushButton("\u25a0 Stop")
+        self.stop_button.clicked.connect(self.stop)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status = QLabel("Time and count forward dynamics on random revolute chains.")
+        self.status.setObjectName("complexityStatus")
+        self.summary = QLabel()
+        self.summary.setObjectName("complexitySummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.csv_button = QPushButton("CSV\u2026")
+        self.png_button = QPushButton("PNG\u2026")
+        self.svg_button = QPushButton("SVG\u2026")
+        self.csv_button.clicked.connect(lambda: self._ask_export("csv"))
+        self.png_button.clicked.connect(lambda: self._ask_export("png"))
+        self.svg_button.clicked.connect(lambda: self._ask_export("svg"))
+
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.graphics.setMinimumHeight(220)
+        self.time_plot = self.graphics.addPlot(row=0, col=0, title="time per call")
+        self.ops_plot = self.graphics.addPlot(row=0, col=1, title="operations per call")
+        for plot, left in ((self.time_plot, "time (\u00b5s)"), (self.ops_plot, "operations")):
+            plot.setLogMode(x=True, y=True)
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setLabel("bottom", "n (links)")
+            plot.setLabel("left", left)
+            plot.addLegend(offset=(4, 4), labelTextSize="7pt", verSpacing=-6,
+                           brush=(255, 255, 255, 200))
+            plot.getAxis("bottom").setTicks([[(math.log10(v), str(v)) for v in N_TICKS], []])
+            adopt_menus(plot, self)
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        symbol = {"symbol": "o", "symbolSize": 5}
+        for key, name, color, style, plot, extra in (
+                ("kernel_denoc", "DeNOC (kernel)", DENOC_COLOR, Qt.PenStyle.SolidLine,
+                 self.time_plot, symbol),
+                ("kernel_composite", "composite (kernel)", COMPOSITE_COLOR,
+                 Qt.PenStyle.SolidLine, self.time_plot, symbol),
+                ("time_denoc", "DeNOC (call)", DENOC_COLOR, Qt.PenStyle.DotLine,
+                 self.time_plot, {}),
+                ("time_composite", "composite (call)", COMPOSITE_COLOR, Qt.PenStyle.DotLine,
+                 self.time_plot, {}),
+                ("count_denoc", "DeNOC, counted", DENOC_COLOR, Qt.PenStyle.SolidLine,
+                 self.ops_plot, symbol),
+                ("count_composite", "composite, counted", COMPOSITE_COLOR,
+                 Qt.PenStyle.SolidLine, self.ops_plot, symbol)):
+            pen = pg.mkPen(color, width=2 if style == Qt.PenStyle.SolidLine else 1, style=style)
+            brush = {"symbolBrush": color, "symbolPen": color} if extra else {}
+            self.curves[key] = plot.plot([], [], pen=pen, name=name, **extra, **brush)
+        for key, color, name in FORMULA_CURVES:
+            self.curves[key] = self.ops_plot.plot(
+                [], [], pen=pg.mkPen(color, width=1.5, style=Qt.PenStyle.DashLine), name=name)
+        self.time_line = _log_line("#000")
+        self.time_plot.addItem(self.time_line, ignoreBounds=True)
+        self.count_line = _log_line("#000")
+        self.seed_line = _log_line("#555", Qt.PenStyle.DashLine, position=0.8)
+        for line in (self.count_line, self.seed_line):
+            self.ops_plot.addItem(line, ignoreBounds=True)
+
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("n up to"))
+        controls.addWidget(self.n_max)
+        controls.addWidget(self.count_check)
+        controls.addWidget(self.count_max)
+        controls.addWidget(QLabel("show"))
+        controls.addWidget(self.kind, 1)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.progress, 1)
+        buttons.addWidget(QLabel("Export"))
+        for b in (self.csv_button, self.png_button, self.svg_button):
+            buttons.addWidget(b)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addLayout(controls)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.summary)
+        self._update_buttons()
+        self._draw_formulas()
+
+    # ----- the sweep --------------------------------------------------------------------
+    def start(self, n_values=None, budget_s: float | None = None) -> None:
+        """Start a sweep (a running one is stopped first): n_values (ascending) or
+        `default_n_values(n_max)`; budget_s: timing per call kind and n (s)."""
+        self._cancel_and_join()
+        if n_values is None:
+            n_values = default_n_values(self.n_max.value())
+        n_values = [int(n) for n in n_values]
+        kwargs = {"count": self.count_check.isChecked(), "count_max_n": self.count_max.value()}
+        if budget_s is not None:
+            kwargs["budget_s"] = float(budget_s)
+        self._stop = threading.Event()
+        kwargs["stop"] = self._stop
+        self.sweep = CostSweep()
+        self._n_max_shown = max(n_values)
+        worker = GeneratorWorker(measure_costs, n_values, progress_of=lambda row: row.progress,
+                                 **kwargs)
+        worker.yielded.connect(self._on_row)
+        worker.progress.connect(lambda f: self.progress.setValue(round(1000 * f)))
+        worker.finished.connect(self._on_finished)
+        worker.aborted.connect(self._on_finished)
+        worker.errored.connect(self._on_errored)
+        worker.done.connect(self._on_done)
+        self._worker = worker
+        self.progress.setValue(0)
+        self.status.setText(f"Sweep n = {n_values[0]} .. {n_values[-1]}: timing"
+                            + (" and counting\u2026" if kwargs["count"] else "\u2026"))
+        self._draw_formulas()
+        self._dirty = True
+        self._timer.start()
+        worker.start()
+        self._update_buttons()
+
+    def stop(self) -> None:
+        """Stop the sweep at its next row (or inside a count); the rows so far stay."""
+        if self._worker is not None:
+            self._stop.set()
+            self._worker.cancel()
+            self.status.setText("Stopping\u2026")
+
+    def is_running(self) -> bool:
+        return self._worker is not None and self._worker.is_running()
+
+    def _cancel_and_join(self) -> None:
+        if self._worker is not None:
+            self._stop.set()
+            self._worker.quit()
+            self._worker = None
+
+    def _current(self) -> bool:
+        return self._worker is not None and self.sender() is self._worker
+
+    def _on_row(self, row: CostRow) -> None:
+        if not self._current():
+            return
+        self.sweep.rows.append(row)
+        self.status.setText(f"n = {row.n}: DeNOC {row.kernel_denoc * 1e6:.2f} \u00b5s, "
+                            f"composite {row.kernel_composite * 1e6:.2f} \u00b5s per kernel call"
+                            + (f"; {row.count_denoc.M} M vs {row.count_composite.M} M counted"
+                               if row.count_denoc is not None else ""))
+        self._dirty = True
+
+    def _on_finished(self, _result) -> None:
+        if not self._current():
+            return
+        stopped = self._stop.is_set()
+        n = len(self.sweep.rows)
+        self.status.setText(f"Sweep {'stopped' if stopped else 'finished'}: {n} "
+                            f"size{'s' * (n != 1)}.")
+        if not stopped:
+            self.progress.setValue(1000)
+
+    def _on_errored(self, message: str) -> None:
+        if self._current():
+            self.status.setText(f"Sweep failed: {message}")
+
+    def _on_done(self) -> None:
+        if not self._current():
+            return
+        worker = self._worker
+        worker.join()
+        self._worker = None
+        self._timer.stop()
+        self._refresh(force=True)
+        self._update_buttons()
+        self.sweep_done.emit(self.sweep)
+
+    def _update_buttons(self) -> None:
+        running = self._worker is not None
+        self.run_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        has = bool(self.sweep.rows)
+        for b in (self.csv_button, self.png_button, self.svg_button):
+            b.setEnabled(has and not running)
+
+    # ----- drawing ------------------------------------------------------------------------
+    def kind_key(self) -> str:
+        return self.kind.currentData()
+
+    def set_kind(self, kind: str) -> None:
+        """Show operations of `kind`: "M", "A" or "M+A"."""
+        self.kind.setCurrentIndex([k for k, _ in KINDS].index(kind))
+
+    def _on_kind(self) -> None:
+        self._draw_formulas()
+        self._refresh(force=True)
+
+    def _formula_values(self, key: str, n: np.ndarray) -> np.ndarray:
+        f = seed_formula(key)
+        kind = self.kind_key()
+        y = {"M": f.M(n), "A": f.A(n), "M+A": f.M(n) + f.A(n)}[kind]
+        return np.where(y > 0, y, np.nan)
+
+    def _draw_formulas(self) -> None:
+        n = np.arange(1, max(self._n_max_shown, self.n_max.value()) + 1, dtype=float)
+        for key, _, _ in FORMULA_CURVES:
+            y = self._formula_values(key, n)
+            ok = np.isfinite(y)
+            self.curves[key].setData(n[ok], y[ok])
+        lin, cub = (self._formula_values(k, n) for k in SEED_PAIR)
+        self._mark(self.seed_line, crossover(n, lin, cub),
+                   f"{seed_formula(SEED_PAIR[0]).name.split(',')[0]} vs Walker-Orin")
+
+    @staticmethod
+    def _mark(line: pg.InfiniteLine, c: Crossover | None, what: str) -> None:
+        if c is None:
+            line.hide()
+            return
+        line.setPos(math.log10(c.n_est))      # the axes are logarithmic
+        line.label.setFormat(f"{what}: n \u2248 {c.n_est:.1f}")
+        line.show()
+
+    def _refresh(self, force: bool = False) -> None:
+        if not (self._dirty or force):
+            return
+        self._dirty = False
+        sweep = self.sweep
+        n = sweep.n
+        kind = self.kind_key()
+        for key in ("kernel_denoc", "kernel_composite", "time_denoc", "time_composite"):
+            prefix, method = key.split("_")
+            y = sweep.times(method, kernel=prefix == "kernel") * 1e6 if len(n) else n
+            self.curves[key].setData(n, y)
+        for method in ("denoc", "composite"):
+            y = sweep.counts(method, kind) if len(n) else n
+            ok = np.isfinite(y)
+            self.curves[f"count_{method}"].setData(n[ok], y[ok])
+        t_cross = sweep.time_crossover() if len(n) else None
+        c_cross = sweep.count_crossover(kind) if len(n) else None
+        self._mark(self.time_line, t_cross, "kernels")
+        self._mark(self.count_line, c_cross, "counted")
+        self.summary.setText(self._summary(t_cross, c_cross))
+
+    def _summary(self, t_cross: Crossover | None, c_cross: Crossover | None) -> str:
+        if not self.sweep.rows:
+            return ""
+        kind = self.kind_key()
+        n_last = int(self.sweep.n[-1])
+
+        def where(c: Crossover | None) -> str:
+            if c is None:
+                return f"not within n \u2264 {n_last}"
+            return f"from n = {c.n} (\u2248 {c.n_est:.1f})"
+
+        lines = [f"DeNOC faster than the composite method (time, median of 3 sizes): "
+                 f"kernels {where(t_cross)}; "
+                 f"public calls {where(self.sweep.time_crossover(kernel=False))}."]
+        counts = self.sweep.counts("denoc", kind)
+        ok = np.flatnonzero(np.isfinite(counts))
+        if ok.size:
+            lines.append(f"Counted {kind}: DeNOC cheaper {where(c_cross)}.")
+            if ok.size >= 2:
+                i, j = ok[-2], ok[-1]
+                slope = (counts[j] - counts[i]) / (self.sweep.n[j] - self.sweep.n[i])
+                ref = seed_formula(SEED_PAIR[0])
+                paper = {"M": ref.mul[1], "A": ref.add[1], "M+A": ref.mul[1] + ref.add[1]}[kind]
+                lines.append(f"Ours: {slope:.0f} {kind} per link; RFDSIM (seed 000 Table 2): "
+                             f"{float(paper):.0f}.")
+        n = np.arange(1, 1001, dtype=float)
+        seed = crossover(n, *(self._formula_values(k, n) for k in SEED_PAIR))
+        if seed is not None:
+            lines.append(f"Seed 000 Table 2, RFDSIM vs Walker and Orin ({kind}): from n = "
+                         f"{seed.n}.")
+        return " ".join(lines)
+
+    # ----- export ---------------------------------------------------------------------------
+    def export_csv(self, path: str | Path) -> Path:
+        """Write the sweep as CSV (`core.lab.complexity.write_costs_csv`); returns the path."""
+        path = Path(path)
+        write_costs_csv(self.sweep, path)
+        return path
+
+    def export_image(self, path: str | Path, width: int = 1600) -> Path:
+        """Write both plots as PNG (`width` px wide) or SVG, by the suffix of `path`."""
+        self._refresh(force=True)
+        return write_image(self.graphics.ci, path, "ArmDyn complexity lab", width)
+
+    def _ask_export(self, kind: str) -> None:
+        filters = {"csv": "CSV (*.csv)", "png": "PNG image (*.png)", "svg": "SVG image (*.svg)"}
+        path, _ = QFileDialog.getSaveFileName(self, f"Export the sweep as {kind.upper()}",
+                                              f"complexity.{kind}", filters[kind])
+        if not path:
+            return
+        if not path.lower().endswith(f".{kind}"):
+            path += f".{kind}"
+        try:
+            (self.export_csv if kind == "csv" else self.export_image)(path)
+            self.status.setText(f"Wrote {path}")
+        except (OSError, ValueError) as err:
+            self.status.setText(f"Export failed: {err}")
+
+    def shutdown(self) -> None:
+        """Stop the sweep and its thread, and the refresh timer."""
+        self._cancel_and_join()
+        self._timer.stop()

@@ -1,0 +1,88 @@
+"""The Lab dock in the main window, its panel built the first time it is used.
+
+The teaching lab (`gui.panels.lab_panel.LabPanel`: walkthrough, DH lesson, inertia, power,
+complexity sweep) stays closed until View > Teaching Lab opens it (`gui.panels.lazy_dock`).
+Until its panel exists the dock only remembers what the panel will need: the window's
+last robot and pose, and the chunks of the current run (references to the run's own
+arrays) for the power tab.
+"""
+from __future__ import annotations
+
+from .lazy_dock import LazyDock
+
+__all__ = ["LabDock", "install_lab"]
+
+
+class LabDock(LazyDock):
+    """The window's Lab dock (``dock``), its View-menu action (``action``) and, once
+    built, its panel (``panel``, built on first access)."""
+
+    def __init__(self, window) -> None:
+        self.window = window
+        self._robot = None
+        self._q = None
+        self._run: list = []  # chunks of the current run, for the power tab
+        super().__init__(window, "Lab", "labDock", self._make_panel,
+                         action_text="Teaching &Lab", shortcut="Ctrl+L",
+                         status_tip="Recursion walkthrough, DH frames row by row, "
+                                    "inertia in 3D")
+        window.robot_changed.connect(self._on_robot)
+        window.pose_changed.connect(self._on_pose)
+        run_panel = getattr(window, "run_panel", None)
+        if run_panel is not None:
+            run_panel.started.connect(self._on_run_started)
+            run_panel.chunk.connect(self._on_chunk)
+
+    @property
+    def panel(self):
+        """The `LabPanel` (built now if it was not)."""
+        return self.widget
+
+    def shutdown(self) -> None:
+        """Stop the panel's timers (if it was built)."""
+        if self.built:
+            self.panel.shutdown()
+
+    def _make_panel(self):
+        from .lab_panel import LabPanel
+
+        window = self.window
+        panel = LabPanel(window.view3d, window.editor)
+        if self._robot is not None:
+            panel.set_robot(self._robot)
+            panel.power.reset()
+        if self._q is not None:
+            panel.set_pose(self._q)
+        for chunk in self._run:
+            panel.power.append(chunk)
+        self._run = []
+        window.robot_changed.connect(panel.set_robot)
+        window.pose_changed.connect(panel.set_pose)
+        window.robot_changed.connect(panel.power.reset)
+        run_panel = getattr(window, "run_panel", None)
+        if run_panel is not None:
+            run_panel.started.connect(panel.power.reset)
+            run_panel.chunk.connect(panel.power.append)
+        return panel
+
+    def _on_robot(self, robot) -> None:
+        if not self.built:
+            self._robot, self._run = robot, []
+
+    def _on_pose(self, q) -> None:
+        if not self.built:
+            self._q = q
+
+    def _on_run_started(self, *_args) -> None:
+        if not self.built:
+            self._run = []
+
+    def _on_chunk(self, chunk) -> None:
+        if not self.built:
+            self._run.append(chunk)
+
+
+def install_lab(window) -> LabDock:
+    """Put a Lab dock into `window` (a `MainWindow`), tabbed with the Inspect or Results
+    dock and wired to the window's robot, pose and runs; the panel is built on first use."""
+    return LabDock(window)

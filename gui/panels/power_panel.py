@@ -1,0 +1,148 @@
+"""The Lab's power tab (issue #10): during a run, the rate of change of the total energy
+against the power of the joint forces and the damping, live; their difference, the
+residual, is the integration error.
+
+Fed by the run's chunks (`RunPanel.chunk`, connected by `gui.panels.lab_dock.install_lab`) into
+a `core.sim.power.PowerBalanceStream`; a new run (`RunPanel.started`) or a new robot starts
+over. Two plots with linked time axes: dE/dt, P_joint + P_damping, P_damping and P_joint
+(W); the residual dE/dt - P (W), with the largest residual and the accumulated energy
+drift (J) in a line below. Curves are created once and refreshed with setData from a
+timer while chunks arrive. No physics here: the numbers come from `core.sim.power`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from armdyn.core.sim.power import PowerBalance, PowerBalanceStream
+from armdyn.core.sim.trajectory import Trajectory
+
+from ..plots.plots_panel import adopt_menus
+
+__all__ = ["PowerPanel", "REFRESH_MS"]
+
+#: Redraw period while chunks arrive, ms.
+REFRESH_MS = 100
+CURVES = (  # key, legend, colour, style, width
+    ("energy_rate", "dE/dt (recorded energy)", "#000000", Qt.PenStyle.SolidLine, 2),
+    ("power", "P = P_joint + P_damping (+ P_pull)", "#D55E00", Qt.PenStyle.DashLine, 2),
+    ("damping_power", "P_damping = \u2212\u03a3 c q\u0307\u00b2", "#0072B2",
+     Qt.PenStyle.DotLine, 1),
+    ("joint_power", "P_joint = q\u0307 \u00b7 \u03c4", "#009E73", Qt.PenStyle.DotLine, 1),
+    # a pull (push the arm, core.sim.pull); zero in runs without one
+    ("pull_power", "P_pull = F \u00b7 v_p", "#CC79A7", Qt.PenStyle.DotLine, 1),
+)
+
+
+class PowerPanel(QWidget):
+    """Live power balance of the window's runs.
+
+    Methods: `reset()` (a new run), `append(chunk)` (a Trajectory chunk), `balance()`
+    (the PowerBalance so far), `set_damping(c)`, `shutdown()`.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("powerPanel")
+        self.stream = PowerBalanceStream()
+        self.stream_n = 0
+        self._dirty = False
+        self._timer = QTimer(self)
+        self._timer.setObjectName("powerRefresh")
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._refresh)
+
+        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics.setBackground("w")
+        self.graphics.setMinimumHeight(200)
+        self.rate_plot = self.graphics.addPlot(row=0, col=0, title="energy rate and power")
+        self.residual_plot = self.graphics.addPlot(row=1, col=0,
+                                                   title="residual dE/dt \u2212 P")
+        self.residual_plot.setXLink(self.rate_plot)
+        self.rate_plot.addLegend(offset=(8, 8), labelTextSize="8pt")
+        for plot in (self.rate_plot, self.residual_plot):
+            plot.showGrid(x=True, y=True, alpha=0.25)
+            plot.setLabel("left", "W")
+            plot.setDownsampling(auto=True, mode="peak")
+            plot.setClipToView(True)
+            adopt_menus(plot, self)
+        self.residual_plot.setLabel("bottom", "time (s)")
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        for key, name, color, style, width in CURVES:
+            self.curves[key] = self.rate_plot.plot(
+                [], [], pen=pg.mkPen(color, width=width, style=style), name=name)
+        self.curves["residual"] = self.residual_plot.plot([], [], pen=pg.mkPen("#CC79A7",
+                                                                               width=2))
+        self.summary = QLabel("Run a free fall or an inverse-dynamics motion: the power "
+                              "balance follows it here.")
+        self.summary.setObjectName("powerSummary")
+        self.summary.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.addWidget(self.graphics, 1)
+        layout.addWidget(self.summary)
+
+    def set_damping(self, damping) -> None:
+        """Viscous joint damping (n,) or scalar (N m s/rad, N s/m) of the next run, to
+        split a run's applied forces into drive and damping; None: a free fall's are all
+        damping, other runs' all drive (`core.sim.power.split_power`)."""
+        self.stream.damping = damping
+
+    def reset(self, *_args) -> None:
+        """Forget the samples (a new run or a new robot)."""
+        self.stream.reset()
+        self._dirty = True
+        self._refresh()
+
+    def append(self, chunk: Trajectory) -> None:
+        """Add a run's chunk (queued signal, GUI thread); drawn at the next refresh."""
+        if len(chunk) == 0:
+            return
+        if len(self.stream) and chunk.n != self.stream_n:
+            self.stream.reset()
+        self.stream_n = chunk.n
+        self.stream.append(chunk)
+        self._dirty = True
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def balance(self) -> PowerBalance:
+        """The power balance of the samples so far."""
+        return self.stream.result()
+
+    def _refresh(self) -> None:
+        if not self._dirty:
+            self._timer.stop()
+            return
+        if not self.isVisible() and len(self.stream):
+            self._timer.stop()          # drawn when shown (showEvent)
+            return
+        self._dirty = False
+        pb = self.stream.result()
+        values = {"energy_rate": pb.energy_rate,
+                  "power": pb.joint_power + pb.damping_power + pb.pull_power,
+                  "damping_power": pb.damping_power, "joint_power": pb.joint_power,
+                  "pull_power": pb.pull_power,
+                  "residual": pb.residual}
+        for key, y in values.items():
+            ok = np.isfinite(y)
+            self.curves[key].setData(pb.t[ok], y[ok])
+        if len(pb):
+            r = np.abs(pb.residual[np.isfinite(pb.residual)])
+            big = np.abs(pb.energy_rate[np.isfinite(pb.energy_rate)])
+            self.summary.setText(
+                f"{len(pb)} samples to t = {pb.t[-1]:.3g} s: largest |dE/dt \u2212 P| = "
+                f"{(r.max() if r.size else 0.0):.3g} W (largest |dE/dt| "
+                f"{(big.max() if big.size else 0.0):.3g} W); energy drift E \u2212 E\u2080 "
+                f"\u2212 \u222bP dt = {pb.drift[-1]:.3g} J. The residual is the integration "
+                f"error (plus the O(dt\u2076) error of the finite differences for dE/dt).")
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._dirty:
+            self._timer.start()
+
+    def shutdown(self) -> None:
+        self._timer.stop()

@@ -1,0 +1,1 @@
+"""Result plots and playback (pyqtgraph)."""

@@ -1,0 +1,1303 @@
+"""Result plots: joint values, rates, torques and energy against time (pyqtgraph).
+
+Four plots with linked time axes, in a 2 x 2 grid when the panel is wide
+(GRID_MIN_WIDTH) and three or four are shown, else in one column. A mechanism
+with loops adds two: the cut-joint forces (one curve per closure row, coloured
+by loop) and the loop residual on a log axis; its torque plot shows the
+actuated joints only (the passive joints carry no actuator). Curves are
+built once per robot and given their samples from a ~30 Hz timer while
+chunks stream in. Revolute joints use the left axis (deg, deg/s, N m);
+prismatic joints, drawn dashed, use a right axis (m, m/s, N). Each plot's
+legend sits to the right of its plot area (never over the curves; the "Legend"
+button hides them all) and doubles as the read-out of the values at the mouse
+time; it takes more columns and then only the joint numbers when the plot is
+low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
+right-drag scales, middle-drag pans.
+
+Speed (issue #8): during a run the time axes stay at [0, duration]
+(`set_run_duration`), so a refresh does not move the axes, and a finished run's
+axes are set at once, not auto-ranged while painting; curves are light
+`gui.plots.curves.SampleCurve` items downsampled to the screen (a min and a max per pixel
+column); streamed chunks are appended to growing buffers and only the shown plots
+are redrawn, at most every REFRESH_MS (hidden plots are marked stale and redrawn
+when shown); a finished run that is already on the plots is not drawn again; moving
+the time cursor moves one line per plot. Dashed curves
+are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters as pg_exporters
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPen, QPixmapCache
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import (
+    QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout,
+    QWidget, QWidgetAction,
+)
+
+from armdyn.core import Mechanism, Robot
+from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
+from armdyn.core.sim.trajectory import Trajectory
+from ..look.colors import joint_color
+from .curves import SampleCurve
+from ..look.scroll import scroll_area
+
+#: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
+REFRESH_MS = 33
+#: A run's last chunk is drawn by `set_trajectory`, which follows it at once; if none
+#: comes within this long, the chunk is drawn anyway, ms.
+LAST_CHUNK_WAIT_MS = 250
+LINE_WIDTH = 2
+DASHED_WIDTH = 1  # px; see the module docstring
+#: Bins per pixel column of the curves' "peak" downsampling (gui.plots.curves): 1, each
+#: column draws its samples' min and max (pyqtgraph's auto-downsampling keeps 5).
+DOWNSAMPLE_FACTOR = 1.0
+#: Plots with at most this many curves keep each curve (and every axis with its grid)
+#: as a pixmap on the screen, so moving the time cursor repaints a strip from pixmaps.
+CACHED_CURVES_MAX = 12
+#: Qt's pixmap cache holds those pixmaps (its default is 10 MB), KiB.
+PIXMAP_CACHE_KB = 64 * 1024
+FONT_PT = 11
+LEGEND_PT = 10
+LABEL_STYLE = {"font-size": "11pt", "color": "#000"}
+TITLE_SIZE = "12pt"
+TITLE_HEIGHT = 22  # px (pyqtgraph reserves 30)
+AXIS_WIDTH = 66  # px, left and right (prismatic joints): keeps the time axes aligned
+NO_RIGHT_AXIS_WIDTH = 10  # px, right margin when the robot has no prismatic joint
+MIN_PLOT_HEIGHT = 130  # px; below this the panel scrolls instead of squeezing
+GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 columns
+#: The legend (right of the plot area) may take at most this share of its plot's width
+#: and the plot area's height; beyond it, it takes more columns, then shows only the
+#: joint numbers.
+LEGEND_MAX_SHARE = (0.4, 1.0)
+#: The same for a legend below its plot (`PlotsPanel.set_legends_below`): the plot's
+#: width, this share of its height.
+LEGEND_BELOW_MAX_SHARE = (1.0, 0.3)
+#: A legend lists at most this many curves (then "+ k more"): 200 joints would
+#: need a column of their own.
+LEGEND_MAX_ENTRIES = 24
+EXPORT_PLOT_HEIGHT = 380  # px, height of each plot laid out for export (then scaled)
+CURSOR_COLOR = "#B00020"
+GLYPH = {Qt.SolidLine: "\u2501\u2501\u2501", Qt.DashLine: "\u254d\u254d\u254d",
+         Qt.DashDotLine: "\u2501\u00b7\u2501"}
+ENERGY_STYLE = (  # name, colour, dash
+    ("kinetic", "#D55E00", Qt.DashLine),
+    ("potential", "#0072B2", Qt.DashDotLine),
+    ("total", "#000000", Qt.SolidLine),
+)
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    """What one plot shows: a Trajectory field and its display units."""
+
+    key: str          # file name stem of exports, and the name in set_visible_plots
+    title: str
+    button: str       # its show / hide button
+    field: str        # Trajectory attribute: q, qd, tau, energy
+    left: str         # left axis label (revolute joints)
+    right: str        # right axis label (prismatic joints)
+    unit_r: str       # read-out unit, revolute
+    unit_p: str       # read-out unit, prismatic
+    to_deg: bool      # revolute values shown in degrees
+
+
+SPECS = (
+    PlotSpec("joint_angles", "Joint angles", "Angles", "q", "angle (\u00b0)",
+             "prismatic (m)", "\u00b0", " m", True),
+    PlotSpec("joint_rates", "Joint rates", "Rates", "qd", "rate (\u00b0/s)",
+             "prismatic (m/s)", " \u00b0/s", " m/s", True),
+    PlotSpec("joint_torques", "Joint torques / forces", "Torques / forces", "tau", "torque (N m)",
+             "prismatic (N)", " N m", " N", False),
+    PlotSpec("energy", "Energy", "Energy", "energy", "energy (J)", "", " J", " J", False),
+    PlotSpec("cut_forces", "Cut-joint forces", "Cut forces", "cut_forces",
+             "force (N, N m)", "", " N", " N m", False),
+    PlotSpec("loop_residual", "Loop residual", "Residual", "loop_residual",
+             "|\u03a6| (m, rad)", "", "", "", False),
+)
+#: The plots that only a mechanism with loops has.
+LOOP_PLOTS = ("cut_forces", "loop_residual")
+#: What a mechanism with loops shows first (the others are a click away).
+MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
+#: The smallest y span of a linear plot's left axis (deg, deg/s, N m, J, N) and of its
+#: right axis for prismatic joints (m, m/s, N): a flat curve stays flat, with short ticks.
+MIN_Y_SPAN = 0.1
+MIN_Y_SPAN_PRISMATIC = 1e-3
+#: A finished run's y axes: the samples' span and this share of it above and below.
+FIT_MARGIN = 0.05
+#: Shortest time axis, s (a run of one sample).
+MIN_TIME_SPAN = 1e-3
+#: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
+LOG_FLOOR = 1e-18
+_DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
+
+
+def _loops(robot: Robot | Mechanism | None) -> bool:
+    return isinstance(robot, Mechanism) and bool(robot.loops)
+
+
+class _ScrubViewBox(pg.ViewBox):
+    """A ViewBox where a left click or left drag reports the time under the mouse."""
+
+    sigScrub = Signal(float)
+
+    def mouseClickEvent(self, ev) -> None:  # noqa: N802 - pyqtgraph override
+        if ev.button() == Qt.LeftButton:
+            ev.accept()
+            self.sigScrub.emit(float(self.mapSceneToView(ev.scenePos()).x()))
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None) -> None:  # noqa: N802 - pyqtgraph override
+        if ev.button() == Qt.LeftButton and axis is None:
+            ev.accept()
+            self.sigScrub.emit(float(self.mapSceneToView(ev.scenePos()).x()))
+        else:
+            super().mouseDragEvent(ev, axis)
+
+
+class _Series:
+    """Growing buffer of displayed values: t (cap,), y (m, cap); amortised O(1) append."""
+
+    def __init__(self, m: int) -> None:
+        self.size = 0
+        self.t = np.empty(256)
+        self.y = np.empty((m, 256))
+
+    def append(self, t: np.ndarray, y: np.ndarray) -> None:
+        """t (k,) s, y (k, m) in display units."""
+        need = self.size + t.shape[0]
+        if need > self.t.shape[0]:
+            cap = max(need, 2 * self.t.shape[0])
+            grown_t = np.empty(cap)
+            grown_t[:self.size] = self.t[:self.size]
+            grown_y = np.empty((self.y.shape[0], cap))
+            grown_y[:, :self.size] = self.y[:, :self.size]
+            self.t, self.y = grown_t, grown_y
+        self.t[self.size:need] = t
+        self.y[:, self.size:need] = y.T
+        self.size = need
+
+    def value_at(self, time: float) -> np.ndarray:
+        """Values linearly interpolated at `time` (s), (m,)."""
+        t = self.t[:self.size]
+        return np.array([np.interp(time, t, row[:self.size]) for row in self.y])
+
+
+@dataclass(frozen=True)
+class _Entry:
+    name: str
+    color: str
+    style: Qt.PenStyle
+    unit: str
+    idle: str  # shown in the value column when there is no read-out
+    short: str  # the name when the plot is small (the joint number)
+
+
+class _Legend(pg.GraphicsWidget):
+    """A boxed HTML table beside the plot area: line sample, name, value.
+
+    It sits in its PlotItem's layout to the right of the axes (so it never covers
+    a curve, and exports carry it). `fit(width, height)` (the PlotItem's width, the
+    plot area's height) picks the first layout that takes at most LEGEND_MAX_SHARE
+    of it: one column of full names, more columns, then joint numbers only. Its
+    width leaves room for read-out values, so hovering never moves the plot.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._text = QGraphicsTextItem(self)
+        font = QFont()
+        font.setPointSize(LEGEND_PT)
+        self._text.setFont(font)
+        self._text.setPos(3, 1)
+        self._given: list[_Entry] = []  # all the plot's curves
+        self.entries: list[_Entry] = []  # those listed (as many as fit, at most LEGEND_MAX_ENTRIES)
+        self._more = 0  # entries left out ("+ k more")
+        self._room = (1e6, 1e6)
+        self._layout = (1, False)  # columns, short names
+        self._width = 0.0
+        self._shown = True
+        self.below = False  # under the plot (a narrow, tall panel) instead of beside it
+        #: natural (width, height) by (layout, with read-out room, entries listed), for
+        #: this font: each fit to a new room tries the layouts again, and laying out the
+        #: HTML costs ~3 ms (a 200-link robot's window fitted its legends ~350 times)
+        self._sizes: dict[tuple[tuple[int, bool], bool, int], tuple[float, float]] = {}
+
+    def set_entries(self, entries: list[_Entry]) -> None:
+        self._given = list(entries)
+        self._sizes.clear()
+        self._relayout()
+
+    def _list(self, count: int) -> None:
+        """List the first `count` entries (the rest as "+ k more")."""
+        self.entries = self._given[:count]
+        self._more = len(self._given) - len(self.entries)
+
+    def set_point_size(self, points: float) -> None:
+        """The legend's font size, pt (LEGEND_PT normally)."""
+        font = QFont(self._text.font())
+        font.setPointSizeF(points)
+        self._text.setFont(font)
+        self._sizes.clear()
+        self._relayout()
+
+    def set_shown(self, shown: bool) -> None:
+        """Show or hide the legend; hidden, it takes no room."""
+        self._shown = shown
+        self.setVisible(shown)
+        self._relayout()
+
+    def fit(self, width: float, height: float) -> None:
+        """The PlotItem is `width` px wide, its plot area `height` px high: pick the
+        legend's layout for them."""
+        room = (40.0 * round(width / 40.0), 20.0 * round(height / 20.0))  # no relayout per px
+        if room != self._room:
+            self._room = room
+            self._relayout()
+
+    def _relayout(self) -> None:
+        self._list(LEGEND_MAX_ENTRIES)
+        n = len(self.entries)
+        candidates = [(c, False) for c in (1, 2, 3) if c <= n]
+        candidates += [(c, True) for c in (2, 3, 4, 6) if 1 < c <= n] or [(1, True)]
+        shares = LEGEND_BELOW_MAX_SHARE if self.below else LEGEND_MAX_SHARE
+        max_w, max_h = (share * room for share, room in zip(shares, self._room))
+        long_values = np.full(n, -8888.88)
+        # the first layout that fits with room for read-out values; in a small panel the
+        # first that fits without it (a read-out then widens the legend while hovering);
+        # else fewer entries (a legend beyond its share pushes the next plot out of the
+        # view, one taller than its plot runs into the plot below)
+        for values in (long_values, None):
+            for layout in candidates:
+                self._layout = layout
+                w, h = self._natural_size(values)
+                if w <= max_w and h <= max_h:
+                    break
+            else:
+                continue
+            break
+        else:
+            self._fewer_entries(max_w, max_h)
+            values = None
+        self._width = self._natural_size(values)[0] if self.entries else 0.0
+        self.show_values(None)
+
+    def _fewer_entries(self, max_w: float, max_h: float) -> None:
+        """No layout of all the entries fits in `max_w` x `max_h` px: list joint numbers
+        in the most columns that fit in the width, and as many rows of them as fit in
+        the height, then "+ k more". (Taking the room a layout needs pushed the plot
+        beside it out of the view.)"""
+        given = len(self._given)
+        # the widths with a "+ k more" row: often wider than a column of joint numbers
+        self._list(min(LEGEND_MAX_ENTRIES, max(1, given - 1)))
+        n = len(self.entries)
+        for columns in (6, 4, 3, 2, 1):
+            self._layout = (max(1, min(columns, n)), True)
+            if self._natural_size(None)[0] <= max_w:
+                break
+        if n == 0:
+            return
+        columns = self._layout[0]
+        row_height = self._natural_size(None)[1] / (-(-n // columns) + bool(self._more))
+        rows = int(max_h // row_height)  # about as many as fit
+        count = max(1, min(n, (rows - 1) * columns))  # and a row for "+ k more"
+        if given <= LEGEND_MAX_ENTRIES and -(-given // columns) <= -(-count // columns) + 1:
+            count = given  # all of them in no more rows: no "+ k more"
+        self._list(count)
+        # (the row height was a mean: check, down to two rows, which take no less room
+        # than one row of joints and "+ k more")
+        while (-(-len(self.entries) // columns) + bool(self._more) > 2
+               and self._natural_size(None)[1] > max_h):
+            self._list(max(1, len(self.entries) - columns))  # one row fewer
+
+    def _natural_size(self, values: np.ndarray | None) -> tuple[float, float]:
+        """(width, height) of the legend in the current layout, with room for read-out
+        `values` (placeholders) or without (None)."""
+        key = (self._layout, values is not None, len(self.entries))
+        if key not in self._sizes:
+            self._text.setTextWidth(-1)
+            self._text.setHtml(self._html(values))
+            self._sizes[key] = (self._text.document().idealWidth() + 8,
+                                self._text.boundingRect().height() + 2)
+        return self._sizes[key]
+
+    def show_values(self, values: np.ndarray | None) -> None:
+        """The legend with read-out `values` (one per entry), or the plain one (None)."""
+        self._text.setTextWidth(-1)
+        self._text.setHtml(self._html(values))
+        if self.entries and self._shown:
+            width, height = self._width, self._text.boundingRect().height() + 2
+        else:
+            width = height = 0.0
+        self.setMinimumSize(width, 0.0)
+        self.setMaximumSize(width, height if self.below else max(height, 1e6 * bool(width)))
+        self.setPreferredSize(width, height)
+        self.update()
+
+    def _html(self, values: np.ndarray | None) -> str:
+        columns, short = self._layout
+        cells = []
+        for k, e in enumerate(self.entries):
+            idle = "" if short else e.idle  # short: the dash tells prismatic joints
+            value = idle if values is None else f"{values[k]:.4g}{e.unit}"
+            gap = "&nbsp;&nbsp;&nbsp;" if k % columns else ""
+            cells.append(f"<td style='color:{e.color}'>{gap}{GLYPH[e.style]}</td>"
+                         f"<td>&nbsp;{escape(e.short if short else e.name)}</td>"
+                         f"<td align='right'>{'&nbsp;' if value else ''}{escape(value)}</td>")
+        rows = ["".join(cells[i:i + columns]) for i in range(0, len(cells), columns)]
+        more = (f"<tr><td colspan='{3 * columns}'>+ {self._more} more</td></tr>"
+                if self._more else "")
+        return ("<table cellspacing='0' cellpadding='0'>"
+                + "".join(f"<tr>{row}</tr>" for row in rows) + more + "</table>")
+
+    def text(self) -> str:
+        """The legend as plain text (what it shows)."""
+        return self._text.toPlainText()
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self.entries and self._shown:
+            p.setPen(pg.mkPen("#aaa"))
+            p.setBrush(pg.mkBrush("w"))
+            p.drawRect(QRectF(0, 0, self._width, self._text.boundingRect().height() + 2)
+                       .adjusted(0, 0, -1, -1))
+
+
+#: A log axis labels at most one tick per this many pixels of its height.
+LOG_LABEL_PX = 16
+#: The plots' background, onto which `GridAxis` flattens its translucent grid lines.
+BACKGROUND = "w"
+#: The axes (with their grid lines) sit this far below the plot's views in z.
+AXES_BELOW_VIEWS = 10
+
+
+class GridAxis(pg.AxisItem):
+    """An axis whose ticks and grid lines are drawn in opaque colours.
+
+    pyqtgraph fades each tick level's lines with an alpha; Qt's raster engine (the
+    software rendering of a remote or virtual display) draws translucent lines about
+    30 times slower than opaque ones: an axis's 51 grid lines took 3.3 ms instead of
+    0.1, and the four plots' grids 35 ms of every full repaint (issue #8). Each colour
+    is composited onto the plots' background here, so the picture is the same.
+    """
+
+    def generateDrawSpecs(self, p: QPainter):  # noqa: N802 - pyqtgraph's name
+        specs = super().generateDrawSpecs(p)
+        if specs is None:
+            return None
+        axis_spec, tick_specs, text_specs = specs
+        return axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs], text_specs
+
+
+#: The opaque pens `_opaque` made, by colour, width, style and cosmetic flag (the axes
+#: use a few, over and over).
+_OPAQUE_PENS: dict[tuple, QPen] = {}
+
+
+def _opaque(pen: QPen) -> QPen:
+    """`pen` with its colour composited onto BACKGROUND (alpha 255)."""
+    color = pen.color()
+    if color.alpha() == 255:
+        return pen
+    key = (color.rgba(), pen.widthF(), pen.style(), pen.isCosmetic())
+    if key not in _OPAQUE_PENS:
+        alpha, ground = color.alphaF(), pg.mkColor(BACKGROUND)
+        mixed = QColor.fromRgbF(*(alpha * c + (1.0 - alpha) * g for c, g in (
+            (color.redF(), ground.redF()), (color.greenF(), ground.greenF()),
+            (color.blueF(), ground.blueF()))))
+        opaque = QPen(pen)
+        opaque.setColor(mixed)
+        _OPAQUE_PENS[key] = opaque
+    return _OPAQUE_PENS[key]
+
+
+class _LogAxis(GridAxis):
+    """A log axis that always has labelled ticks.
+
+    pyqtgraph labels powers of ten and 2..9 times them; a range inside one such
+    step (a residual that stays near 3.3e-16) would get none. Then the axis takes
+    the ordinary ticks of the exponent and labels them with enough digits. Labels are
+    plain ASCII ("1e-16", "3e-16").
+    """
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):  # noqa: N802, N803
+        ticks = super().logTickValues(minVal, maxVal, size, stdTicks)
+        if sum(len(values) for _, values in ticks) >= 2:
+            return ticks
+        return [(spacing, values) for spacing, values in stdTicks if spacing < 1.0][:2]
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802
+        numbers = 10.0 ** np.asarray(values, dtype=float) * scale
+        if spacing is None or spacing >= 1.0:
+            # plain "1e-16" (pyqtgraph writes superscript digits, which many fonts lack:
+            # every label then read "1")
+            strings = [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
+                       for v in numbers]
+        else:
+            for digits in range(2, 8):  # the fewest significant digits that tell them apart
+                strings = [f"{v:.{digits}g}" for v in numbers]
+                if len(set(strings)) == len(strings):
+                    break
+        # pyqtgraph labels every minor tick of a log axis (2..9 times a power of ten):
+        # in a low plot they overprint; keep every k-th label, about one per LABEL_PX
+        height = self.geometry().height()  # (0 before the axis is laid out: all labels)
+        room = max(2, int(height // LOG_LABEL_PX))
+        if height > 0 and len(strings) > room:
+            step = -(-len(strings) // room)
+            strings = [text if k % step == 0 else "" for k, text in enumerate(strings)]
+        return strings
+
+
+class _Plot:
+    """One PlotItem: curves, legend (in the PlotItem's layout, for export), right axis,
+    cursors. `stale` is True while the curves do not show the series yet."""
+
+    def __init__(self, spec: PlotSpec, on_scrub, owner: QWidget) -> None:
+        self.spec = spec
+        self.stale = False
+        self.font_scale = 1.0  # x the normal font sizes (`set_font_scale`)
+        self.panel_columns = 1  # of the panel's layout: the plot's share of the view's width
+        self._title = spec.title
+        self.vb = _ScrubViewBox(enableMenu=False)
+        self.vb.sigScrub.connect(on_scrub)
+        axes = grid_axes()
+        if spec.field == "loop_residual":
+            axes["left"] = _LogAxis("left")
+        self.item = pg.PlotItem(viewBox=self.vb, axisItems=axes)
+        self.set_title(spec.title)
+        self.item.showGrid(x=True, y=True, alpha=0.25)
+        adopt_menus(self.item, owner)
+        self.vb2 = add_right_view(self.item)  # prismatic joints
+        if spec.field != "loop_residual":
+            # a flat curve (a joint gravity cannot turn) shows as flat, not as its
+            # rounding noise blown up to the whole height with ticks at 1e-15
+            for vb in (self.vb, self.vb2):
+                vb.setLimits(minYRange=self._least_span(vb))
+        self.vb.sigResized.connect(self._fit_legend)
+        self.item.geometryChanged.connect(self._fit_legend)
+        font = QFont()
+        font.setPointSize(FONT_PT)
+        for name in ("left", "bottom", "right"):
+            axis = self.item.getAxis(name)
+            axis.enableAutoSIPrefix(False)
+            axis.setPen(pg.mkPen("#000", width=1))
+            axis.setTextPen("#000")
+            axis.setTickFont(font)
+            if name != "bottom":
+                axis.setWidth(AXIS_WIDTH)
+            axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        lay_axes_under(self.item, (self.vb, self.vb2))
+        self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
+        self.item.setLabel("left", spec.left, **LABEL_STYLE)
+        self.legend = _Legend()
+        self.item.layout.addItem(self.legend, 2, 3)  # right of the right axis
+        self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
+        self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
+        self.hover = pg.InfiniteLine(angle=90, movable=False,
+                                     pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
+        for line in (self.cursor, self.hover):
+            line.setVisible(False)
+            self.item.addItem(line, ignoreBounds=True)
+        self.curves: list[SampleCurve] = []
+        self.series = _Series(0)
+        self.scale = np.ones(0)
+        self.columns: np.ndarray | None = None  # columns of the field shown (None: all)
+        if spec.field == "loop_residual":
+            self.item.setLogMode(x=False, y=True)
+
+    @Slot()
+    def _fit_legend(self) -> None:
+        # below the plot: the PlotItem's height (the plot area's shrinks as the legend grows)
+        height = self.item.geometry().height() if self.legend.below else self.vb.rect().height()
+        width = self.item.geometry().width()
+        view = self.item.getViewWidget()
+        if view is not None:
+            # its share of the view, not what a legend laid out for a larger room took;
+            # if the layout outgrew the view, lay the scene out at the view's size again
+            # once the legends have shrunk
+            width = min(width, view.width() / self.panel_columns)
+            layout = self.item.parentItem()
+            if layout is not None and layout.geometry().width() > view.width() + 0.5:
+                QTimer.singleShot(0, self.legend, lambda: view.setRange(
+                    view.range, padding=0, disableAutoPixel=False))
+        self.legend.fit(width, height)
+
+    def set_legend_below(self, below: bool) -> None:
+        """The legend under the time axis (True) or right of the plot (False)."""
+        layout = self.item.layout
+        layout.removeItem(self.legend)
+        self.legend.below = below
+        row, column = (4, 1) if below else (2, 3)
+        layout.addItem(self.legend, row, column)
+        layout.setAlignment(self.legend, Qt.AlignTop | (Qt.AlignHCenter if below else Qt.AlignLeft))
+        self.legend.fit(1e6, 1e6)  # a new room: lay out again
+        self._fit_legend()
+
+    def set_time_axis_label(self, shown: bool) -> None:
+        """Time axis values and label only under the plots of the bottom row (linked axes)."""
+        axis = self.item.getAxis("bottom")
+        axis.setStyle(showValues=shown)
+        axis.showLabel(shown)
+
+    def set_title(self, text: str) -> None:
+        self._title = text
+        size = float(TITLE_SIZE.removesuffix("pt")) * self.font_scale
+        height = round(TITLE_HEIGHT * self.font_scale)
+        self.item.setTitle(text, size=f"{size:.3g}pt", color="#000")
+        self.item.layout.setRowFixedHeight(0, height)
+        self.item.titleLabel.setMaximumHeight(height)
+
+    def label_style(self) -> dict[str, str]:
+        """LABEL_STYLE at this plot's font scale."""
+        size = float(LABEL_STYLE["font-size"].removesuffix("pt")) * self.font_scale
+        return {**LABEL_STYLE, "font-size": f"{size:.3g}pt"}
+
+    def set_font_scale(self, scale: float) -> None:
+        """Tick labels, axis labels, title and legend at `scale` x their normal size;
+        the left axis and the title row grow with them."""
+        self.font_scale = scale
+        font = QFont()
+        font.setPointSizeF(FONT_PT * scale)
+        for name in ("left", "bottom", "right"):
+            axis = self.item.getAxis(name)
+            axis.setTickFont(font)
+            shown = axis.label.isVisibleTo(axis)
+            axis.setLabel(axis.labelText, **self.label_style())  # (setLabel shows it)
+            axis.showLabel(shown)
+        self.item.getAxis("left").setWidth(round(AXIS_WIDTH * scale))
+        self.legend.set_point_size(LEGEND_PT * scale)
+        self.set_title(self._title)
+
+    def build(self, robot: Robot | None) -> None:
+        """Create the curves once for `robot` (energy: 3 curves, joints: n curves)."""
+        for curve in self.curves:
+            curve.getViewBox().removeItem(curve)
+        self.curves = []
+        entries: list[_Entry] = []
+        self.columns = None
+        if robot is None or (self.spec.key in LOOP_PLOTS and not _loops(robot)):
+            self.scale = np.ones(0)
+        elif self.spec.field == "cut_forces":
+            loop_names = [loop.name for loop in robot.loops]
+            labels = constraint_row_labels(robot)
+            units = constraint_row_units(robot)
+            seen: dict[str, int] = {}
+            for r, (label, unit) in enumerate(zip(labels, units)):
+                loop = next(k for k, name in enumerate(loop_names) if label.startswith(name))
+                dash = _DASHES[seen.setdefault(loop_names[loop], 0) % len(_DASHES)]
+                seen[loop_names[loop]] += 1
+                colour = joint_color(loop)
+                self._add_curve(self.vb, colour, dash)
+                entries.append(_Entry(label, colour, dash, f" {unit}", "", str(r + 1)))
+            self.scale = np.ones(len(labels))
+        elif self.spec.field == "loop_residual":
+            self._add_curve(self.vb, "#000")
+            entries.append(_Entry("largest |\u03a6|", "#000", Qt.SolidLine, "", "", "|\u03a6|"))
+            self.scale = np.ones(1)
+        elif self.spec.field == "energy":
+            for name, colour, dash in ENERGY_STYLE:
+                width = LINE_WIDTH + 1 if name == "total" else LINE_WIDTH
+                self._add_curve(self.vb, colour, dash, width)
+                entries.append(_Entry(name, colour, dash, " J", "", name[:3]))
+            self.scale = np.ones(3)
+        else:
+            revolute = robot.is_revolute
+            shown = range(robot.n)
+            if self.spec.field == "tau" and _loops(robot):
+                shown = robot.actuated  # a mechanism's actuators; passive joints carry none
+                self.columns = np.array(shown, dtype=int)
+            for i, name in enumerate(robot.link_names):
+                if i not in shown:
+                    continue
+                style = Qt.SolidLine if revolute[i] else Qt.DashLine
+                self._add_curve(self.vb if revolute[i] else self.vb2, joint_color(i), style)
+                unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
+                idle = "" if revolute[i] else "(right axis)"
+                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
+                                      str(i + 1)))
+            deg = 180.0 / np.pi if self.spec.to_deg else 1.0
+            self.scale = np.where(revolute, deg, 1.0)
+            if self.columns is not None:
+                self.scale = self.scale[self.columns]
+        self.legend.set_entries(entries)
+        cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
+                 if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)
+        for curve in self.curves:
+            curve.setCacheMode(cache)
+        prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
+        right = self.item.getAxis("right")
+        right.setStyle(showValues=prismatic)
+        right.setLabel(self.spec.right if prismatic else "", **self.label_style())
+        right.showLabel(prismatic)
+        self.series = _Series(len(self.curves))
+        # (view, the curves drawn in it) for the main and the prismatic view
+        self.view_rows = [(vb, rows) for vb in (self.vb, self.vb2)
+                          if (rows := [k for k, c in enumerate(self.curves)
+                                       if c.getViewBox() is vb])]
+        self.y_bounds: dict[pg.ViewBox, tuple[float, float]] = {}  # of the samples so far
+        self.y_grown: set[pg.ViewBox] = set()  # views `grow_y_ranges` set in this run
+
+    def _add_curve(self, vb: pg.ViewBox, color: str, style: Qt.PenStyle = Qt.SolidLine,
+                   width: int = LINE_WIDTH) -> None:
+        """A curve drawn downsampled to the screen."""
+        width = width if style == Qt.SolidLine else DASHED_WIDTH
+        # the residual's curve draws log10 of the data, as its log axis reads the view
+        # (drawn linear, 1e-16 .. 1e-12 sat near 0 and every tick read 10^0 = "1")
+        curve = SampleCurve(pg.mkPen(color, width=width, style=style),
+                            log_y=self.spec.field == "loop_residual",
+                            pixel_factor=DOWNSAMPLE_FACTOR)
+        vb.addItem(curve)
+        self.curves.append(curve)
+
+    def values(self, part: Trajectory) -> np.ndarray:
+        """The samples this plot draws from `part`, (S, curves), in display units."""
+        data = np.asarray(getattr(part, self.spec.field), dtype=float)
+        if data.ndim == 1:
+            data = data[:, None]
+        if self.columns is not None:
+            data = data[:, self.columns]
+        if self.spec.field == "loop_residual":
+            data = np.maximum(np.abs(data), LOG_FLOOR)  # log axis: a closed loop is 0
+        return data * self.scale
+
+    def append(self, part: Trajectory) -> None:
+        if self.curves:
+            values = self.values(part)
+            self.series.append(part.t, values)
+            for vb, rows in self.view_rows:
+                v = values[:, rows]
+                v = v[np.isfinite(v)]
+                if v.size:
+                    lo, hi = self.y_bounds.get(vb, (np.inf, -np.inf))
+                    self.y_bounds[vb] = min(lo, float(v.min())), max(hi, float(v.max()))
+
+    def grow_y_ranges(self) -> None:
+        """While a run streams in: each view's y range only grows, by half the data's span
+        at a time, to cover the samples so far, so that the axes repaint a few times per
+        run rather than at every chunk (issue #8). The log residual auto-ranges."""
+        if self.spec.field == "loop_residual":
+            return
+        for vb, (lo, hi) in self.y_bounds.items():
+            a, b = vb.viewRange()[1]
+            if vb in self.y_grown and a <= lo and hi <= b:
+                continue
+            pad = 0.5 * max(hi - lo, self._least_span(vb))
+            if vb in self.y_grown:
+                lo, hi = min(a, lo - pad), max(b, hi + pad)
+            else:  # the run's first samples: forget the last run's range
+                lo, hi = lo - pad, hi + pad
+                self.y_grown.add(vb)
+            vb.setYRange(lo, hi, padding=0.0)
+
+    def _least_span(self, vb: pg.ViewBox) -> float:
+        """The smallest y span of view `vb`: MIN_Y_SPAN, or MIN_Y_SPAN_PRISMATIC on the
+        prismatic joints' view."""
+        return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
+
+    def fit_y_ranges(self) -> None:
+        """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
+        their span, at least the view's minimum span. The log residual auto-ranges."""
+        if self.spec.field == "loop_residual":
+            self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+            return
+        for vb, (lo, hi) in self.y_bounds.items():
+            pad = max(FIT_MARGIN * (hi - lo), 0.5 * (self._least_span(vb) - (hi - lo)))
+            vb.setYRange(lo - pad, hi + pad, padding=0.0)
+
+    def refresh(self) -> None:
+        """Show the series on the curves (views into its buffers, no copy)."""
+        s = self.series
+        for k, curve in enumerate(self.curves):
+            curve.set_samples(s.t[:s.size], s.y[k, :s.size])
+        self.stale = False
+
+    def show_values(self, time: float | None) -> None:
+        """Legend read-out at `time` (s), or the plain legend for None."""
+        if time is None or self.series.size == 0:
+            self.set_title(self.spec.title)
+            self.legend.show_values(None)
+        else:
+            self.set_title(f"{self.spec.title} \u2014 t = {time:.3f} s")
+            self.legend.show_values(self.series.value_at(time))
+
+
+class PlotsPanel(QWidget):
+    """Joint angles, rates, torques and energy of a Trajectory against time.
+
+    ``append(chunk)`` buffers streamed samples (curves refresh at ~30 Hz);
+    ``set_trajectory`` shows a whole run; ``set_cursor_time`` moves the red
+    time cursor; ``time_picked(t)`` (s) is emitted when the user clicks or
+    drags in a plot. A row of toggle buttons picks which plots are shown (in
+    a 2 x 2 grid when the panel is wide); when they do not fit, the panel scrolls.
+    """
+
+    time_picked = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._robot: Robot | None = None
+        self._pending: list[Trajectory] = []
+        self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
+        self._font_scale = 1.0
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
+        self._graphics = pg.GraphicsLayoutWidget()
+        self._graphics.setBackground(BACKGROUND)
+        self._graphics.ci.setSpacing(6)
+        self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
+        self._all_plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
+        # one time range for all plots, shared by value (`_share_time_range`), not by
+        # pyqtgraph's setXLink: that maps ranges by screen position, which shifts plots in
+        # other grid columns, and two views that both auto-range then correct each other
+        # for ever (a repaint loop that froze the window)
+        self._sharing_range = False
+        for plot in self._all_plots:
+            plot.vb.sigXRangeChanged.connect(self._share_time_range)
+        self._shown: list[_Plot] = []
+        self._fit_time_range()
+        self._columns = 1
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._flush)
+        self._last_chunk_timer = QTimer(self)
+        self._last_chunk_timer.setSingleShot(True)
+        self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
+        self._last_chunk_timer.timeout.connect(self._refresh_shown)
+        self._hover_pos: QPointF | None = None
+        self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(REFRESH_MS)
+        self._hover_timer.timeout.connect(self._update_hover)
+        self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._buttons: dict[str, QToolButton] = {}
+        self._controls = QWidget()  # the row of show / hide buttons
+        row = QHBoxLayout(self._controls)
+        row.setContentsMargins(6, 2, 6, 0)
+        row.addWidget(QLabel("Show:"))
+        for plot in self._all_plots:
+            button = QToolButton()
+            button.setText(plot.spec.button)
+            button.setCheckable(True)
+            button.setChecked(True)
+            button.setToolTip(f"Show or hide the plot of {plot.spec.title.lower()}")
+            button.toggled.connect(self._on_toggled)
+            self._buttons[plot.spec.key] = button
+            row.addWidget(button)
+        row.addStretch(1)
+        self.legend_button = QToolButton()
+        self.legend_button.setText("Legend")
+        self.legend_button.setCheckable(True)
+        self.legend_button.setChecked(True)
+        self.legend_button.setToolTip("Show or hide the legends (right of each plot) and "
+                                      "their read-out")
+        self.legend_button.toggled.connect(self.set_legends_shown)
+        row.addWidget(self.legend_button)
+        self._scroll = scroll_area(self._graphics)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self._controls)
+        layout.addWidget(self._scroll)
+        for key in LOOP_PLOTS:
+            self._buttons[key].setVisible(False)
+        self._arrange([p for p in self._all_plots if p.spec.key not in LOOP_PLOTS])
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(900, 900)
+
+    # ----- which plots -----------------------------------------------------------------
+    def set_visible_plots(self, keys) -> None:
+        """Stack only the plots named in `keys` (PlotSpec.key, e.g. "joint_angles")."""
+        keys = set(keys)
+        unknown = keys - set(self.available_plots())
+        if unknown or not keys:
+            raise ValueError(f"expected some of {sorted(self._buttons)}, got {sorted(keys)}")
+        for key, button in self._buttons.items():
+            button.blockSignals(True)
+            button.setChecked(key in keys)
+            button.blockSignals(False)
+        self._arrange([p for p in self._all_plots if p.spec.key in keys])
+
+    def visible_plots(self) -> list[str]:
+        return [p.spec.key for p in self._shown]
+
+    @Slot()
+    def _on_toggled(self) -> None:
+        keys = [key for key, b in self._buttons.items() if b.isChecked()]
+        if not keys:  # keep at least one plot: re-check the button just unchecked
+            self.sender().setChecked(True)
+            return
+        self.set_visible_plots(keys)
+
+    def _columns_for(self, count: int) -> int:
+        """2 columns for 3-4 plots in a wide panel (and 2 plots in a wide, low one), else 1."""
+        width, height = self.width(), self.height()
+        if width < GRID_MIN_WIDTH:
+            return 1
+        return 2 if count >= 3 or (count == 2 and width > 2.5 * height) else 1
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._columns_for(len(self._shown)) != self._columns:
+            self._arrange(self._shown)
+        for plot in self._shown:  # a narrower panel: legends held the plots wide
+            plot._fit_legend()
+
+    def _arrange(self, plots: list[_Plot], columns: int | None = None) -> None:
+        """Lay out `plots` in order (row by row, `columns` or as the panel's width
+        allows), each at least MIN_PLOT_HEIGHT tall; hide the others.
+
+        Hidden plots stay in the scene (only out of its layout), so they are
+        deleted with the panel like the shown ones.
+        """
+        ci = self._graphics.ci
+        for plot in self._all_plots:
+            if plot.item.parentItem() is not ci:
+                plot.item.setParentItem(ci)
+        for plot in self._shown:
+            ci.layout.removeItem(plot.item)
+        for plot in self._all_plots:
+            plot.item.setVisible(plot in plots)
+        columns = self._columns_for(len(plots)) if columns is None else columns
+        rows = -(-len(plots) // columns)
+        for k, plot in enumerate(plots):
+            plot.panel_columns = columns
+            ci.layout.addItem(plot.item, k // columns, k % columns)
+            plot.set_time_axis_label(k + columns >= len(plots))
+        for i in range(2):
+            ci.layout.setColumnStretchFactor(i, 1 if i < columns else 0)
+        for i in range(len(self._all_plots)):
+            ci.layout.setRowStretchFactor(i, 1 if i < rows else 0)
+        self._shown = list(plots)
+        self._columns = columns
+        if self._run_duration is None and any(p.vb.autoRangeEnabled()[0]
+                                              for p in self._all_plots):
+            self._fit_time_range()  # the leader must be a plot that is painted
+        else:
+            self._leader = (self._shown or self._all_plots)[0]
+        self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
+        ci.layout.activate()
+        for plot in plots:  # hidden while samples came: draw them now
+            if plot.stale:
+                plot.refresh()
+
+    def set_controls_visible(self, visible: bool) -> None:
+        """Show or hide the row of show / hide buttons above the plots."""
+        self._controls.setVisible(visible)
+
+    def controls_visible(self) -> bool:
+        return not self._controls.isHidden()
+
+    def set_font_scale(self, scale: float) -> None:
+        """Every plot's fonts (ticks, axis labels, titles, legends) at `scale` x their
+        normal size (1: normal), e.g. for a projector (gui/panels/presentation.py)."""
+        self._font_scale = float(scale)
+        prismatic = self._robot is not None and not all(self._robot.is_revolute)
+        for plot in self._all_plots:
+            plot.set_font_scale(self._font_scale)
+            if prismatic:
+                plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale))
+
+    def font_scale(self) -> float:
+        """The plots' font scale (1: normal)."""
+        return self._font_scale
+
+    def set_legends_below(self, below: bool) -> None:
+        """Every legend under its plot (True: for a narrow, tall panel) or beside it."""
+        for plot in self._all_plots:
+            plot.set_legend_below(below)
+
+    def legends_below(self) -> bool:
+        return self._all_plots[0].legend.below
+
+    def set_legends_shown(self, shown: bool) -> None:
+        """Show or hide every plot's legend (hidden, the plots take its room)."""
+        self.legend_button.setChecked(shown)
+        for plot in self._all_plots:
+            plot.legend.set_shown(shown)
+
+    # ----- data -----------------------------------------------------------------------
+    def set_robot(self, robot: Robot | Mechanism | None) -> None:
+        """Build one curve per joint (legend: robot.link_names); clears the data. The
+        loop plots are offered (and shown) only for a mechanism with loops."""
+        self._robot = robot
+        self._pending = []
+        self._timer.stop()
+        prismatic = robot is not None and not all(robot.is_revolute)
+        for plot in self._all_plots:
+            plot.build(robot)
+            plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale)
+                                                if prismatic else NO_RIGHT_AXIS_WIDTH)
+        loops = _loops(robot)
+        had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
+        for key in LOOP_PLOTS:
+            self._buttons[key].setVisible(loops)
+        shown = [k for k in self.visible_plots() if loops or k not in LOOP_PLOTS]
+        if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
+            shown = list(MECHANISM_DEFAULT_PLOTS)
+        elif had_loops and not loops:
+            shown = [p.spec.key for p in self._plots]
+        self.set_visible_plots(shown or ["joint_angles"])
+        self.set_cursor_time(None)
+
+    @property
+    def _plots(self) -> list[_Plot]:
+        """The plots of the current model (the loop plots only with loops)."""
+        return [p for p in self._all_plots if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
+
+    def available_plots(self) -> list[str]:
+        """The keys of the plots this model has (the loop plots need loops)."""
+        return [p.spec.key for p in self._all_plots
+                if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
+
+    def clear(self) -> None:
+        """Remove all samples (the curves stay)."""
+        self._pending = []
+        self._timer.stop()
+        self._last_chunk_timer.stop()
+        for plot in self._plots:
+            plot.series = _Series(len(plot.curves))
+            plot.y_bounds, plot.y_grown = {}, set()
+            plot.stale = True
+            plot.show_values(None)
+        if self._run_duration is None:  # the axes follow the samples that come
+            self._fit_time_range()
+            for plot in self._all_plots:
+                plot.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
+                plot.vb2.enableAutoRange(axis=pg.ViewBox.YAxis)
+        self._refresh_shown()
+        self.set_cursor_time(None)
+
+    def append(self, chunk: Trajectory) -> None:
+        """Queue a chunk of new samples; the curves refresh at the next timer tick."""
+        if self._robot is None or len(chunk) == 0:
+            return
+        self._pending.append(chunk)
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def set_trajectory(self, traj: Trajectory | None) -> None:
+        """Show a whole Trajectory (replaces what is shown) and fit the view. A run whose
+        samples were all streamed in already (`append`) is not drawn again."""
+        if traj is None or self._robot is None or len(traj) == 0:
+            self.clear()
+            return
+        self._take_pending()
+        self._last_chunk_timer.stop()
+        if not self._holds(traj):
+            self.clear()
+            for plot in self._plots:
+                plot.append(traj)
+                plot.stale = True
+        self._run_duration = None
+        self._fit_to_samples()  # before the curves get their samples: they bin them once
+        self._refresh_shown()
+
+    def _fit_to_samples(self) -> None:
+        """Fit every plot's axes to its samples at once: time from the first sample to
+        the last, each y view to its data with a margin (the log residual auto-ranges).
+
+        A finished run's samples stay as they are, so the ranges are set rather than left
+        to pyqtgraph's auto-range: that fits them while painting, and the axes it changes
+        there, with the curves' downsampling that follows the new range, paint the plots
+        two or three times over (issue #8: 150 ms at the end of a 60 s fall).
+        """
+        series = self._plots[0].series
+        if series.size == 0:
+            return
+        t0, t1 = float(series.t[0]), float(series.t[series.size - 1])
+        self._leader = (self._shown or self._all_plots)[0]
+        for plot in self._all_plots:
+            plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+            plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+        self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
+        for plot in self._plots:
+            plot.fit_y_ranges()
+
+    @Slot(object, object)
+    def _share_time_range(self, view, x_range) -> None:
+        """Give every plot the time range the leader (the first shown plot) just took (an
+        auto-range, a zoom there, `set_run_duration`)."""
+        if self._sharing_range or view is not self._leader.vb:
+            return  # one way only, from the leader: a follower can never feed back
+        self._sharing_range = True
+        try:
+            lo, hi = x_range
+            for plot in self._all_plots:
+                if plot.vb is not view and tuple(plot.vb.viewRange()[0]) != (lo, hi):
+                    plot.vb.setXRange(lo, hi, padding=0.0)
+        finally:
+            self._sharing_range = False
+
+    def _fit_time_range(self) -> None:
+        """The time axes follow the data: the first shown plot auto-ranges in time (a
+        hidden one is not painted, so it would not) and shares its range
+        (`_share_time_range`); the others never auto-range in time, so no two views can
+        correct each other."""
+        leader = self._leader = (self._shown or self._all_plots)[0]
+        for plot in self._all_plots:
+            plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis, enable=plot is leader)
+            plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis, enable=False)
+
+    def set_run_duration(self, seconds: float | None) -> None:
+        """During a run of `seconds` s: the time axes stay at [0, seconds], so the chunks
+        that stream in redraw the curves only, not the axes and grids (issue #8). None (and
+        `set_trajectory`): the time axes fit the data again."""
+        self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
+        if self._run_duration is None:
+            self._fit_time_range()
+        else:
+            for plot in self._all_plots:
+                plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+                plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+                if plot.spec.field != "loop_residual":  # y: only grows (`grow_y_ranges`)
+                    plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
+                    plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
+            self._set_time_range(0.0, self._run_duration)
+
+    def _set_time_range(self, t0: float, t1: float) -> None:
+        """Every plot's time axis to [t0, t1] s, the leader first. Each is set, not left
+        to `_share_time_range`: that follows the leader's changes, and a leader already
+        at [t0, t1] (a run as long as the last) would leave a zoomed plot as it was."""
+        self._leader.vb.setXRange(t0, t1, padding=0.0)
+        for plot in self._all_plots:
+            if tuple(plot.vb.viewRange()[0]) != (t0, t1):
+                plot.vb.setXRange(t0, t1, padding=0.0)
+
+    def run_duration(self) -> float | None:
+        """The duration the time axes are fixed to (s), None when they fit the data."""
+        return self._run_duration
+
+    def _holds(self, traj: Trajectory) -> bool:
+        """True if the buffers hold exactly the samples of `traj` (times compared)."""
+        series = self._plots[0].series
+        return (series.size == len(traj) and series.t[0] == traj.t[0]
+                and series.t[series.size - 1] == traj.t[-1])
+
+    def sample_count(self) -> int:
+        """Samples drawn after the last refresh."""
+        return self._plots[0].series.size
+
+    @Slot()
+    def _flush(self) -> None:
+        """Timer: append the chunks that came since the last tick; redraw the shown plots.
+
+        The run's last chunk is only appended: `set_trajectory` follows at once and fits
+        the axes, and drawing the curves first painted the plots twice at the end of
+        every run (~25 ms each, issue #8). Without `set_trajectory` within
+        LAST_CHUNK_WAIT_MS they are drawn then."""
+        if not self._pending:
+            self._timer.stop()
+            return
+        last = (self._run_duration is not None
+                and self._pending[-1].t[-1] >= self._run_duration * (1.0 - 1e-9))
+        self._take_pending()
+        if last:
+            self._last_chunk_timer.start()
+        else:
+            self._refresh_shown()
+
+    def _take_pending(self) -> None:
+        """Append the queued chunks to every plot's buffers (the curves go stale)."""
+        parts, self._pending = self._pending, []
+        if not parts:
+            return
+        for plot in self._plots:
+            for part in parts:
+                plot.append(part)
+            plot.stale = True
+
+    def _refresh_shown(self) -> None:
+        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`)."""
+        for plot in self._shown:
+            if plot.stale:
+                plot.refresh()
+                if self._run_duration is not None:
+                    plot.grow_y_ranges()
+
+    # ----- cursor, hover and scrubbing ------------------------------------------------
+    def set_cursor_time(self, t: float | None) -> None:
+        """Put the time cursor at `t` s in every plot (None hides it); emits nothing."""
+        for plot in self._plots:
+            if t is None:
+                plot.cursor.setVisible(False)
+            else:
+                plot.cursor.setValue(float(t))
+                plot.cursor.setVisible(True)
+
+    def cursor_time(self) -> float | None:
+        """Time of the cursor (s), None when hidden."""
+        line = self._plots[0].cursor
+        return float(line.value()) if line.isVisible() else None
+
+    @Slot(float)
+    def _on_scrub(self, t: float) -> None:
+        series = self._plots[0].series
+        if series.size:
+            t = float(np.clip(t, series.t[0], series.t[series.size - 1]))
+        self.set_cursor_time(t)
+        self.time_picked.emit(t)
+
+    @Slot(object)
+    def _on_mouse_moved(self, pos: QPointF) -> None:
+        self._hover_pos = QPointF(pos)
+        if not self._hover_timer.isActive():
+            self._hover_timer.start()
+
+    @Slot()
+    def _update_hover(self) -> None:
+        pos = self._hover_pos
+        over = None if pos is None else next(
+            (p for p in self._plots if p.vb.sceneBoundingRect().contains(pos)), None)
+        self.show_readout(None if over is None else float(over.vb.mapSceneToView(pos).x()))
+
+    def show_readout(self, t: float | None) -> None:
+        """Dashed hover line and legend values at `t` s in every plot (None: off)."""
+        for plot in self._plots:
+            plot.hover.setVisible(t is not None)
+            if t is not None:
+                plot.hover.setValue(t)
+            plot.show_values(t)
+
+    def leaveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hover_pos = None
+        self._hover_timer.stop()
+        self.show_readout(None)
+        super().leaveEvent(event)
+
+    # ----- export and teardown --------------------------------------------------------
+    def export_images(self, directory: str | Path, width: int = 1600) -> list[Path]:
+        """Write every plot of the model (shown or not) as PNG (`width` px wide) and SVG into `directory`.
+
+        Each plot is laid out EXPORT_PLOT_HEIGHT px tall at the panel's width for
+        the export, whatever the panel's size. Returns the paths written.
+        """
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._flush()
+        self.show_readout(None)
+        cursor = self.cursor_time()
+        self.set_cursor_time(None)  # a figure shows the whole run, without the scrub line
+        shown = list(self._shown)
+        ci = self._graphics.ci
+        available = list(self._plots)
+        self._arrange(available, columns=1)
+        panel_width = max(self._graphics.width(), 600)
+        ci.setGeometry(QRectF(0, 0, panel_width, EXPORT_PLOT_HEIGHT * len(available)))
+        ci.layout.activate()
+        written = []
+        try:
+            for plot in available:
+                written += [write_png(plot.item, directory / f"{plot.spec.key}.png", width),
+                            write_svg(plot.item, directory / f"{plot.spec.key}.svg",
+                                      plot.spec.title)]
+        finally:
+            self.set_cursor_time(cursor)
+            self._arrange(shown)
+            ci.setGeometry(QRectF(0, 0, self._graphics.width(), self._graphics.height()))
+        return written
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        self._timer.stop()
+        self._hover_timer.stop()
+        super().closeEvent(event)
+
+
+# ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def grid_axes() -> dict[str, GridAxis]:
+    """Left, bottom and right axes for a new pg.PlotItem (``axisItems``), drawing
+    their grid opaque (`GridAxis`)."""
+    return {name: GridAxis(name) for name in ("left", "bottom", "right")}
+
+
+def lay_axes_under(item: pg.PlotItem, views) -> None:
+    """Put `item`'s axes, with the grid lines they draw, under its `views`: pyqtgraph
+    paints them above, where an opaque grid (`GridAxis`) cuts a gap in every curve at
+    every grid line (a faint translucent one hid little)."""
+    z = min(view.zValue() for view in views) - AXES_BELOW_VIEWS
+    for name in ("left", "bottom", "right", "top"):
+        item.getAxis(name).setZValue(z)
+
+
+def add_right_view(item: pg.PlotItem) -> pg.ViewBox:
+    """A second view in `item` with its own y range on the right axis (prismatic
+    joints, m or N, beside revolute ones in deg or N m): the same time axis, drawn under
+    the main view (which takes the mouse), kept on the main view's place."""
+    view = pg.ViewBox(enableMenu=False)
+    view.setParentItem(item)
+    view.setZValue(item.vb.zValue() - 1)
+    view.setXLink(item.vb)
+    item.showAxis("right")
+    item.getAxis("right").linkToView(view)
+
+    def follow() -> None:
+        view.setGeometry(item.vb.geometry())
+        view.linkedViewChanged(item.vb, view.XAxis)
+
+    item.vb.sigResized.connect(follow)
+    return view
+
+
+def adopt_menus(item: pg.PlotItem, owner: QWidget) -> None:
+    """Disable the PlotItem's context menus and make `owner` the Qt parent of their widgets.
+
+    pyqtgraph creates them without a parent, so they would outlive the panel as
+    hidden top-level windows until Python's garbage collector runs.
+    """
+    item.setMenuEnabled(False)
+    menu = item.ctrlMenu
+    menu.setParent(owner, menu.windowFlags())
+    for action in item.findChildren(QWidgetAction):
+        widget = action.defaultWidget()
+        if widget is not None and widget.parent() is None:
+            widget.setParent(owner, widget.windowFlags())
+            widget.hide()
+
+
+def write_png(item: pg.GraphicsWidget, path: str | Path, width: int = 1600) -> Path:
+    """Render `item` (and what it holds) to a PNG file `width` px wide; returns the path."""
+    exporter = pg_exporters.ImageExporter(item)
+    exporter.parameters()["width"] = int(width)
+    exporter.export(str(path))
+    return Path(path)
+
+
+def write_image(item: pg.GraphicsWidget, path: str | Path, title: str, width: int = 1600
+                ) -> Path:
+    """`write_png` or `write_svg` by the suffix of `path` (.png / .svg; else ValueError)."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".svg":
+        return write_svg(item, path, title)
+    if suffix == ".png":
+        return write_png(item, path, width)
+    raise ValueError(f"export as .png or .svg, not {path.suffix!r}")
+
+
+def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
+    """Render the scene under `item` to an SVG file with Qt's SVG generator (the text
+    as on screen; `title` is the file's title); returns the path.
+
+    (pyqtgraph 0.14's SVGExporter fails on the closed paths Qt 6 writes,
+    pyqtgraph issue #3495.)
+    """
+    source = item.sceneBoundingRect()
+    target = QRectF(0, 0, source.width(), source.height())
+    generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)  # keeps the plot's clip paths
+    generator.setFileName(str(path))
+    generator.setSize(target.size().toSize())
+    generator.setViewBox(target)
+    generator.setTitle(title)
+    generator.setResolution(item.scene().views()[0].logicalDpiX())  # fonts as on screen
+    painter = QPainter(generator)
+    try:
+        painter.fillRect(target, QColor("white"))
+        item.scene().render(painter, target, source)
+    finally:
+        painter.end()
+    return Path(path)

@@ -1,0 +1,1 @@
+"""The 3D view and what is drawn in it (pyvista)."""

@@ -1,0 +1,626 @@
+"""The arm or mechanism as meshes fixed in its DH frames. Qt-free (pyvista and core only).
+
+Every mesh is built once, in the coordinates of the frame it rides on. A new
+pose only moves frames: each part's actor gets ``user_matrix = frames[k]``
+(times a z-scale for the rod of a prismatic joint, whose length is the joint
+variable). Link i (1-based) follows the DH chain Rz(theta) Tz(b) Tx(a) Rx(alpha):
+
+    joint frame i --(b along its z)--> elbow_i --(a along x_i)--> origin_i
+
+The frames a part can ride on are `scene_frames`: the base and the n link frames
+(`Kinematics.frames`, indices 0..n), then the n joint frames (indices n+1..2n). In a
+serial arm joint frame i is link frame i-1; in a tree or a closed chain it is the
+parent link's frame times the chain's base placement.
+
+Parts (names as in `Part.name`):
+
+- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, joint frame i
+- ``offset i``  the b segment, joint frame i (from 0 to b along z)
+- ``length i``  the a segment, frame i (from (-a, 0, 0) to the origin)
+- ``elbow i``   a ball where the two segments meet, (-a, 0, 0) in frame i
+- ``com i``     a ball at the link's mass centre, frame i       (layer "com")
+- ``frame k``   x/y/z arrows (red/green/blue) of frame k         (layer "frames")
+- ``effector``  a marker on frame n (serial arms)                (layer "effector")
+- ``base``, ``pedestal``, ``floor``, ``grid``: fixed in the base frame (layer "ground")
+
+A mechanism (`core.Mechanism`) adds, from the same data:
+
+- ``root c``    chain c's root: a plate under its first joint when it starts on the
+                base (layer "ground"), a strut from the parent link's origin to the
+                chain's base point when it starts on a link
+- ``cut l a``   loop l's cut joint on its first link: a sleeve along the joint axis
+                at the attachment point (layer "arm")
+- ``cut l b``   the same joint on its second link (or the base): a pin
+- ``gap l``     a red rod from one attachment point to the other, stretched by
+                `gap_matrix` each pose, hidden while the loop is closed
+
+Sizes scale with the robot's reach (sum of |a| + |b|), so a 0.3 m SCARA and a
+1.5 m arm both look right. The floor is perpendicular to gravity, below
+anything the arm can reach.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pyvista as pv
+
+from armdyn.core import JointType, Kinematics, Link, LoopJointType, Mechanism, Robot, forward_kinematics
+
+from ..look.colors import joint_color
+
+__all__ = ["Part", "Sizes", "build_parts", "part_matrix", "part_matrices", "topology_key",
+           "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
+           "MergedParts"]
+
+#: Layers the view can show or hide.
+LAYERS = ("arm", "com", "frames", "effector", "ground")
+
+LINK_COLOR = "#A9B2BC"
+BASE_COLOR = "#6B7682"
+PEDESTAL_COLOR = "#B4BDC7"
+EFFECTOR_COLOR = "#2E3440"
+#: The floor is drawn unlit (`view3d`: a flat plane under the view's directional lights
+#: is one colour anyway), in the colour it had lit from the default view.
+FLOOR_COLOR = "#DEE0E4"
+GRID_COLOR = "#C3CAD3"
+CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
+CUT_COLOR_B = "#8C4A00"   # and the pin on the second
+GAP_COLOR = "#D00000"
+#: Robots of more links than this draw their links with coarse cylinders and balls (a
+#: third of the facets): each link is a few pixels on screen, and a 200-link arm's frame
+#: is rendered and moved in a fraction of the time (issue #8).
+COARSE_ABOVE = 24
+#: A loop whose attachment points are further apart than this share of the drawing
+#: size shows its gap rod.
+GAP_VISIBLE = 1e-4
+AXIS_RGB = np.array([[214, 39, 40], [44, 160, 44], [31, 119, 180]], dtype=np.uint8)
+
+_EPS = 1e-9
+
+
+@dataclass
+class Part:
+    """One mesh of the scene.
+
+    name    : unique name ("joint 2", "com 1", "frame 0", ...)
+    layer   : one of `LAYERS`
+    frame   : index into ``Kinematics.frames`` the mesh rides on; None = fixed (base frame)
+    mesh    : the mesh, in that frame's coordinates
+    color   : a colour, or None if the mesh carries its own "rgb" cell colours
+    stretch : index of the joint whose value scales the mesh along local z
+              (the rod of a prismatic joint), else None
+    gap     : index of the loop whose closure gap the mesh (a unit rod) shows, else None
+    """
+
+    name: str
+    layer: str
+    frame: int | None
+    mesh: pv.PolyData
+    color: str | None
+    stretch: int | None = None
+    gap: int | None = None
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Drawing sizes in metres, proportional to the robot's reach."""
+
+    reach: float
+
+    @classmethod
+    def of(cls, robot: Robot | Mechanism) -> "Sizes":
+        if isinstance(robot, Mechanism):
+            reach = _mechanism_span(robot)
+        else:
+            reach = sum(abs(link.a) + _travel(link) for link in robot.links)
+        return cls(reach if reach > 1e-6 else 0.5)
+
+    @property
+    def joint_radius(self) -> float:
+        return 0.035 * self.reach
+
+    @property
+    def joint_length(self) -> float:
+        return 2.6 * self.joint_radius
+
+    @property
+    def link_radius(self) -> float:
+        return 0.55 * self.joint_radius
+
+    @property
+    def com_radius(self) -> float:
+        return 0.7 * self.joint_radius
+
+    @property
+    def triad_length(self) -> float:
+        return 4.0 * self.joint_radius
+
+
+def _travel(link: Link) -> float:
+    """Largest |b| a link can have: its b, or the ends of a prismatic joint's range."""
+    lo, hi = _b_range(link)
+    return max(abs(lo), abs(hi))
+
+
+def _b_range(link: Link) -> tuple[float, float]:
+    """Range of b: fixed for a revolute joint; limits (or 0..b) for a prismatic one."""
+    if link.is_revolute:
+        return (link.b, link.b)
+    if link.limits is not None:
+        return (min(link.limits[0], link.b), max(link.limits[1], link.b))
+    return (min(0.0, link.b), max(0.0, link.b))
+
+
+def _mechanism_span(mech: Mechanism) -> float:
+    """A mechanism's drawing size, m: its extent at home (every frame origin), but at
+    least its longest link (a serial arm's reach sums its links; a mechanism's loops
+    keep it much smaller than that sum)."""
+    kin = forward_kinematics(mech, mech.q_home)
+    points = np.vstack([kin.origins, kin.joint_origins])
+    extent = float(np.linalg.norm(points.max(axis=0) - points.min(axis=0)))
+    longest = max((abs(link.a) + _travel(link) for link in mech.links), default=0.0)
+    return max(extent, longest)
+
+
+def scene_frames(kin: Kinematics) -> np.ndarray:
+    """(2n+1, 4, 4): the base and link frames (0..n), then the joint frames (n+1..2n)."""
+    return np.concatenate([kin.frames, kin.joint_frames])
+
+
+def part_link(part: Part, parents: np.ndarray) -> int:
+    """The link (1-based) whose motion part rides on, 0 for the base (fixed parts, the
+    base frame). parents (n,): each joint's parent link, 0-based, -1 for the base
+    (`core` kernel model `parent`). A joint frame (n+1..2n) is fixed in its joint's
+    parent link (the housing of joint i moves with link i-1 in a serial arm)."""
+    n = parents.shape[0]
+    k = part.frame
+    if k is None or k == 0:
+        return 0
+    if k <= n:
+        return int(k)
+    return int(parents[k - n - 1]) + 1
+
+
+def _joint_frame(n: int, i: int) -> int:
+    """Scene-frame index of joint i's frame (0-based i)."""
+    return n + 1 + i
+
+
+def _body_frame(mech: Mechanism, name: str) -> int | None:
+    """Scene-frame index of a link's own frame by name; None for "base"."""
+    return None if name == "base" else mech.joint_index(name) + 1
+
+
+def loop_points(mech: Mechanism, frames: np.ndarray) -> np.ndarray:
+    """(L, 2, 3): each loop's attachment point on its first and on its second link
+    (the base for "base"), in the base frame, m, for scene frames `frames`."""
+    out = np.zeros((len(mech.loops), 2, 3))
+    for l, loop in enumerate(mech.loops):
+        for side in range(2):
+            k = _body_frame(mech, loop.links[side])
+            T = np.eye(4) if k is None else frames[k]
+            out[l, side] = T[:3, :3] @ np.asarray(loop.at[side], dtype=float) + T[:3, 3]
+    return out
+
+
+def gap_matrix(p_a: np.ndarray, p_b: np.ndarray, radius: float) -> np.ndarray | None:
+    """The user matrix that stretches a unit rod (z from 0 to 1, radius 1) from p_a to
+    p_b with the given radius; None when the points coincide (nothing to draw)."""
+    d = np.asarray(p_b, dtype=float) - np.asarray(p_a, dtype=float)
+    length = float(np.linalg.norm(d))
+    if length < 1e-12:
+        return None
+    e1 = _perpendicular(d / length)
+    e2 = np.cross(d / length, e1)
+    m = np.eye(4)
+    m[:3, 0], m[:3, 1], m[:3, 2], m[:3, 3] = radius * e1, radius * e2, d, p_a
+    return m
+
+
+def up_vector(robot: Robot) -> np.ndarray:
+    """Unit vector against gravity in the base frame (z_0 if there is no gravity)."""
+    g = np.asarray(robot.gravity, dtype=float)
+    norm = float(np.linalg.norm(g))
+    return -g / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
+
+
+def _structure_key(model: Robot | Mechanism) -> tuple:
+    """A mechanism's chains (parents, bases) and loops; () for a serial arm."""
+    if not isinstance(model, Mechanism):
+        return ()
+    return (tuple((c.parent, c.base, len(c.links)) for c in model.chains),
+            tuple((loop.joint, loop.links, loop.at, loop.axis) for loop in model.loops))
+
+
+def topology_key(robot: Robot | Mechanism) -> tuple:
+    """What decides which parts exist: rebuild the actors when it changes."""
+    rows = tuple((link.joint, abs(link.a) > _EPS, abs(link.b) > _EPS) for link in robot.links)
+    return rows, isinstance(robot, Mechanism), _structure_key(robot)
+
+
+def geometry_key(robot: Robot) -> tuple:
+    """What the meshes depend on: rebuild the meshes (not the actors) when it changes.
+
+    The joint variables (theta of a revolute joint, b of a prismatic one) are
+    not in it: they only move frames.
+    """
+    rows = tuple((link.joint, link.a, link.b if link.is_revolute else _b_range(link),
+                  link.alpha, link.com) for link in robot.links)
+    return rows, tuple(robot.gravity), _structure_key(robot)
+
+
+def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The 4x4 user matrix of `part` for scene frames (2n+1, 4, 4) (`scene_frames`) at
+    joint values q (n,). (Gap rods are placed by `gap_matrix`.)"""
+    return part_matrices([part], frames, q)[0]
+
+
+def part_matrices(parts: list[Part], frames: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(P, 4, 4): `part_matrix` of every part, in one numpy pass."""
+    index = np.array([-1 if p.frame is None else p.frame for p in parts], dtype=int)
+    m = np.where((index >= 0)[:, None, None], frames[np.maximum(index, 0)], np.eye(4))
+    stretched = [k for k, p in enumerate(parts) if p.stretch is not None]
+    if stretched:
+        s = np.asarray(q, dtype=float)[[parts[k].stretch for k in stretched]]
+        s = np.where(np.abs(s) > 1e-6, s, np.copysign(1e-6, s))  # keep it invertible
+        m[stretched, :3, 2] *= s[:, None]
+    return m
+
+
+class MergedParts:
+    """Many parts drawn as one mesh (a robot of hundreds of links: one actor per layer
+    instead of one per part, so that adding, moving and rendering stay fast).
+
+    The parts' meshes are concatenated once, each point remembering its part; a
+    pose moves every point by its part's matrix (`part_matrices`) in one numpy
+    pass, normals too. Colours become "rgb" cell data.
+
+    parts : the parts (each with a colour or its own "rgb" cell data)
+    mesh  : the merged mesh, in the base frame after `place`
+    """
+
+    def __init__(self, parts: list[Part]) -> None:
+        self.parts = parts
+        meshes = [p.mesh for p in parts]
+        counts = np.array([m.n_points for m in meshes])
+        self._owner = np.repeat(np.arange(len(parts)), counts)  # part of each point
+        self._cell_owner = np.repeat(np.arange(len(parts)),  # part of each cell
+                                     [m.n_cells for m in meshes])
+        self._points = np.vstack([np.asarray(m.points, dtype=float) for m in meshes])
+        self._normals = np.vstack([np.asarray(m.point_data["Normals"], dtype=float)
+                                   for m in meshes])
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        faces, rgb = [], []
+        for start, part, m in zip(starts, parts, meshes, strict=True):
+            tri = np.asarray(m.faces).reshape(-1, 4)  # the unit shapes are triangulated
+            tri = tri.copy()
+            tri[:, 1:] += start
+            faces.append(tri.ravel())
+            if part.color is None:
+                rgb.append(np.asarray(m.cell_data["rgb"], dtype=np.uint8))
+            else:
+                rgb.append(np.tile(np.array(pv.Color(part.color).int_rgb, dtype=np.uint8),
+                                   (m.n_cells, 1)))
+        self.mesh = pv.PolyData(self._points.copy(), faces=np.concatenate(faces))
+        self.mesh.cell_data["rgb"] = np.vstack(rgb)
+        self.mesh.point_data.active_normals = self._normals.copy()
+
+    def part_of_cell(self, cell: int) -> Part | None:
+        """The part that cell `cell` of the merged mesh belongs to (None: no such cell)."""
+        if 0 <= cell < len(self._cell_owner):
+            return self.parts[int(self._cell_owner[cell])]
+        return None
+
+    def place(self, frames: np.ndarray, q: np.ndarray) -> None:
+        """Move every part to its place for scene frames `frames` at joint values q."""
+        m = part_matrices(self.parts, frames, q)
+        rot = m[:, :3, :3][self._owner]  # (N, 3, 3): each point's part
+        points = np.einsum("nij,nj->ni", rot, self._points) + m[:, :3, 3][self._owner]
+        normals = np.einsum("nij,nj->ni", rot, self._normals)
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
+        self.mesh.points[:] = points
+        self.mesh.point_data["Normals"][:] = normals
+        self.mesh.GetPoints().Modified()
+        self.mesh.GetPointData().GetNormals().Modified()
+        self.mesh.Modified()
+
+
+# ----------------------------------------------------------------------------------
+# Building the parts
+# ----------------------------------------------------------------------------------
+
+def build_parts(robot: Robot | Mechanism) -> list[Part]:
+    """All meshes of `robot` (a serial arm or a mechanism), each in the frame it rides on
+    (see module docstring)."""
+    s = Sizes.of(robot)
+    jr, lr = s.joint_radius, s.link_radius
+    n = robot.n
+    coarse = n > COARSE_ABOVE
+    mechanism = isinstance(robot, Mechanism)
+    parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
+    for i, link in enumerate(robot.links):
+        color = joint_color(i)
+        h = s.joint_length
+        if link.is_revolute:
+            body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
+        else:
+            w = 0.85 * jr
+            body = _box((-w, w, -w, w, -h / 2, h / 2))
+        joint_frame = _joint_frame(n, i)
+        parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
+        if link.joint == JointType.PRISMATIC:
+            w = 0.55 * jr
+            parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
+                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
+        elif abs(link.b) > _EPS:
+            parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
+                              _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
+        if abs(link.a) > _EPS:
+            parts.append(Part(f"length {i + 1}", "arm", i + 1,
+                              _rod((-link.a, 0, 0), (0, 0, 0), lr, coarse), LINK_COLOR))
+            if abs(link.b) > _EPS or link.joint == JointType.PRISMATIC:
+                parts.append(Part(f"elbow {i + 1}", "arm", i + 1,
+                                  _ball((-link.a, 0, 0), lr, coarse), LINK_COLOR))
+        parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius, coarse),
+                          color))
+    for k in range(robot.n + 1):
+        parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
+    if mechanism:
+        parts += _branch_parts(robot, s) + _loop_parts(robot, s)
+    else:
+        parts.append(Part("effector", "effector", robot.n, _effector(s), EFFECTOR_COLOR))
+    return parts
+
+
+def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """A plate under the first joint of every chain that starts on the base ("root c",
+    fixed: such a chain's frame 0 does not move), then the floor and its grid below the
+    lowest point of the home pose."""
+    jr = s.joint_radius
+    kin = forward_kinematics(mech, mech.q_home)
+    parts, k = [], 0
+    for c, chain in enumerate(mech.chains):
+        if chain.parent is None:
+            top = -s.joint_length / 2
+            plate = _rod((0, 0, top - 0.6 * jr), (0, 0, top), 2.0 * jr)
+            parts.append(Part(f"root {c + 1}", "ground", _joint_frame(mech.n, k), plate,
+                              BASE_COLOR))
+        k += len(chain.links)
+    up = up_vector(mech)
+    heights = np.concatenate([kin.origins, kin.joint_origins]) @ up
+    floor = float(heights.min()) - 0.15 * s.reach - 1.5 * jr
+    size = 1.9 * s.reach
+    e1 = _perpendicular(up)
+    e2 = np.cross(up, e1)
+    # the floor's centre under the mechanism's middle, not under the base origin
+    middle = np.concatenate([kin.origins, kin.joint_origins]).mean(axis=0)
+    centre = middle - (middle @ up) * up + up * floor
+    parts.append(Part("floor", "ground", None,
+                      pv.Plane(center=centre - up * 1e-3 * s.reach, direction=up,
+                               i_size=size, j_size=size), FLOOR_COLOR))
+    parts.append(Part("grid", "ground", None, _grid(centre, e1, e2, size), GRID_COLOR))
+    return parts
+
+
+def _branch_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """A strut from the parent link's origin to the base point of every chain that
+    starts on a link, and a ball where it starts ("root c", in the parent's frame)."""
+    parts = []
+    for c, chain in enumerate(mech.chains):
+        if chain.parent is None:
+            continue
+        frame = _body_frame(mech, chain.parent)
+        tip = np.asarray(chain.base.xyz, dtype=float)
+        meshes = [_ball((0, 0, 0), 1.1 * s.link_radius)]
+        if np.linalg.norm(tip) > _EPS:
+            meshes += [_rod((0, 0, 0), tip, 0.8 * s.link_radius), _ball(tip, s.link_radius)]
+        parts.append(Part(f"root {c + 1}", "arm", frame, pv.merge(meshes), BASE_COLOR))
+    return parts
+
+
+def _loop_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+    """Each loop's cut joint at both attachment points (a sleeve on the first link, a pin
+    on the second) and its gap rod."""
+    jr, h = s.joint_radius, s.joint_length
+    parts = []
+    for l, loop in enumerate(mech.loops):
+        for side, name in enumerate("ab"):
+            p = np.asarray(loop.at[side], dtype=float)
+            axis = np.asarray(loop.axis[side], dtype=float)
+            axis = axis / np.linalg.norm(axis)
+            if loop.joint == LoopJointType.SPHERICAL:
+                mesh = _ball(p, (1.05 if side == 0 else 0.7) * jr)
+            elif side == 0:
+                mesh = _rod(p - 0.35 * h * axis, p + 0.35 * h * axis, 1.15 * jr)
+            else:
+                mesh = _rod(p - 0.6 * h * axis, p + 0.6 * h * axis, 0.45 * jr)
+            parts.append(Part(f"cut {l + 1} {name}", "arm",
+                              _body_frame(mech, loop.links[side]), mesh,
+                              CUT_COLOR_A if side == 0 else CUT_COLOR_B))
+        parts.append(Part(f"gap {l + 1}", "arm", None, _unit("cylinder").copy(deep=True),
+                          GAP_COLOR, gap=l))
+    return parts
+
+
+def _ground_parts(robot: Robot, s: Sizes) -> list[Part]:
+    """Base plate under joint 1, a pedestal down to the floor, floor and grid."""
+    up = up_vector(robot)
+    jr = s.joint_radius
+    thickness = 0.6 * jr
+    plate_top = -s.joint_length / 2  # along z_0, just under the first joint
+    z0 = np.array([0.0, 0.0, 1.0])
+    plate = _rod(z0 * (plate_top - thickness), z0 * plate_top, 2.4 * jr)
+    parts = [Part("base", "ground", None, plate, BASE_COLOR)]
+
+    plate_low = min(up @ (z0 * (plate_top - thickness)), up @ (z0 * plate_top))
+    floor = min(-_depth(robot, up), plate_low) - 1.2 * jr  # height along up, base origin = 0
+    if up @ z0 > 0.9 and plate_low - floor > 1e-6:
+        parts.append(Part("pedestal", "ground", None,
+                          _rod(up * floor, z0 * (plate_top - thickness), 1.2 * jr),
+                          PEDESTAL_COLOR))
+
+    size = 1.9 * s.reach
+    e1 = _perpendicular(up)
+    e2 = np.cross(up, e1)
+    centre = up * floor
+    parts.append(Part("floor", "ground", None,
+                      pv.Plane(center=centre - up * 1e-3 * s.reach, direction=up,
+                               i_size=size, j_size=size), FLOOR_COLOR))
+    parts.append(Part("grid", "ground", None, _grid(centre, e1, e2, size), GRID_COLOR))
+    return parts
+
+
+def _depth(robot: Robot, up: np.ndarray) -> float:
+    """How far below the base origin (against `up`) the arm can reach, m (>= 0).
+
+    While every joint axis so far is vertical, rotations keep the a segments
+    horizontal and only the b segments change the height (prismatic ones over
+    their range); after the first tilted axis every length counts in full.
+    """
+    axes = forward_kinematics(robot, robot.q_home).joint_axes
+    height, lowest, vertical = 0.0, 0.0, True
+    for axis, link in zip(axes, robot.links, strict=True):
+        along = float(axis @ up)
+        if vertical and abs(along) > 1.0 - 1e-6:
+            lo, hi = _b_range(link)
+            height += min(math.copysign(1.0, along) * lo, math.copysign(1.0, along) * hi)
+        else:
+            vertical = False
+            height -= abs(link.a) + _travel(link)
+        lowest = min(lowest, height)
+    return -lowest
+
+
+def _perpendicular(v: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to v: the base axis x (or y) with v's part removed."""
+    for axis in (np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])):
+        w = axis - (axis @ v) * v
+        if np.linalg.norm(w) > 0.1:
+            return w / np.linalg.norm(w)
+    raise AssertionError("unreachable: x and y cannot both be parallel to v")
+
+
+def _nice_step(span: float) -> float:
+    """A round grid spacing (1, 2 or 5 times a power of ten) giving about 10 cells."""
+    raw = span / 10.0
+    power = 10.0 ** math.floor(math.log10(raw))
+    for m in (1.0, 2.0, 5.0, 10.0):
+        if raw <= m * power:
+            return m * power
+    return 10.0 * power
+
+
+def _grid(centre: np.ndarray, e1: np.ndarray, e2: np.ndarray, size: float) -> pv.PolyData:
+    step = _nice_step(size)
+    k = int(size / 2 / step)
+    ticks = np.arange(-k, k + 1) * step
+    half = k * step
+    points, lines = [], []
+    for t in ticks:
+        for a, b in ((e1, e2), (e2, e1)):
+            lines.append([2, len(points), len(points) + 1])
+            points += [centre + a * t - b * half, centre + a * t + b * half]
+    return pv.PolyData(np.array(points), lines=np.array(lines).ravel())
+
+
+# Unit shapes, built once with pyvista (with their normals) and placed with numpy:
+# building a shape with pyvista's sources and filters costs milliseconds, placing a
+# copy microseconds, and meshes that carry normals need no filter in the view.
+
+@cache
+def _unit(kind: str, coarse: bool = False) -> pv.PolyData:
+    """Unit cylinder (z from 0 to 1, radius 1), cone (tip at z = 1, base radius 1 at z = 0),
+    ball (radius 1), box (+-1) or triad (arrows of length 1), with point normals
+    (split at sharp edges, so caps and box faces stay flat). `coarse`: cylinders and
+    balls with about a third of the facets (see COARSE_ABOVE)."""
+    if kind == "cylinder":
+        mesh = pv.Cylinder(center=(0, 0, 0.5), direction=(0, 0, 1), radius=1.0, height=1.0,
+                           resolution=12 if coarse else 32, capping=True)
+    elif kind == "cone":
+        mesh = pv.Cone(center=(0, 0, 0.5), direction=(0, 0, 1), height=1.0, radius=1.0,
+                       resolution=24)
+    elif kind == "ball":
+        mesh = (pv.Sphere(radius=1.0, theta_resolution=12, phi_resolution=8) if coarse
+                else pv.Sphere(radius=1.0, theta_resolution=24, phi_resolution=16))
+    elif kind == "box":
+        mesh = pv.Box((-1, 1, -1, 1, -1, 1))
+    elif kind == "triad":
+        arrows = []
+        for axis, rgb in zip(np.eye(3), AXIS_RGB, strict=True):
+            arrow = pv.Arrow(start=(0, 0, 0), direction=axis, tip_length=0.25,
+                             tip_radius=0.08, shaft_radius=0.03, scale=1.0,
+                             tip_resolution=16, shaft_resolution=16)
+            arrow.cell_data["rgb"] = np.tile(rgb, (arrow.n_cells, 1))
+            arrows.append(arrow)
+        mesh = pv.merge(arrows)
+    else:
+        raise ValueError(kind)
+    mesh = mesh.triangulate().compute_normals(cell_normals=False, split_vertices=True,
+                                              feature_angle=40.0, auto_orient_normals=True)
+    for name in list(mesh.point_data):
+        if name != "Normals":
+            del mesh.point_data[name]
+    return mesh
+
+
+def _placed(kind: str, scale, rotation: np.ndarray | None = None,
+            offset=(0.0, 0.0, 0.0), coarse: bool = False) -> pv.PolyData:
+    """A copy of a unit shape, scaled per axis (> 0), rotated, then moved by `offset`."""
+    unit = _unit(kind, coarse)
+    scale = np.asarray(scale, dtype=float)
+    points = np.asarray(unit.points, dtype=float) * scale
+    normals = np.asarray(unit.point_data["Normals"], dtype=float) / scale  # inverse transpose
+    if rotation is not None:
+        points = points @ rotation.T
+        normals = normals @ rotation.T
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    mesh = unit.copy(deep=True)
+    mesh.points = points + np.asarray(offset, dtype=float)
+    mesh.point_data.active_normals = normals
+    return mesh
+
+
+def _rotation_to(axis: np.ndarray) -> np.ndarray:
+    """A rotation matrix taking z to the unit vector `axis`."""
+    z = np.array([0.0, 0.0, 1.0])
+    v = np.cross(z, axis)
+    c = float(z @ axis)
+    if np.linalg.norm(v) < 1e-12:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    k = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + k + k @ k / (1.0 + c)
+
+
+def _rod(p0, p1, radius: float, coarse: bool = False) -> pv.PolyData:
+    """A capped cylinder from p0 to p1."""
+    p0, p1 = np.asarray(p0, dtype=float), np.asarray(p1, dtype=float)
+    axis = p1 - p0
+    length = float(np.linalg.norm(axis))
+    return _placed("cylinder", (radius, radius, length), _rotation_to(axis / length), p0,
+                   coarse)
+
+
+def _ball(centre, radius: float, coarse: bool = False) -> pv.PolyData:
+    return _placed("ball", (radius, radius, radius), None, centre, coarse)
+
+
+def _box(bounds) -> pv.PolyData:
+    """An axis-aligned box (xmin, xmax, ymin, ymax, zmin, zmax)."""
+    b = np.asarray(bounds, dtype=float)
+    return _placed("box", (b[1::2] - b[0::2]) / 2, None, (b[1::2] + b[0::2]) / 2)
+
+
+def _triad(length: float) -> pv.PolyData:
+    """x, y, z arrows of the given length, coloured red, green, blue ("rgb" cell data)."""
+    return _placed("triad", (length, length, length))
+
+
+def _effector(s: Sizes) -> pv.PolyData:
+    """A flange disc with a short cone along z_n: the tool's approach direction."""
+    r = 0.9 * s.joint_radius
+    disc = _rod((0, 0, 0), (0, 0, 0.25 * r), r)
+    cone = _placed("cone", (0.45 * r, 0.45 * r, 1.2 * r), None, (0, 0, 0.25 * r))
+    return pv.merge([disc, cone])
