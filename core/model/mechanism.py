@@ -398,7 +398,9 @@ def _structure(mech: Mechanism) -> dict:
         actuated = tuple(k for k, link in enumerate(links) if link.actuated)
     else:
         actuated = tuple(range(len(links)))
-    if mech.assembly.independent is not None:
+    if not mech.loops:  # a tree: every joint is a coordinate of its own
+        independent = tuple(range(len(links)))
+    elif mech.assembly.independent is not None:
         independent = tuple(index[name] for name in mech.assembly.independent)
     else:
         independent = actuated

@@ -178,6 +178,16 @@ class Robot(JointTable):
         return tuple(range(self.n))
 
     @property
+    def independent(self) -> tuple[int, ...]:
+        """Every joint of a serial arm is an independent coordinate."""
+        return tuple(range(self.n))
+
+    @property
+    def loops(self) -> tuple:
+        """A serial arm has no loops."""
+        return ()
+
+    @property
     def parent(self) -> tuple[int, ...]:
         """Parent joint of each joint (-1: the base)."""
         return tuple(range(-1, self.n - 1))
