@@ -46,9 +46,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import pinocchio as pin  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
-from armdyn.core.kernels.dop853 import integrate  # noqa: E402
-from armdyn.core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,  # noqa: E402
-                  inverse_dynamics, load_mechanism, load_robot, simulate)
+from armdyn.core.sim.dop853 import integrate
+from armdyn.core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,
+                         inverse_dynamics, load_mechanism, load_robot, simulate)
 from pinocchio_reference import (PROXIMAL, core_to_pin, pin_to_core,  # noqa: E402
                                  pinocchio_constraint_models, pinocchio_model,
                                  pinocchio_tree_model)

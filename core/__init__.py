@@ -3,26 +3,28 @@
 from .kernels.cache import configure_numba_cache
 
 configure_numba_cache()  # before numba is imported  # noqa: E402
-from .algorithms.dynamics import (
+from .algorithms.dynamics import forward_dynamics, inverse_dynamics
+from .algorithms.tree_dynamics import (
     ArticulatedBodyInertias,
     articulated_body_inertias,
     composite_body_inertias,
     convective_torques,
     energy,
-    forward_dynamics,
     gravity_torques,
-    inverse_dynamics,
     mass_matrix,
     tree_inverse_dynamics,
     udu_factors,
 )
 from .errors import (
+    ArgumentError,
+    ArgumentTypeError,
     ArmDynError,
     LoopClosureError,
     MechanismError,
     MechanismFileError,
     RobotError,
     RobotFileError,
+    ResultOverflowError,
     SimulationCancelled,
     SimulationError,
     SingularConfigurationError,
@@ -30,8 +32,10 @@ from .errors import (
 )
 from .algorithms.kinematics import Kinematics, forward_kinematics
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
-from .model.robot import JointType, Link, Robot
-from .model.mechanism import Assembly, Chain, Loop, LoopJointType, Mechanism, Placement
+from .model.model import Model
+from .model.parts import Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement
+from .model.robot import Robot
+from .model.mechanism import Mechanism
 from .algorithms.loops import (
     assemble,
     constraint_row_labels,
@@ -77,6 +81,7 @@ from .sim.trajectory import (
 from .warmup import warm_up, warm_up_display
 
 __all__ = [
+    "ArgumentError", "ArgumentTypeError", "Model", "ResultOverflowError",
     "ArmDynError", "ArticulatedBodyInertias", "Assembly", "Chain", "ClosedChainInverseDynamics",
     "JointType", "Kinematics", "Link", "Loop", "LoopClosureError", "LoopJointType",
     "Mechanism", "MechanismError", "MechanismFileError", "Placement", "Robot", "RobotError",

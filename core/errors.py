@@ -10,6 +10,21 @@ class ArmDynError(Exception):
     """Base class of every error the core raises on purpose."""
 
 
+class ArgumentError(ArmDynError, ValueError):
+    """A bad argument to a public function: a wrong shape, a value that is not finite or
+    out of range. Names the argument; `except ValueError` catches it too."""
+
+
+class ResultOverflowError(ArmDynError, OverflowError):
+    """A computation's result is not finite although its inputs are: they are too large
+    for floating point (a rate of 1e200 rad/s squared, a torque of 1e308 N m)."""
+
+
+class ArgumentTypeError(ArmDynError, TypeError):
+    """An argument of the wrong type (a model that is not one, text where numbers go).
+    `except TypeError` catches it too."""
+
+
 class RobotError(ArmDynError, ValueError):
     """Invalid robot data: names the link (1-based) and the field.
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .algorithms.dynamics import (articulated_body_inertias, composite_body_inertias, convective_torques,
-                       energy, forward_dynamics, gravity_torques, inverse_dynamics, mass_matrix,
-                       udu_factors)
+from .algorithms.dynamics import forward_dynamics, inverse_dynamics
+from .algorithms.tree_dynamics import (articulated_body_inertias, composite_body_inertias,
+                                       convective_torques, energy, gravity_torques,
+                                       mass_matrix, udu_factors)
 from .algorithms.closed_chains import velocity_transformation
 from .algorithms.kinematics import forward_kinematics
 from .algorithms.loops import assemble, loop_residual
-from .model.mechanism import Chain, Loop, Mechanism, Placement
-from .model.robot import JointType, Link, Robot
+from .model.mechanism import Mechanism
+from .model.parts import Chain, JointType, Link, Loop, Placement
+from .model.robot import Robot
 from .sim.simulation import simulate
 from .sim.trajectory import run_inverse_dynamics
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from armdyn.core.model.robot import Robot
+from armdyn.core import Robot
 
 
 def _rot_x(a):

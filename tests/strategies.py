@@ -183,7 +183,7 @@ def assert_close(actual, expected, rtol: float, scale: float | None = None, what
 def random_placement(rng: np.random.Generator):
     """A chain's base placement: identity sometimes, else random xyz (m) and rpy (rad),
     with exact zeros and right angles among the entries."""
-    from armdyn.core.model.mechanism import Placement
+    from armdyn.core import Placement
     if rng.random() < 0.2:
         return Placement()
     xyz = tuple(_maybe_zero(rng, x) for x in rng.uniform(-1.0, 1.0, 3))
@@ -203,7 +203,7 @@ def random_tree(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "
     given order, a chain often hangs on a link of a later chain) and where each one
     hangs. A seeded numpy generator draws the numbers: DH rows, inertias and random
     base placements with rpy."""
-    from armdyn.core.model.mechanism import Chain, Mechanism
+    from armdyn.core import Chain, Mechanism
     n = draw(st.integers(min_joints, max_joints))
     c = draw(st.integers(1, min(n, max_chains)))
     cuts = sorted(draw(st.sets(st.integers(1, n - 1), min_size=c - 1, max_size=c - 1))) \

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from armdyn.core import cli, load_mechanism, loop_residual, run_inverse_dynamics
-from armdyn.core.algorithms.closed_chains import closed_chain_inverse_dynamics
+from armdyn.core import closed_chain_inverse_dynamics
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

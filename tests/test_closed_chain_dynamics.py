@@ -22,27 +22,13 @@ import numpy as np
 import pytest
 from hypothesis import given, reject
 
-from armdyn.core import (
-    SingularConfigurationError,
-    assemble,
-    closed_chain_inverse_dynamics,
-    closed_chain_motion,
-    cut_joint_forces,
-    energy,
-    forward_dynamics,
-    inverse_dynamics,
-    load_mechanism,
-    loop_acceleration_term,
-    loop_jacobian,
-    loop_residual,
-    mass_matrix,
-    reduced_mass_matrix,
-    run_inverse_dynamics,
-    simulate,
-    tree_inverse_dynamics,
-    velocity_transformation,
-)
-from armdyn.core.algorithms.loops import numerical_rank
+from armdyn.core import (SingularConfigurationError, assemble, closed_chain_inverse_dynamics,
+                         closed_chain_motion, cut_joint_forces, energy, forward_dynamics,
+                         inverse_dynamics, load_mechanism, loop_acceleration_term,
+                         loop_jacobian, loop_residual, mass_matrix, reduced_mass_matrix,
+                         run_inverse_dynamics, simulate, tree_inverse_dynamics,
+                         velocity_transformation)
+from armdyn.core.model.closure import numerical_rank
 from strategies import assert_close, fast, scale_of, seeds
 from test_loops import closed_mechanisms, closed_rates, null_space, residual_scale
 

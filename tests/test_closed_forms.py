@@ -30,17 +30,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    JointType,
-    Link,
-    Robot,
-    forward_dynamics,
-    gravity_torques,
-    inverse_dynamics,
-    mass_matrix,
-    simulate,
-)
-from armdyn.core.io.robot_file import load_robot
+from armdyn.core import (JointType, Link, Robot, forward_dynamics, gravity_torques,
+                         inverse_dynamics, mass_matrix, simulate)
+from armdyn.core import load_robot
 from strategies import assert_close, fast, reals, scale_of
 
 RTOL = 1e-10

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from armdyn.core.lab.complexity import (CSV_HEADER_LINES, SEED_FORMULAS, Crossover, crossover,
-                             default_n_values, measure_costs, random_chain, seed_crossover,
-                             seed_formula, write_costs_csv)
+                                        default_n_values, measure_costs, random_chain,
+                                        seed_crossover, seed_formula, write_costs_csv)
 
 
 def run(gen):

@@ -27,19 +27,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    articulated_body_inertias,
-    composite_body_inertias,
-    convective_torques,
-    energy,
-    forward_dynamics,
-    forward_kinematics,
-    gravity_torques,
-    inverse_dynamics,
-    mass_matrix,
-    udu_factors,
-)
-from armdyn.core.io.robot_file import load_robot
+from armdyn.core import (articulated_body_inertias, composite_body_inertias, convective_torques,
+                         energy, forward_dynamics, forward_kinematics, gravity_torques,
+                         inverse_dynamics, mass_matrix, udu_factors)
+from armdyn.core import load_robot
 from pinocchio_reference import pinocchio_model
 from strategies import (
     assert_close,

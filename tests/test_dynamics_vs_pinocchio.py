@@ -22,18 +22,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    JointType,
-    Link,
-    Robot,
-    convective_torques,
-    energy,
-    forward_dynamics,
-    forward_kinematics,
-    gravity_torques,
-    inverse_dynamics,
-    mass_matrix,
-)
+from armdyn.core import (JointType, Link, Robot, convective_torques, energy, forward_dynamics,
+                         forward_kinematics, gravity_torques, inverse_dynamics, mass_matrix)
 from pinocchio_reference import pinocchio_model
 from strategies import assert_close, fast, robots_and_states, scale_of, wrenches
 

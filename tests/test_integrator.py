@@ -2,7 +2,7 @@
 
 Reference values come from `scipy.integrate.solve_ivp(method="DOP853")` and from SciPy's
 `DOP853` solver object (accepted-step count, select_initial_step), with the right-hand side
-`core.algorithms.dynamics.state_derivative` called from Python.
+`core.kernels.rhs.state_derivative` called from Python.
 """
 from __future__ import annotations
 
@@ -12,13 +12,16 @@ from scipy.integrate import DOP853, solve_ivp
 from scipy.integrate._ivp.common import select_initial_step
 
 from armdyn.core import JointType, Robot, energy
-from armdyn.core.algorithms.dynamics import kernel_of, passive_table, state_derivative
+from armdyn.core.model.arguments import kernel_of
+from armdyn.core.kernels.passive import passive_table
+from armdyn.core.kernels.rhs import state_derivative
 from armdyn.core.kernels.torque import constant_torque
 from armdyn.core.kernels.data import thread_workspace
 from armdyn.core.kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
-                             STATUS_STEP_TOO_SMALL, Dop853State, initial_step, integrate)
+                                        STATUS_STEP_TOO_SMALL, initial_step)
+from armdyn.core.sim.dop853 import Dop853State, integrate
 from armdyn.core.model.robot import validate_robot
-from armdyn.core.io.robot_file import load_robot
+from armdyn.core import load_robot
 from tests.strategies import random_link
 
 TOL = 1e-9
@@ -26,7 +29,7 @@ TOL = 1e-9
 
 def scipy_rhs(robot, tau, damping):
     k = kernel_of(robot)
-    ws = thread_workspace(robot.n)
+    ws = thread_workspace(k)
     f_ext = np.zeros((robot.n, 6))
     passive = passive_table(robot.n, damping)
     calls = [0]
@@ -102,7 +105,7 @@ def test_matches_scipy_dop853(robot, y0, tau, damping):
 def test_initial_step_matches_scipy():
     robot, y0, tau, damping = random_arm()
     k = kernel_of(robot)
-    ws = thread_workspace(robot.n)
+    ws = thread_workspace(k)
     rhs = scipy_rhs(robot, tau, damping)
     f0 = rhs(0.0, y0)
     for tol, T, max_step in [(1e-9, 2.0, np.inf), (1e-4, 3.0, np.inf), (1e-6, 1e-4, np.inf),
@@ -203,7 +206,7 @@ def test_blow_up_stops_at_last_good_state(robot, force, huge):
     # y, f, t are a consistent accepted state: f = f(y), samples up to t written, none after
     ydot = np.empty(2 * n)
     k = kernel_of(robot)
-    state_derivative(k.F, k.I, thread_workspace(n), s.y, tau, passive_table(n),
+    state_derivative(k.F, k.I, thread_workspace(k), s.y, tau, passive_table(n),
                      np.zeros((n, 6)), ydot)
     assert np.array_equal(ydot, s.f)
     assert nxt == np.searchsorted(grid, s.t, side="right")

@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given
 
 from armdyn.core import Robot, forward_kinematics, load_robot
-from armdyn.core.algorithms.inverse_kinematics import (damped_least_squares_step, rotation_error, solve_position,
-                                     tool_jacobian, wrap_revolute)
+from armdyn.core.algorithms.inverse_kinematics import (damped_least_squares_step,
+                                                       rotation_error, wrap_revolute)
+from armdyn.core import solve_position, tool_jacobian
 from strategies import fast, random_tree, robots, seeds
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from armdyn.core import JointType, Link, Robot, cli, load_mechanism, load_robot, loop_residual
-from armdyn.core.sim.simulation import (JointStops, resolve_stops, simulate, simulate_chunks,
-                             simulation_warnings, stop_report)
+from armdyn.core import JointStops, simulate, simulate_chunks
+from armdyn.core.sim.simulation import resolve_stops, simulation_warnings, stop_report
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 G = 9.81

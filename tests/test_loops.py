@@ -31,27 +31,12 @@ import scipy.optimize
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    Assembly,
-    Chain,
-    Link,
-    Loop,
-    LoopClosureError,
-    Mechanism,
-    MechanismError,
-    Placement,
-    assemble,
-    constraint_row_labels,
-    forward_dynamics,
-    load_mechanism,
-    loop_acceleration_term,
-    loop_jacobian,
-    loop_residual,
-    mobility,
-    velocity_transformation,
-)
+from armdyn.core import (Assembly, Chain, Link, Loop, LoopClosureError, Mechanism,
+                         MechanismError, Placement, assemble, constraint_row_labels,
+                         forward_dynamics, load_mechanism, loop_acceleration_term,
+                         loop_jacobian, loop_residual, mobility, velocity_transformation)
 from armdyn.core.kernels.layout import perpendicular_pair
-from armdyn.core.algorithms.loops import numerical_rank
+from armdyn.core.model.closure import numerical_rank
 from strategies import assert_close, fast, random_tree, scale_of, seeds, tree_reach
 
 ROBOTS = Path(__file__).resolve().parent.parent / "robots"

@@ -29,38 +29,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    closed_chain_inverse_dynamics,
-    closed_chain_motion,
-    energy,
-    forward_kinematics,
-    gravity_torques,
-    inverse_dynamics,
-    load_mechanism,
-    loop_residual,
-    mass_matrix,
-)
-from armdyn.core.algorithms.dynamics import tree_inverse_dynamics
-from armdyn.core.algorithms.matrix_dynamics import (
-    action_matrix,
-    dh_position_matrix,
-    gravity_acceleration_matrix,
-    joint_action_matrices,
-    lagrange_inverse_dynamics,
-    link_matrices,
-    link_motion_matrices,
-    loop_closure_matrices,
-    matrix_closed_chain_inverse_dynamics,
-    matrix_energy,
-    matrix_inverse_dynamics,
-    matrix_mass_matrix,
-    pseudo_inertia,
-    pseudo_scalar_product,
-    screw_matrix,
-    skew,
-    vec6,
-)
-from armdyn.core.model.robot import JointType, Link, Robot
+from armdyn.core import (closed_chain_inverse_dynamics, closed_chain_motion, energy,
+                         forward_kinematics, gravity_torques, inverse_dynamics, load_mechanism,
+                         loop_residual, mass_matrix)
+from armdyn.core import tree_inverse_dynamics
+from armdyn.core.algorithms.matrix_dynamics import (action_matrix, dh_position_matrix,
+                                                    gravity_acceleration_matrix,
+                                                    pseudo_scalar_product, screw_matrix, skew,
+                                                    vec6)
+from armdyn.core import (joint_action_matrices, lagrange_inverse_dynamics, link_matrices,
+                         link_motion_matrices, loop_closure_matrices,
+                         matrix_closed_chain_inverse_dynamics, matrix_energy,
+                         matrix_inverse_dynamics, matrix_mass_matrix, pseudo_inertia)
+from armdyn.core import JointType, Link, Robot
 from strategies import (
     assert_close,
     fast,

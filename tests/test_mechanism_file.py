@@ -24,15 +24,17 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from armdyn.core.algorithms.dynamics import inverse_dynamics
-from armdyn.core.errors import MechanismError, MechanismFileError, RobotFileError
-from armdyn.core.model.mechanism import Assembly, Chain, LoopJointType, Mechanism, Placement
-from armdyn.core.io.mechanism_file import (MAX_LOOPS, load_mechanism, mechanism_from_toml,
-                                 mechanism_to_toml, save_mechanism)
-from armdyn.core.algorithms.loops import loop_residual
-from armdyn.core.model.robot import JointType, Link, Robot
-from armdyn.core.io.robot_file import load_robot, robot_from_toml, save_robot
-from armdyn.core.io.toml_io import MAX_FILE_BYTES, deg_to_rad
+from armdyn.core import inverse_dynamics
+from armdyn.core import MechanismError, MechanismFileError, RobotFileError
+from armdyn.core import Assembly, Chain, LoopJointType, Mechanism, Placement
+from armdyn.core.io.mechanism_file import MAX_LOOPS, mechanism_from_toml, mechanism_to_toml
+from armdyn.core import load_mechanism, save_mechanism
+from armdyn.core import loop_residual
+from armdyn.core import JointType, Link, Robot
+from armdyn.core import load_robot, save_robot
+from armdyn.core.io.robot_file import robot_from_toml
+from armdyn.core.io.toml_io import MAX_FILE_BYTES
+from armdyn.core.model.units import deg_to_rad
 from strategies import assert_close, gravities, random_link, robots_and_states, seeds
 from test_robot_file import LINK_CASES as ROBOT_LINK_CASES
 from test_robot_file import TOP_CASES as ROBOT_TOP_CASES

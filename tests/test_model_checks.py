@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from armdyn.core import load_mechanism, load_robot
-from armdyn.core.lab.model_checks import (CheckKind, check_model, equivalent_box, equivalent_ellipsoid,
-                               principal_inertia)
+from armdyn.core.lab.model_checks import (CheckKind, check_model, equivalent_box,
+                                          equivalent_ellipsoid, principal_inertia)
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

@@ -27,9 +27,10 @@ from numba import njit
 
 from armdyn.core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
 from armdyn.core.lab.complexity import random_chain
-from armdyn.core.algorithms.dynamics import kernel_of
+from armdyn.core.kernels.joints import JOINT_PRISMATIC
+from armdyn.core.model.arguments import kernel_of
 from armdyn.core.lab.op_count import (Counted, Counter, CountCancelled, count_forward_dynamics,
-                           count_inverse_dynamics, counted_array, counting)
+                                      count_inverse_dynamics, counted_array, counting)
 from strategies import fast, random_tree
 
 ROBOTS = "robots"
@@ -51,7 +52,8 @@ def structure(model) -> dict[str, int]:
         while p >= 0:
             pairs += 1
             p = parent[p]
-    return {"n": n, "nr": sum(p >= 0 for p in parent), "P": int(n - np.sum(v.revolute)),
+    return {"n": n, "nr": sum(p >= 0 for p in parent),
+            "P": int(np.sum(v.kind == JOINT_PRISMATIC)),
             "placed": int(np.sum(v.placed)), "pairs": pairs}
 
 

@@ -23,22 +23,23 @@ import math
 import numpy as np
 import pytest
 
-from armdyn.core.algorithms.closed_chains import (closed_chain_inverse_dynamics,
-                                minimal_coordinate_forward_dynamics, reduced_mass_matrix,
-                                velocity_transformation)
-from armdyn.core.algorithms.dynamics import mass_matrix, tree_inverse_dynamics
-from armdyn.core.errors import MechanismError, SimulationError, SingularConfigurationError
-from armdyn.core.algorithms.kinematics import forward_kinematics
-from armdyn.core.algorithms.loops import loop_jacobian, loop_residual
-from armdyn.core.model.mechanism import Chain, Loop, Mechanism, Placement
-from armdyn.core.algorithms.parallel import (is_parallel, parallel_accelerations, parallel_assemble,
-                           parallel_denoc_matrices, parallel_dynamics,
-                           parallel_forward_dynamics, parallel_inverse_dynamics,
-                           parallel_jacobian, parallel_kinematics, parallel_passive_rates,
-                           parallel_run_inverse_dynamics, parallel_simulate,
-                           parallel_structure)
-from armdyn.core.model.robot import Link
-from armdyn.core.sim.trajectory import Trajectory, cycloidal_trajectory
+from armdyn.core import (closed_chain_inverse_dynamics, reduced_mass_matrix,
+                         velocity_transformation)
+from armdyn.core.algorithms.closed_chains import minimal_coordinate_forward_dynamics
+from armdyn.core import mass_matrix, tree_inverse_dynamics
+from armdyn.core import MechanismError, SimulationError, SingularConfigurationError
+from armdyn.core import forward_kinematics
+from armdyn.core import loop_jacobian, loop_residual
+from armdyn.core import Chain, Loop, Mechanism, Placement
+from armdyn.core.algorithms.parallel import (is_parallel, parallel_accelerations,
+                                             parallel_assemble, parallel_denoc_matrices,
+                                             parallel_dynamics, parallel_forward_dynamics,
+                                             parallel_inverse_dynamics, parallel_jacobian,
+                                             parallel_kinematics, parallel_passive_rates,
+                                             parallel_structure)
+from armdyn.core.sim.parallel import parallel_run_inverse_dynamics, parallel_simulate
+from armdyn.core import Link
+from armdyn.core import Trajectory, cycloidal_trajectory
 
 G = 9.81
 L11, L21, L12, L22 = 0.6, 1.1, 0.7, 1.2  # proximal / distal, leg 1 and leg 2 (eq. 34a)
@@ -206,8 +207,9 @@ def test_refuses_what_is_not_of_saha_form():
     with pytest.raises(MechanismError, match="no loop joint"):
         parallel_structure(tree)
     assert not is_parallel(tree)
-    from armdyn.core.model.robot import Robot
-    with pytest.raises(MechanismError, match="Robot is not a parallel"):
+    from armdyn.core import Robot
+    # a serial arm is a one-chain model without loops
+    with pytest.raises(MechanismError, match="no loop joint"):
         parallel_structure(Robot("arm", (rod("x", 1.0, 1.0, 0.0),)))
     # a four-bar: one chain closed on the base
     fourbar = Mechanism("four-bar", (Chain("c", (
@@ -386,7 +388,7 @@ def test_I_and_h_against_the_general_method(examples, name):
         assert np.max(np.abs(tau_back - tau_a)) < 1e-10 * scale_of(tau_a, h)
         assert np.max(np.abs(tau_back - tau_cc)) < 1e-10 * scale_of(tau_a, h)
         # the accelerations keep the loops closed: J qdd + gamma = 0
-        from armdyn.core.algorithms.loops import loop_acceleration_term
+        from armdyn.core import loop_acceleration_term
         res = loop_jacobian(mech, q) @ qdd + loop_acceleration_term(mech, q, qd)
         assert np.max(np.abs(res)) < 1e-10 * scale_of(qdd)
 
@@ -470,7 +472,7 @@ def test_free_fall_stops_at_the_type_II_singularity(a0, t_expected):
 def test_free_fall_matches_the_kkt_simulation_before_the_singularity(five):
     """Minimal coordinates (Saha) against the Lagrange-multiplier simulation of the
     tree (core.sim.simulation, projection onto the loops) over the first 0.5 s."""
-    from armdyn.core.sim.simulation import simulate
+    from armdyn.core import simulate
     q0 = parallel_assemble(five, np.radians([80.0, 70.0]))
     ours = parallel_simulate(five, 0.5, q0=q0, dt_out=0.05)
     ref = simulate(five, 0.5, q0=q0, dt_out=0.05)

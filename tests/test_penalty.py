@@ -39,15 +39,14 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import least_squares
 
-from armdyn.core.algorithms.closed_chains import (constrained_forward_dynamics, cut_joint_forces,
-                                velocity_transformation)
-from armdyn.core.errors import SimulationCancelled, SimulationError
-from armdyn.core.algorithms.kinematics import forward_kinematics
-from armdyn.core.model.mechanism import Assembly, Chain, Loop, Mechanism, Placement
-from armdyn.core.io.mechanism_file import load_mechanism
+from armdyn.core import constrained_forward_dynamics, cut_joint_forces, velocity_transformation
+from armdyn.core import SimulationCancelled, SimulationError
+from armdyn.core import forward_kinematics
+from armdyn.core import Assembly, Chain, Loop, Mechanism, Placement
+from armdyn.core import load_mechanism
 from armdyn.core.sim.penalty import penalty_simulate, penalty_simulate_chunks
-from armdyn.core.model.robot import JointType, Link
-from armdyn.core.sim.trajectory import Trajectory
+from armdyn.core import JointType, Link
+from armdyn.core import Trajectory
 
 ROBOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
 
@@ -329,8 +328,8 @@ def test_torque_function_equals_constant_torque_and_damping_dissipates():
 
 def test_a_tree_and_a_serial_arm_run_without_loops():
     """No loops: the trapezoidal rule with Newton on M q'' + h = tau, against DOP853."""
-    from armdyn.core.algorithms.dynamics import forward_dynamics
-    from armdyn.core.io.robot_file import load_robot
+    from armdyn.core import forward_dynamics
+    from armdyn.core import load_robot
     for model in (pendulum(), load_robot(os.path.join(ROBOTS, "two_link_planar.toml"))):
         tr = penalty_simulate(model, 0.5, h=0.002, dt_out=0.1)
         n = model.n

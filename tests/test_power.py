@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from armdyn.core import load_robot, run_inverse_dynamics, simulate
-from armdyn.core.sim.power import (PowerBalanceStream, cumulative_work, energy_rate, power_balance,
-                        split_power)
-from armdyn.core.sim.simulation import simulate_chunks
+from armdyn.core.sim.power import (PowerBalanceStream, cumulative_work, energy_rate,
+                                   power_balance, split_power)
+from armdyn.core import simulate_chunks
 
 PUMA = "robots/puma560_saha.toml"
 
@@ -102,7 +102,7 @@ def test_stream_matches_the_whole_run(puma):
 
 def test_times_must_increase(puma):
     fall = simulate(puma, 0.1)
-    from armdyn.core.sim.trajectory import Trajectory
+    from armdyn.core import Trajectory
     twice = Trajectory.concatenate([fall, fall])
     with pytest.raises(ValueError, match="increasing"):
         power_balance(twice)

@@ -7,10 +7,10 @@ FOURBAR = Path(__file__).resolve().parents[1] / "robots" / "fourbar.toml"
 
 
 def test_the_promised_names_import_from_core():
-    from armdyn.core import (assemble, energy, forward_dynamics, inverse_dynamics,  # noqa: F401
-                      load_mechanism, load_robot, loop_residual, mass_matrix, save_mechanism,
-                      save_robot, simulate)
-    from armdyn.core import Mechanism  # noqa: F401
+    from armdyn.core import (assemble, energy, forward_dynamics, inverse_dynamics,
+                             load_mechanism, load_robot, loop_residual, mass_matrix,
+                             save_mechanism, save_robot, simulate)
+    from armdyn.core import Mechanism
 
     mech = load_mechanism(FOURBAR)
     # the attributes the mechanism contract promises

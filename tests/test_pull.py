@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from armdyn.core import (PointPull, forward_dynamics, forward_kinematics, gravity_torques,
-                  load_robot, simulate, simulate_chunks)
+                         load_robot, simulate, simulate_chunks)
 from armdyn.core.sim.power import power_balance
-from armdyn.core.sim.pull import PULL_AT, PULL_FORCE, PULL_LINK, PULL_POWER, PULL_TARGET, point_in_link
+from armdyn.core.kernels.pull import PULL_AT, PULL_FORCE, PULL_LINK, PULL_POWER, PULL_TARGET
+from armdyn.core.sim.pull import point_in_link
 from armdyn.core.io.results_io import trajectory_csv_text, trajectory_header
-from armdyn.core.sim.trajectory import Trajectory
+from armdyn.core import Trajectory
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 

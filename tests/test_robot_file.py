@@ -19,10 +19,13 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from armdyn.core.errors import RobotError, RobotFileError
-from armdyn.core.model.robot import JointType, Link, Robot, validate_robot
-from armdyn.core.io.robot_file import (MAX_FILE_BYTES, MAX_LINKS, load_robot, robot_from_dict,
-                             robot_from_toml, robot_to_dict, robot_to_toml, save_robot)
+from armdyn.core import RobotError, RobotFileError
+from armdyn.core import JointType, Link, Robot
+from armdyn.core.model.robot import validate_robot
+from armdyn.core.io.toml_io import MAX_FILE_BYTES
+from armdyn.core.io.robot_file import (MAX_LINKS, robot_from_dict, robot_from_toml,
+                                       robot_to_dict, robot_to_toml)
+from armdyn.core import load_robot, save_robot
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -29,25 +29,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from armdyn.core import (
-    JointType,
-    Link,
-    Robot,
-    SimulationCancelled,
-    SimulationError,
-    SingularMassMatrixError,
-    Trajectory,
-    articulated_body_inertias,
-    energy,
-    forward_dynamics,
-    gravity_torques,
-    mass_matrix,
-    output_grid,
-    simulate,
-    simulate_chunks,
-    udu_factors,
-)
-from armdyn.core.io.robot_file import load_robot
+from armdyn.core import (Chain, JointType, Link, Model, Robot, SimulationCancelled, SimulationError,
+                         SingularMassMatrixError, Trajectory, articulated_body_inertias, energy,
+                         forward_dynamics, gravity_torques, mass_matrix, output_grid, simulate,
+                         simulate_chunks, udu_factors)
+from armdyn.core import load_robot
 from strategies import assert_close, fast, random_link, reals
 
 ROBOTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")
@@ -341,18 +327,16 @@ def test_a_runaway_prismatic_joint_is_a_blow_up_not_a_singular_mass_matrix():
 # Singular mass matrix
 # ----------------------------------------------------------------------------------
 
-def _unvalidated_robot(name, links, gravity) -> Robot:
-    from armdyn.core.model.robot import pack_links
-    """A Robot that skips validation (which would refuse it): test-only."""
-    robot = object.__new__(Robot)
-    for field, value in (("name", name), ("links", tuple(links)), ("gravity", tuple(gravity)),
-                         ("description", ""), ("angle_unit", "rad"), ("warnings", ())):
-        object.__setattr__(robot, field, value)
-    object.__setattr__(robot, "kernel", pack_links(robot.links, robot.parent, robot.gravity))
-    return robot
+def _unvalidated_robot(name, links, gravity) -> Model:
+    """The Model of a serial arm compiled without a Robot's validation (which would
+    refuse it): test-only."""
+    from armdyn.core.model.compile import compile_model
+    links = tuple(links)
+    return compile_model(name=name, chains=(Chain("arm", links),), gravity=gravity,
+                         actuated_flags=[True] * len(links))
 
 
-def ideal_rod_arm() -> Robot:
+def ideal_rod_arm() -> Model:
     """Link 3 is an ideal slender rod along joint 3's axis (zero axial inertia, mass
     centre on the axis): turning joint 3 moves no mass, so the GIM's row 3 is zero."""
     return _unvalidated_robot("ideal rod", (

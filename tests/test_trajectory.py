@@ -15,16 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    Trajectory,
-    cycloidal_trajectory,
-    energy,
-    inverse_dynamics,
-    inverse_dynamics_chunks,
-    output_grid,
-    run_inverse_dynamics,
-)
-from armdyn.core.io.robot_file import load_robot
+from armdyn.core import (Trajectory, cycloidal_trajectory, energy, inverse_dynamics,
+                         inverse_dynamics_chunks, output_grid, run_inverse_dynamics)
+from armdyn.core import load_robot
 from strategies import assert_close, fast, reals, robots, scale_of, seeds
 
 ROBOTS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "robots")

@@ -22,18 +22,11 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from armdyn.core import (
-    energy,
-    forward_dynamics,
-    forward_kinematics,
-    gravity_torques,
-    inverse_dynamics,
-    mass_matrix,
-    udu_factors,
-)
-from armdyn.core.algorithms.dynamics import convective_torques, tree_inverse_dynamics
-from armdyn.core.model.mechanism import Chain, Loop, Mechanism, Placement
-from armdyn.core.model.robot import Link
+from armdyn.core import (energy, forward_dynamics, forward_kinematics, gravity_torques,
+                         inverse_dynamics, mass_matrix, udu_factors)
+from armdyn.core import convective_torques, tree_inverse_dynamics
+from armdyn.core import Chain, Loop, Mechanism, Placement
+from armdyn.core import Link
 from pinocchio_reference import (
     core_to_pin,
     is_planar,

@@ -19,12 +19,12 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from armdyn.core import (Mechanism, forward_kinematics, inverse_dynamics, load_mechanism, load_robot,
-                  load_urdf, mass_matrix, save_urdf)
-from armdyn.core.errors import MechanismFileError
+from armdyn.core import (Mechanism, forward_kinematics, inverse_dynamics, load_mechanism,
+                         load_robot, load_urdf, mass_matrix, save_urdf)
+from armdyn.core import MechanismFileError
 from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
-                       mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
-from armdyn.core.model.mechanism import rotation_rpy
+                                 mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
+from armdyn.core.model.parts import rotation_rpy
 from strategies import assert_close, random_inertia, random_rotation
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

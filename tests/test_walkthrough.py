@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from armdyn.core import (articulated_body_inertias, forward_dynamics, forward_kinematics,
-                  inverse_dynamics, load_mechanism, tree_inverse_dynamics)
+                         inverse_dynamics, load_mechanism, tree_inverse_dynamics)
 from armdyn.core.lab.walkthrough import RIDIM, UDU, ArrowKind, walkthrough
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

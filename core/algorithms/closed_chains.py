@@ -38,47 +38,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.buffers import compiled_kernel
-from ..kernels.constrained import constrained_forward_dynamics_kernel
-from .dynamics import (joint_rows, joint_vector, kernel_of, link_wrenches, mass_matrix,
-                       singular_error, tree_inverse_dynamics)
 from ..errors import MechanismError, SingularConfigurationError
-from ..kernels.layout import model_views
-from .loops import (RANK_TOL, loop_acceleration_term, loop_jacobian,
-                              numerical_rank)
-from ..kernels.data import data_views, thread_workspace
+from ..kernels.data import thread_workspace
+from ..kernels.dynamics import constrained_batch
+from ..model.arguments import joint_rows, joint_vector, link_wrenches, model_of
+from ..model.closure import RANK_TOL, numerical_rank
+from .loops import assemble, constraint_row_labels, loop_acceleration_term, loop_jacobian
+from .tree_dynamics import mass_matrix, singular_error, tree_inverse_dynamics
 
 
 # ----------------------------------------------------------------------------------
 # Forward dynamics
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
-def _constrained_batch(F, I, ws, q, qd, tau, f_ext, qdd, lam):
-    """Row-wise constrained FD; lam (T, m). Returns -1, or sample * (n + m) + the
-    kernel's code (a singular joint j < n, or n + an inconsistent row)."""
-    mv = model_views(F, I)
-    D = data_views(ws, mv.n, mv.m)
-    multipliers = D.lam
-    for s in range(q.shape[0]):
-        bad = constrained_forward_dynamics_kernel(mv, ws, q[s], qd[s], tau[s],
-                                                  f_ext[s if f_ext.shape[0] > 1 else 0], qdd[s])
-        if bad >= 0:
-            return s * (mv.n + mv.m) + bad
-        for r in range(mv.m):
-            lam[s, r] = multipliers[r]
-    return -1
-
-
 def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
     """(qdd, lam): accelerations and cut-joint forces by the UDU^T Lagrange-multiplier
     method, for single states (n,) or batches (T, n)."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     (Q, Qd, Tau), single = joint_rows(k.n, q=q, qd=qd, tau=tau)
     qdd = np.empty_like(Q)
     lam = np.empty((Q.shape[0], k.m))
-    bad = _constrained_batch(k.F, k.I, thread_workspace(k.n, k.m), Q, Qd, Tau,
-                             link_wrenches(f_ext, k.n, Q.shape[0]), qdd, lam)
+    bad = constrained_batch(k.F, k.I, thread_workspace(k), Q, Qd, Tau,
+                            link_wrenches(f_ext, k.n, Q.shape[0]), qdd, lam)
     if bad >= 0:
         s, code = divmod(int(bad), k.n + k.m)
         raise constrained_failure(model, Q[s], code)
@@ -87,10 +68,9 @@ def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
 
 def constrained_failure(model, q, code: int) -> Exception:
     """The error for a code of the constrained forward dynamics kernel at pose q."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     if code < k.n:
         return singular_error(model, q, code)
-    from .loops import constraint_row_labels
     label = constraint_row_labels(model)[code - k.n]
     return SingularConfigurationError(
         f"loop row {label!r} loses rank at this pose: no acceleration keeps the loops "
@@ -112,7 +92,7 @@ def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext
 
 def _kkt_dense(model, q, qd, tau, f_ext):
     """The same Lagrange-multiplier system with the composite-body GIM (dense)."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     q = joint_vector(q, k.n, "q")
     qd = joint_vector(qd, k.n, "qd")
     tau = joint_vector(tau, k.n, "tau")
@@ -156,11 +136,10 @@ def velocity_transformation(model, q, qd=None, independent=None) -> VelocityTran
     rows are redundant). `independent`: joint indices (default: the model's). Raises
     SingularConfigurationError when the independent joints no longer fix the motion
     (J_d loses column rank: a type-II singularity)."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     n = k.n
     q = joint_vector(q, n, "q")
-    z = sorted(independent if independent is not None
-               else getattr(model, "independent", range(n)))
+    z = sorted(independent if independent is not None else model_of(model).independent)
     d = [j for j in range(n) if j not in z]
     J = loop_jacobian(model, q)
     R = np.zeros((n, len(z)))
@@ -186,8 +165,8 @@ def velocity_transformation(model, q, qd=None, independent=None) -> VelocityTran
 
 
 def _names(model, joints) -> list[str]:
-    names = getattr(model, "joint_names", None)
-    return [repr(names[j]) if names else str(j + 1) for j in joints]
+    names = model_of(model).joint_names
+    return [repr(names[j]) for j in joints]
 
 
 def reduced_mass_matrix(model, q) -> np.ndarray:
@@ -199,7 +178,7 @@ def reduced_mass_matrix(model, q) -> np.ndarray:
 
 def minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
     """qdd (n,) from (R^T M R) zdd = R^T (tau - h - M S_c), qdd = R zdd + S_c."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     q = joint_vector(q, k.n, "q")
     qd = joint_vector(qd, k.n, "qd")
     tau = joint_vector(tau, k.n, "tau")
@@ -246,7 +225,7 @@ class ClosedChainInverseDynamics:
 
 def subsystems_of(model) -> list[tuple[int, ...]]:
     """The branches of the spanning tree on the base: joints grouped by root joint."""
-    parent = list(kernel_of(model).views.parent)
+    parent = list(model_of(model).kernel.views.parent)
     root = []
     for j in range(len(parent)):
         r = j
@@ -261,7 +240,7 @@ def subsystems_of(model) -> list[tuple[int, ...]]:
 
 def _row_owner(model) -> list[set[int]]:
     """For every closure row, the subsystems (indices) whose joints it involves."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     v = k.views
     subs = subsystems_of(model)
     sub_of = {}
@@ -285,14 +264,14 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     "system" (all at once). Raises MechanismError if fewer joints are actuated than the
     mechanism has degrees of freedom.
     """
-    from .loops import constraint_row_labels
-    k = kernel_of(model)
+    model = model_of(model)
+    k = model.kernel
     n, m = k.n, k.m
     q = joint_vector(q, n, "q")
     qd = joint_vector(qd, n, "qd")
     qdd = joint_vector(qdd, n, "qdd")
-    actuated = list(getattr(model, "actuated", range(n)))
-    dof = getattr(model, "dof", n)
+    actuated = list(model.actuated)
+    dof = model.dof
     if len(actuated) < dof:
         raise MechanismError(f"inverse dynamics needs at least as many actuated joints as "
                              f"degrees of freedom ({dof}); {len(actuated)} are actuated",
@@ -300,7 +279,7 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     # RIDIM of the tree: tau* = M qdd + h - (known external wrenches), eq. 40's left side
     tau_star = tree_inverse_dynamics(model, q, qd, qdd, f_ext)
     J = loop_jacobian(model, q)
-    names = getattr(model, "joint_names", [f"link {j + 1}" for j in range(n)])
+    names = model.joint_names
     rows = constraint_row_labels(model) if m else []
     subs = subsystems_of(model)
     owners = _row_owner(model)
@@ -383,9 +362,9 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
     qdd = R zdd + S_c with the driven joints as independent coordinates.
     Raises LoopClosureError or SingularConfigurationError (with the sample's pose).
     """
-    from .loops import assemble
-    k = kernel_of(model)
-    driven = sorted(getattr(model, "actuated", ()) if driven is None else driven)
+    model = model_of(model)
+    k = model.kernel
+    driven = sorted(model.actuated if driven is None else driven)
     z, zd, zdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (z, zd, zdd))
     S = z.shape[0]
     Q, Qd, Qdd = np.empty((S, k.n)), np.empty((S, k.n)), np.empty((S, k.n))

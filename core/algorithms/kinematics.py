@@ -5,10 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.buffers import compiled_kernel
-from ..kernels.denoc import dh_frames
-from .dynamics import joint_vector, kernel_of
-from ..kernels.layout import model_views
+from ..kernels.dynamics import frames_kernel
+from ..model.arguments import joint_vector, model_of
 
 
 @dataclass(frozen=True)
@@ -48,19 +46,14 @@ class Kinematics:
         return self.frames[-1]
 
 
-@compiled_kernel
-def _frames(F, I, q, Rj, oj, Rl, ol):
-    dh_frames(model_views(F, I), q, Rj, oj, Rl, ol)
-
-
 def forward_kinematics(model, q) -> Kinematics:
     """DH frames and mass centres of a Robot or Mechanism at joint values q, (n,) (rad / m)."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     n = k.n
-    q = joint_vector(q, n, "q")
+    q = joint_vector(q, k.nq, "q")
     Rj, Rl = np.empty((n, 3, 3)), np.empty((n, 3, 3))
     oj, ol = np.empty((n, 3)), np.empty((n, 3))
-    _frames(k.F, k.I, q, Rj, oj, Rl, ol)
+    frames_kernel(k.F, k.I, q, Rj, oj, Rl, ol)
     frames = np.zeros((n + 1, 4, 4))
     frames[0] = np.eye(4)
     frames[1:, :3, :3] = Rl

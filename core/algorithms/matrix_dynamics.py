@@ -51,7 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.robot import Link
+from ..model.arguments import model_of
+from ..model.parts import Link
 
 __all__ = [
     "LinkMatrices", "LoopClosureMatrices", "action_matrix", "dh_position_matrix",
@@ -171,7 +172,7 @@ def vec6(A: np.ndarray) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------
-# Model access: links, parents, placements (core.Robot and core.Mechanism alike)
+# Model access: links, parents, placements (of any model)
 # ----------------------------------------------------------------------------------
 
 def joint_placements(model) -> np.ndarray:
@@ -181,7 +182,7 @@ def joint_placements(model) -> np.ndarray:
     n = len(model.links)
     P = np.tile(np.eye(4), (n, 1, 1))
     k = 0
-    for chain in getattr(model, "chains", ()):
+    for chain in model_of(model).chains:
         P[k, :3, :3] = chain.base.rotation
         P[k, :3, 3] = chain.base.xyz
         k += len(chain.links)

@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from .dynamics import joint_vector
-from .loops import assemble
+from ..model.arguments import joint_vector, model_of
+from .loops import assemble, loop_jacobian
 
 __all__ = ["follow_independent", "dependent_jacobian_conditioning", "MAX_FOLLOW_STEP"]
 
@@ -36,6 +36,7 @@ def follow_independent(mech, q_closed, q_target, *, max_step: float = MAX_FOLLOW
     first step whose loops cannot close; a mechanism without loops returns
     `q_target` unchanged.
     """
+    mech = model_of(mech)
     n = mech.n
     q0 = joint_vector(q_closed, n, "q_closed").copy()
     q1 = joint_vector(q_target, n, "q_target").copy()
@@ -60,8 +61,8 @@ def dependent_jacobian_conditioning(mech, q) -> tuple[float, float]:
     (1: well conditioned, 0: the independent joints no longer fix the pose, a type-II
     singularity), and that block's condition number sigma_max / sigma_min (inf when
     singular). A mechanism without loops gives (1.0, 1.0)."""
-    from .loops import loop_jacobian
-    if not getattr(mech, "loops", ()):
+    mech = model_of(mech)
+    if not mech.loops:
         return 1.0, 1.0
     dependent = [j for j in range(mech.n) if j not in set(mech.independent)]
     J = loop_jacobian(mech, q)[:, dependent]

@@ -62,15 +62,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels.buffers import compiled_kernel
-from ..kernels import denoc
-from .dynamics import energy, joint_vector, kernel_of, mass_matrix, tree_inverse_dynamics
-from ..errors import (LoopClosureError, MechanismError, SimulationError,
-                     SingularConfigurationError)
-from ..kernels.layout import LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, model_views
+from ..errors import (ArgumentError, LoopClosureError, MechanismError,
+                      SingularConfigurationError)
+from ..kernels.data import data_of, new_workspace
+from ..kernels.dynamics import state_quantities_kernel
+from ..kernels.layout import LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL
+from ..model.arguments import joint_vector, model_of
 from .loops import assemble
-from ..sim.trajectory import Trajectory, cycloidal_trajectory, output_grid
-from ..kernels.data import data_of, data_views, new_workspace
+from .tree_dynamics import mass_matrix, tree_inverse_dynamics
 
 #: Phi = sum_l P^l is taken as singular (type II) when its smallest eigenvalue is below
 #: this. Its eigenvalues lie in [0, n]; near a singularity the smallest one falls as
@@ -162,12 +161,7 @@ def parallel_structure(mech) -> ParallelStructure:
     not meet one platform link; a leg with no or several loops; fewer or more legs
     than degrees of freedom (Saha assumes a non-redundant system).
     """
-    from ..model.mechanism import Mechanism
-    if not isinstance(mech, Mechanism):
-        raise MechanismError(f"a {type(mech).__name__} is not a parallel mechanism: it "
-                             "needs legs (chains on the base) that meet a platform "
-                             "through loop joints", field="chain")
-    return _structure_of(mech)
+    return _structure_of(model_of(mech))
 
 
 @functools.lru_cache(maxsize=64)
@@ -237,7 +231,7 @@ def _structure_of(mech) -> ParallelStructure:
     for l, bodies in enumerate(loop_bodies):
         other = bodies[1] if bodies[0] == platform else bodies[0]
         leg_loop[owner[other]] = l
-    kv = kernel_of(mech).views
+    kv = model_of(mech).kernel.views
     legs = []
     for c, chain in enumerate(chains):
         l = leg_loop.get(c)
@@ -276,28 +270,14 @@ def is_parallel(mech) -> bool:
 # The DeNOC quantities at one state (compiled recursions of core.kernels.denoc)
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
-def _state_kernel(F, I, ws, q, qd, qdd, with_gravity):
-    """Frames, axes, extended masses (eq. 6), twists and twist rates (eqs. 11c, 17)."""
-    mv = model_views(F, I)
-    D = data_views(ws, mv.n, mv.m)
-    oj, e, A = D.oj, D.e, D.A
-    denoc.link_quantities(mv, q, D.Rj, oj, D.Rl, D.ol, e, D.d, D.c, D.M, A)
-    g = D.s3[7]  # scratch row
-    for r in range(3):
-        g[r] = mv.gravity[r] if with_gravity else 0.0
-    denoc.twist_rates(mv, qd, qdd, g, oj, e, A, D.t, D.tdot)
-
-
 def _data(mech, q, qd=None, qdd=None, gravity=False):
     """core.kernels.data.Data of a fresh buffer filled at (q, qd, qdd)."""
-    k = kernel_of(mech)
-    n = k.n
-    ws = new_workspace(n, k.m)
-    z = np.zeros(n)
-    _state_kernel(k.F, k.I, ws, q, z if qd is None else qd, z if qdd is None else qdd,
-                  bool(gravity))
-    return data_of(ws, n, k.m)
+    k = model_of(mech).kernel
+    ws = new_workspace(k)
+    z = np.zeros(k.nv)
+    state_quantities_kernel(k.F, k.I, ws, q, z if qd is None else qd,
+                            z if qdd is None else qdd, bool(gravity))
+    return data_of(k, ws)
 
 
 def _p_tilde(revolute: bool, axis, point, E) -> np.ndarray:
@@ -311,7 +291,7 @@ def _p_tilde(revolute: bool, axis, point, E) -> np.ndarray:
 def _loop_frame(mech, S: ParallelStructure, leg: Leg, D):
     """(axes (3, k), point C) of a leg's loop joint in the base frame, from its last
     link's side (for a prismatic loop: the line's direction, fixed in both links)."""
-    kv = kernel_of(mech).views
+    kv = model_of(mech).kernel.views
     l = leg.loop
     side = 0 if int(kv.loop_body[l, 0]) == leg.last else 1
     Rk = D.Rl[leg.last]
@@ -466,16 +446,17 @@ class PassiveRates:
     legs: tuple[np.ndarray, ...]
 
 
-def _actuated(S: ParallelStructure, n: int, x, name: str) -> np.ndarray:
-    """The actuated entries of x: x itself if (na,), x[actuated] if (n,)."""
+def actuated_values(S: ParallelStructure, n: int, x, name: str) -> np.ndarray:
+    """The actuated entries of x: x itself if (na,), x[actuated] if (n,) (an
+    ArgumentError naming `name` otherwise)."""
     a = np.asarray(x, dtype=float)
     na = S.n_legs
     if a.shape == (na,) and na != n:
         return joint_vector(a, na, name)
     if a.shape == (n,):
         return joint_vector(a, n, name)[list(S.actuated)]
-    raise ValueError(f"{name} must have shape ({na},) (actuated joints) or ({n},), "
-                     f"got {a.shape}")
+    raise ArgumentError(f"{name} must have shape ({na},) (actuated joints) or ({n},), "
+                        f"got {a.shape}")
 
 
 def parallel_passive_rates(mech, q, qd_a, e_point=None) -> PassiveRates:
@@ -484,7 +465,7 @@ def parallel_passive_rates(mech, q, qd_a, e_point=None) -> PassiveRates:
     least-squares form th'_u^l = Delta^-1 P~^T (t_e - A_e1 p_1 th'_1)."""
     S = parallel_structure(mech)
     kin = parallel_kinematics(mech, q, e_point)
-    thd = _actuated(S, mech.n, qd_a, "qd_a")
+    thd = actuated_values(S, mech.n, qd_a, "qd_a")
     return PassiveRates(kin.J @ thd, kin.R @ thd,
                         tuple(np.concatenate([kin.R[list(leg.passive)] @ thd, lr @ thd])
                               for leg, lr in zip(S.legs, kin.loop_R)))
@@ -548,11 +529,12 @@ def _bias_accelerations(mech, S: ParallelStructure, kin: ParallelKinematics, qd
     return S_c
 
 
-def _state(mech, q, qd):
-    """(structure, kinematics, full tree rates, S_c) at the closed pose q."""
+def parallel_state(mech, q, qd):
+    """(structure, kinematics, full tree rates (n,), S_c (n,)) at the closed pose q for
+    the actuator rates qd ((na,), or (n,) of which the actuated entries are used)."""
     S = parallel_structure(mech)
     kin = parallel_kinematics(mech, q)
-    thd = _actuated(S, mech.n, qd, "qd")
+    thd = actuated_values(S, mech.n, qd, "qd")
     qd_full = kin.R @ thd
     return S, kin, qd_full, _bias_accelerations(mech, S, kin, qd_full)
 
@@ -570,7 +552,7 @@ def parallel_dynamics(mech, q, qd, gravity: bool = True) -> tuple[np.ndarray, np
     S_c) by RIDIM, with gravity as the base acceleration of eq. 17 unless
     gravity=False (then h is the convective term of eq. 33 alone).
     """
-    S, kin, qd_full, S_c = _state(mech, q, qd)
+    S, kin, qd_full, S_c = parallel_state(mech, q, qd)
     R = kin.R
     I = R.T @ mass_matrix(mech, kin.q) @ R
     h = R.T @ tree_inverse_dynamics(mech, kin.q, qd_full, S_c, gravity=gravity)
@@ -580,7 +562,7 @@ def parallel_dynamics(mech, q, qd, gravity: bool = True) -> tuple[np.ndarray, np
 def parallel_forward_dynamics(mech, q, qd, tau_a) -> np.ndarray:
     """th''_a (na,) = I^-1 (tau_a - h) at the closed pose q (eq. 33; Cholesky of I)."""
     S = parallel_structure(mech)
-    tau_a = _actuated(S, mech.n, tau_a, "tau_a")
+    tau_a = actuated_values(S, mech.n, tau_a, "tau_a")
     I, h = parallel_dynamics(mech, q, qd)
     L = np.linalg.cholesky(I)
     return np.linalg.solve(L.T, np.linalg.solve(L, tau_a - h))
@@ -588,15 +570,15 @@ def parallel_forward_dynamics(mech, q, qd, tau_a) -> np.ndarray:
 
 def parallel_accelerations(mech, q, qd, qdd_a) -> np.ndarray:
     """All tree joint accelerations q'' = R th''_a + S_c (n,)."""
-    S, kin, qd_full, S_c = _state(mech, q, qd)
-    return kin.R @ _actuated(S, mech.n, qdd_a, "qdd_a") + S_c
+    S, kin, qd_full, S_c = parallel_state(mech, q, qd)
+    return kin.R @ actuated_values(S, mech.n, qdd_a, "qdd_a") + S_c
 
 
 def parallel_inverse_dynamics(mech, q, qd, qdd_a) -> np.ndarray:
     """tau_a (na,) = N^T w* = R^T tau_tree(q, q', R th''_a + S_c): one RIDIM pass over
     the legs with every passive rate and acceleration from eqs. 30 (eq. 33)."""
-    S, kin, qd_full, S_c = _state(mech, q, qd)
-    qdd = kin.R @ _actuated(S, mech.n, qdd_a, "qdd_a") + S_c
+    S, kin, qd_full, S_c = parallel_state(mech, q, qd)
+    qdd = kin.R @ actuated_values(S, mech.n, qdd_a, "qdd_a") + S_c
     return kin.R.T @ tree_inverse_dynamics(mech, kin.q, qd_full, qdd)
 
 
@@ -631,7 +613,7 @@ class DeNOCMatrices:
 def parallel_denoc_matrices(mech, q, qd) -> DeNOCMatrices:
     """N, M, t, t' and W M E t of eqs. 32-33 built explicitly (for checking; the
     dynamics functions use the O(n) recursions instead)."""
-    S, kin, qd_full, S_c = _state(mech, q, qd)
+    S, kin, qd_full, S_c = parallel_state(mech, q, qd)
     n, na = mech.n, S.n_legs
     N = np.zeros((6 * n, na))
     for c in range(na):
@@ -675,181 +657,3 @@ def parallel_assemble(mech, theta_a, q_guess=None, step: float = ASSEMBLY_STEP
         q[act] = start + (target - start) * (s / steps)
         q = assemble(mech, q, independent=act)
     return q
-
-
-# ----------------------------------------------------------------------------------
-# Minimal-coordinate simulation (Fig. 14)
-# ----------------------------------------------------------------------------------
-
-class _Beyond(Exception):
-    """The actuators left the workspace of the current assembly branch."""
-
-
-def parallel_simulate(mech, duration: float, q0=None, qd0=None, *, tau_a=None,
-                      dt_out: float = 0.01, rtol: float = 1e-10, atol: float = 1e-10,
-                      method: str = "DOP853",
-                      singular_tol: float = SIMULATION_SINGULAR_TOL) -> Trajectory:
-    """Integrate (th_a, th'_a) with th''_a = I^-1 (tau_a - h) (eq. 33), re-solving the
-    passive joints from the loops at every evaluation (`core.algorithms.loops.assemble`
-    with the actuators held): an ODE in minimal coordinates, with no drift.
-
-    q0  : (n,) a pose whose actuated values are used (re-closed), or (na,) the actuator
-          values (reached from the home pose by `parallel_assemble`); default: home.
-    qd0 : actuator rates (na,) or an (n,) vector; default: rest.
-    tau_a : constant actuator torques (na,); default zero (free fall, Fig. 14).
-    method : an explicit Runge-Kutta solver of scipy.integrate ("DOP853", "RK45").
-    Returns the Trajectory (kind "free-fall") sampled every dt_out: q, qd, qdd of all
-    tree joints, tau (zeros but the actuated joints), energy.
-    Raises SimulationError when the motion runs into a type-II singularity: when
-    sqrt(lambda_min(Phi)) (falling linearly in time there) drops below singular_tol,
-    located on the solver's dense output, or if the actuators leave the assembly
-    branch's workspace. Its reason names the singularity and the time; `.result`
-    holds the samples so far, the stopping time last.
-    """
-    import scipy.integrate as si
-    S = parallel_structure(mech)
-    n, na = mech.n, S.n_legs
-    act = list(S.actuated)
-    times = output_grid(duration, dt_out)
-    if q0 is None:
-        q_acc = np.array(mech.q_home)
-    else:
-        q0a = np.asarray(q0, dtype=float)
-        if q0a.shape == (na,) and na != n:
-            q_acc = parallel_assemble(mech, q0a)
-        else:
-            q_acc = assemble(mech, joint_vector(q0a, n, "q0"), independent=act)
-    thd0 = np.zeros(na) if qd0 is None else _actuated(S, n, qd0, "qd0")
-    tau = np.zeros(na) if tau_a is None else _actuated(S, n, tau_a, "tau_a")
-    tau_full = np.zeros(n)
-    tau_full[act] = tau
-    solver_cls = {"DOP853": si.DOP853, "RK45": si.RK45, "RK23": si.RK23}.get(method)
-    if solver_cls is None:
-        raise ValueError(f"method must be 'DOP853', 'RK45' or 'RK23', got {method!r}")
-
-    guess = {"q": q_acc.copy()}
-
-    def pose(y):
-        """The closed pose at th_a = y[:na], on the branch of the last accepted pose."""
-        if not np.all(np.isfinite(y)):
-            raise _Beyond()
-        q = guess["q"].copy()
-        q[act] = y[:na]
-        try:
-            return assemble(mech, q, independent=act)
-        except LoopClosureError:
-            raise _Beyond() from None
-
-    def rhs(t, y):
-        try:
-            q = pose(y)
-            return np.concatenate([y[na:], parallel_forward_dynamics(mech, q, y[na:], tau)])
-        except (_Beyond, SingularConfigurationError, np.linalg.LinAlgError):
-            return np.full(2 * na, np.nan)  # rejects the trial step
-
-    def measure(y):
-        """sqrt(lambda_min(Phi)) at th_a = y[:na] (0 beyond the workspace)."""
-        try:
-            return math.sqrt(max(parallel_kinematics(mech, pose(y)).lambda_min, 0.0))
-        except (_Beyond, SingularConfigurationError):
-            return 0.0
-
-    samples = []  # (t, q, qd, qdd)
-
-    def sample(t, y):
-        q = pose(y)
-        guess["q"] = q
-        S_, kin, qd_full, S_c = _state(mech, q, y[na:])
-        thdd = parallel_forward_dynamics(mech, q, y[na:], tau)
-        samples.append((t, q, qd_full, kin.R @ thdd + S_c))
-
-    def result():
-        if not samples:
-            return Trajectory.empty(n, "free-fall")
-        t = np.array([s[0] for s in samples])
-        Q = np.array([s[1] for s in samples])
-        Qd = np.array([s[2] for s in samples])
-        Qdd = np.array([s[3] for s in samples])
-        return Trajectory(t, Q, Qd, Qdd, np.tile(tau_full, (len(t), 1)), energy(mech, Q, Qd),
-                          kind="free-fall")
-
-    def stop(t_stop, why):
-        raise SimulationError(
-            f"type-II (parallel) singularity at t = {t_stop:.6g} s: {why}; the actuated "
-            f"joints no longer fix the passive ones (Phi = sum_l P^l singular, e.g. the "
-            f"five-bar's distal links collinear), so th''_a is undefined there",
-            time=float(t_stop), result=result())
-
-    y0 = np.concatenate([q_acc[act], thd0])
-    if measure(y0) <= singular_tol:
-        stop(0.0, "the initial pose is singular")
-    sample(0.0, y0)
-    solver = solver_cls(rhs, 0.0, y0, float(times[-1]), rtol=rtol, atol=atol)
-    next_out = 1
-    while solver.status == "running":
-        t_old = solver.t
-        msg = solver.step()
-        if solver.status == "failed":
-            stop(t_old, f"the integrator could not continue ({msg})")
-        dense = solver.dense_output()
-        y_new = solver.y
-        m_new = measure(y_new)
-        t_end = solver.t
-        singular = not np.all(np.isfinite(y_new)) or m_new <= singular_tol
-        if singular:
-            # locate sqrt(lambda_min) = singular_tol on the step's dense output
-            def g(t):
-                return measure(dense(t)) - singular_tol
-            lo, hi = t_old, solver.t
-            if g(lo) > 0 and g(hi) <= 0:
-                import scipy.optimize as so
-                t_end = so.brentq(g, lo, hi, xtol=1e-12)
-            else:
-                t_end = lo
-        while next_out < len(times) and times[next_out] <= t_end + 1e-12:
-            sample(float(times[next_out]), dense(times[next_out]))
-            next_out += 1
-        if singular:
-            if samples[-1][0] < t_end:
-                sample(float(t_end), dense(t_end))
-            why = f"sqrt(lambda_min(Phi)) fell to {singular_tol:.3g}"
-            delta = min(1e-4, 0.5 * (t_end - t_old))
-            if delta > 0:
-                # sqrt(lambda_min) falls linearly there: where it would reach zero
-                slope = (measure(dense(t_end - delta)) - measure(dense(t_end))) / delta
-                if slope > 0:
-                    why += f" (zero at about t = {t_end + singular_tol / slope:.6g} s)"
-            stop(t_end, why)
-        guess["q"] = pose(y_new)
-    return result()
-
-
-def parallel_run_inverse_dynamics(mech, theta_start, theta_end, duration: float,
-                                  dt_out: float = 0.01) -> Trajectory:
-    """Actuator torques along the cycloidal motion of the actuated joints (eq. 22a)
-    theta_start -> theta_end (na,) over `duration` s, as in Sec 3.5 (eq. 35, Fig. 13).
-
-    The passive joints come from the loops (on the branch of the home pose), their
-    rates and accelerations from eq. 30 and its derivative. Returns a Trajectory of
-    all tree joints (tau nonzero at the actuated joints only). Raises
-    SingularConfigurationError (with the time) if the motion meets a type-II
-    singularity.
-    """
-    S = parallel_structure(mech)
-    n = mech.n
-    act = list(S.actuated)
-    times = output_grid(duration, dt_out)
-    th, thd, thdd = cycloidal_trajectory(theta_start, theta_end, duration, times)
-    Q = np.empty((len(times), n))
-    Qd, Qdd, Tau = np.empty_like(Q), np.empty_like(Q), np.zeros_like(Q)
-    q = parallel_assemble(mech, th[0])
-    for s, t in enumerate(times):
-        q = parallel_assemble(mech, th[s], q)
-        try:
-            _, kin, qd_full, S_c = _state(mech, q, thd[s])
-        except SingularConfigurationError as err:
-            raise SingularConfigurationError(err.reason, q=err.q, time=float(t)) from None
-        Q[s], Qd[s] = q, qd_full
-        Qdd[s] = kin.R @ thdd[s] + S_c
-        Tau[s, act] = kin.R.T @ tree_inverse_dynamics(mech, q, qd_full, Qdd[s])
-    return Trajectory(times, Q, Qd, Qdd, Tau, energy(mech, Q, Qd), kind="inverse-dynamics")

@@ -66,8 +66,9 @@ from dataclasses import replace
 
 from .atomic import write_atomically
 from ..errors import MechanismError, MechanismFileError, RobotError, RobotFileError
-from ..model.mechanism import (DEFAULT_TOLERANCE, MAX_JOINTS, Assembly, Chain, Loop, LoopJointType,
-                        Mechanism, Placement)
+from ..model.mechanism import MAX_JOINTS, Mechanism
+from ..model.parts import (DEFAULT_TOLERANCE, Assembly, Chain, Loop, LoopJointType,
+                           Placement)
 from ..model.robot import Robot
 from .robot_file import FORMAT as ROBOT_FORMAT
 from .robot_file import LINK_FIELDS as ROBOT_LINK_FIELDS

@@ -7,6 +7,8 @@ import os
 import numpy as np
 
 from .atomic import write_atomically
+from ..algorithms.loops import constraint_row_labels, constraint_row_units
+from ..model.arguments import model_of
 from ..sim.trajectory import Trajectory
 
 
@@ -22,8 +24,7 @@ def trajectory_header(traj: Trajectory, robot) -> list[str]:
                           ("qdd", ("rad/s^2", "m/s^2")), ("tau", ("N m", "N"))):
         cols += [f"{sym}{j + 1} {names[j]} [{ur if rev[j] else up}]" for j in range(traj.n)]
     cols += ["kinetic energy [J]", "potential energy [J]", "total energy [J]"]
-    if getattr(robot, "loops", ()):
-        from ..algorithms.loops import constraint_row_labels, constraint_row_units
+    if model_of(robot).loops:
         cols += [f"lambda {label} [{unit}]" for label, unit in
                  zip(constraint_row_labels(robot), constraint_row_units(robot))]
         cols.append("loop residual [m or rad]")
@@ -42,7 +43,7 @@ def trajectory_csv_text(traj: Trajectory, robot) -> str:
     out.write("# SI units (rad for revolute joints, m for prismatic)\n")
     out.write(",".join(h.replace(",", ";") for h in trajectory_header(traj, robot)) + "\n")
     columns = [traj.t, traj.q, traj.qd, traj.qdd, traj.tau, traj.energy]
-    if getattr(robot, "loops", ()):
+    if model_of(robot).loops:
         columns += [traj.cut_forces, traj.loop_residual]
     if traj.pull is not None:
         columns.append(traj.pull)

@@ -61,8 +61,10 @@ import re
 
 from .atomic import write_atomically
 from ..errors import RobotError, RobotFileError
-from ..model.robot import DEFAULT_GRAVITY, JointType, Link, Robot
-from .toml_io import MAX_ABS, MAX_FILE_BYTES  # noqa: F401 (re-exported)
+from ..model.parts import DEFAULT_GRAVITY, JointType, Link
+from ..model.robot import Robot
+from ..model.units import MAX_ABS
+from .toml_io import MAX_FILE_BYTES
 from .toml_io import (ANGLE_UNITS, Where, check_keys, decode_utf8, deg_text, describe,
                       display_path, float_text, key_on_line, number, numbers,
                       parse_toml, read_bytes, short, string, suggest, syntax_error_line,

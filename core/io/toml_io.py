@@ -35,6 +35,7 @@ from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, Divi
                      InvalidOperation, Overflow)
 
 from ..errors import MechanismError, RobotError
+from ..model.units import MAX_ABS, decimal_text, deg_text, deg_to_rad, float_text
 
 __all__ = [
     "ANGLE_UNITS", "MAX_ABS", "MAX_FILE_BYTES", "BadFloat", "Where", "boolean", "check_keys",
@@ -46,17 +47,9 @@ __all__ = [
 
 #: Largest file read, bytes (a 1000-link robot file is about 0.4 MB).
 MAX_FILE_BYTES = 1 << 20
-#: Largest magnitude of any number, in SI units and radians (as `core.model.robot`).
-MAX_ABS = 1e12
 #: The values of `angle_unit`.
 ANGLE_UNITS = ("deg", "rad")
 
-# Decimal arithmetic for degree <-> radian conversion: 60 digits, any exponent.
-_CTX = Context(prec=60, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN,
-               traps=[InvalidOperation, DivisionByZero, Overflow])
-_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899")
-_RAD_PER_DEG = Context(prec=80).divide(_PI, 180)
-_DEG_PER_RAD = Context(prec=80).divide(180, _PI)
 
 
 # ======================================================================================
@@ -321,92 +314,6 @@ def boolean(v, w: Where, field: str, expected: str) -> bool:
             hint = f"; write {v.strip().lower()} without quotes"
         raise w.error(field, f"expected {expected}, got {describe(v)}{hint}")
     return v
-
-
-def deg_to_rad(d: Decimal) -> float:
-    """The double nearest d * pi / 180 (d exact, in degrees)."""
-    return float(_CTX.multiply(d, _RAD_PER_DEG))
-
-
-# ======================================================================================
-# Writing
-# ======================================================================================
-
-def float_text(x) -> str:
-    """A finite float as TOML: Python's repr is the shortest exact text and valid TOML."""
-    return repr(float(x))
-
-
-def deg_text(x) -> str:
-    """The shortest decimal (in degrees) that `deg_to_rad` maps back to the double x (rad)."""
-    x = float(x)
-    if x == 0.0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    exact = _CTX.multiply(Decimal(x), _DEG_PER_RAD)
-    # 1. Up to 15 significant digits: such a decimal is also the repr of its double,
-    #    so a float form (robot_to_dict) is exact too. The nearest 15-digit decimal
-    #    is the best candidate; if it fits, bisect for the fewest digits that fit.
-    if deg_to_rad(_round_digits(exact, 15)) == x:
-        lo, hi = 0, 15  # hi digits fit; lo digits are not known to
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if deg_to_rad(_round_digits(exact, mid)) == x:
-                hi = mid
-            else:
-                lo = mid
-        return decimal_text(_round_digits(exact, hi))
-    # 2. The repr of a double next to the exact value, again exact as text and as float.
-    best = None
-    f = float(exact)
-    for k in (0, 1, -1, 2, -2, 3, -3):
-        g = _ulp_step(f, k)
-        text = repr(g)
-        if deg_to_rad(Decimal(text)) == x and (best is None or len(text) < len(best)):
-            best = text
-    if best is not None:
-        return decimal_text(Decimal(best))
-    # 3. Rarely no double fits: 17 digits always identify x as text.
-    for digits in range(16, 25):
-        d = _round_digits(exact, digits)
-        if deg_to_rad(d) == x:
-            return decimal_text(d)
-    return decimal_text(exact)  # not reached
-
-
-_ROUND_CTX = [Context(prec=max(p, 1), rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
-              for p in range(26)]
-
-
-def _round_digits(d: Decimal, digits: int) -> Decimal:
-    """`d` rounded to `digits` significant digits."""
-    return _ROUND_CTX[digits].plus(d)
-
-
-def _ulp_step(f: float, k: int) -> float:
-    for _ in range(abs(k)):
-        f = math.nextafter(f, math.inf if k > 0 else -math.inf)
-    return f
-
-
-def decimal_text(d: Decimal) -> str:
-    """A finite nonzero Decimal as a TOML float, positional for ordinary magnitudes."""
-    sign, digit_tuple, exp = d.as_tuple()
-    ds = "".join(map(str, digit_tuple))
-    stripped = ds.rstrip("0")
-    exp += len(ds) - len(stripped)
-    ds = stripped or "0"
-    adjusted = exp + len(ds) - 1  # power of ten of the leading digit
-    if -5 <= adjusted < 16:
-        point = adjusted + 1  # digits before the decimal point
-        if point <= 0:
-            body = "0." + "0" * -point + ds
-        elif point >= len(ds):
-            body = ds + "0" * (point - len(ds)) + ".0"
-        else:
-            body = ds[:point] + "." + ds[point:]
-    else:
-        body = f"{ds[0]}.{ds[1:] or '0'}e{adjusted}"
-    return ("-" if sign else "") + body
 
 
 def utf8(s: str, w: Where, field: str) -> str:

@@ -56,9 +56,11 @@ import numpy as np
 
 from .atomic import write_atomically
 from ..errors import ArmDynError, MechanismError, MechanismFileError, RobotError
-from ..model.mechanism import Chain, Mechanism, Placement, as_mechanism, rotation_rpy
-from ..model.robot import DEFAULT_GRAVITY, JointType, Link
-from .toml_io import MAX_ABS, display_path
+from ..model.mechanism import Mechanism
+from ..model.parts import DEFAULT_GRAVITY, Chain, JointType, Link, Placement, rotation_rpy
+from ..model.robot import Robot
+from ..model.units import MAX_ABS
+from .toml_io import display_path
 
 __all__ = ["PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE", "UrdfFileError", "is_urdf", "load_urdf",
            "mechanism_from_urdf", "mechanism_to_urdf", "rpy_from_rotation", "save_urdf"]
@@ -684,6 +686,16 @@ def _export_warnings(mech: Mechanism) -> tuple[str, ...]:
     return ()
 
 
+def _as_mechanism(description) -> Mechanism:
+    """The mechanism description to write: a Mechanism itself, a Robot's one-chain
+    mechanism (`Mechanism.from_robot`: its links named uniquely, as URDF needs)."""
+    if isinstance(description, Mechanism):
+        return description
+    if isinstance(description, Robot):
+        return Mechanism.from_robot(description)
+    raise TypeError(f"expected a Robot or Mechanism, got {type(description).__name__}")
+
+
 def mechanism_to_urdf(mech) -> str:
     """The URDF text of a Mechanism (or Robot) without loops. Its zero pose is q_home: URDF
     value = ArmDyn value - q_home. Each ArmDyn link becomes a URDF link of the same name
@@ -692,7 +704,7 @@ def mechanism_to_urdf(mech) -> str:
     axis z and, for revolute joints with limits and every prismatic joint, a <limit>
     (revolute joints without limits are written as continuous). The root link is "base".
     Raises `MechanismError` naming the first loop if there are loops."""
-    mech = as_mechanism(mech)
+    mech = _as_mechanism(mech)
     if mech.loops:
         raise MechanismError("URDF is a tree and cannot hold closed loops; save the "
                              "mechanism as a mechanism file (.toml) instead",
@@ -761,7 +773,7 @@ def save_urdf(mech, path) -> tuple[str, ...]:
         raise UrdfFileError(repr(path), f"expected a file path (str or os.PathLike), got "
                             f"{type(path).__name__}")
     try:
-        model = as_mechanism(mech)
+        model = _as_mechanism(mech)
     except TypeError:
         raise TypeError(f"save_urdf expects a Mechanism or a Robot, got "
                         f"{type(mech).__name__}") from None

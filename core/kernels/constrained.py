@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .buffers import compiled_kernel, inlined_kernel
 from . import denoc
-from ..algorithms.loops import (closure_acceleration_inline, closure_jacobian,
-                              closure_jacobian_inline, closure_residual)
+from .buffers import compiled_kernel, inlined_kernel
 from .data import data_views
+from .loops import (closure_acceleration_inline, closure_jacobian, closure_jacobian_inline,
+                    closure_residual)
 
 #: Relative pivot below which a Delassus row is taken as redundant.
 REDUNDANT_PIVOT = 1e-13
@@ -108,31 +108,25 @@ def pivoted_cholesky_solve(A, b, x, keep, y, tol):
 
 @compiled_kernel
 def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
-    """qdd (n,) that keeps the loops closed under joint forces tau and link wrenches
-    f_ext (n, 6), on the workspace buffer ws (whose Data then holds the multipliers in
-    lam). Returns -1; or the 0-based tree joint whose articulated pivot vanished; or
-    n + r when row r was dropped as redundant but its acceleration constraint does not
-    hold (the rows lose rank at this pose only: no acceleration keeps the loops closed,
-    a singular configuration)."""
-    n, m = mv.n, mv.m
-    D = data_views(ws, n, m)
+    """qdd (nv,) that keeps the loops closed under joint forces tau and link wrenches
+    f_ext (n, 6), on the data of the workspace buffer ws (which then holds the
+    multipliers in lam; the buffer, not the fields, as `denoc.forward_dynamics_tree`). Returns -1; or the 0-based tree
+    joint whose articulated pivot vanished; or n + r when row r was dropped as redundant
+    but its acceleration constraint does not hold (the rows lose rank at this pose only:
+    no acceleration keeps the loops closed, a singular configuration)."""
+    n, m = mv.nv, mv.m
+    D = data_views(mv, ws)
     J, Y, gamma, qdd_free, rhs, delassus, lam = D.J, D.Y, D.gamma, D.qdd_free, D.rhs, \
         D.delassus, D.lam
-    e, A, psi_hat, m_hat = D.e, D.A, D.psi_hat, D.m_hat
-    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, f_ext, mv.gravity, D.Rj, D.oj, D.Rl,
-                                      D.ol, e, D.d, D.c, D.M, A, D.t, D.tdot, D.w, D.tmp66,
-                                      D.zero, D.phi, D.M_hat, psi_hat, m_hat, D.eta,
-                                      D.phi_hat, D.mu, qdd_free)
+    bad = denoc.forward_dynamics_tree(mv, ws, q, qd, tau, f_ext, mv.gravity, qdd_free)
     if bad >= 0:
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
-    G = D.G
-    closure_jacobian_inline(mv, D.Rl, D.ol, D.oj, e, G, J)
-    closure_acceleration_inline(mv, D.Rl, D.ol, D.oj, D.t, D.tdot, mv.gravity, G, gamma)
+    closure_jacobian_inline(mv, D, J)
+    closure_acceleration_inline(mv, D, mv.gravity, gamma)
     # Y_r = M^-1 J_r^T with the UDU^T factors already in D
-    eta, phi_hat, mu = D.eta, D.phi_hat, D.mu
     for r in range(m):
-        denoc.udu_solve_inline(mv, e, A, psi_hat, m_hat, J[r], eta, phi_hat, mu, Y[r])
+        denoc.udu_solve_inline(mv, D, J[r], Y[r])
     # Delassus system (J M^-1 J^T) lambda = -gamma - J qdd_free
     for r in range(m):
         s = -gamma[r]
@@ -145,7 +139,7 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
                 acc += J[r, j] * Y[c, j]
             delassus[r, c] = acc
             delassus[c, r] = acc
-    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, D.Phi, REDUNDANT_PIVOT)
+    pivoted_cholesky_solve(delassus, rhs, lam, D.keep, D.chol, REDUNDANT_PIVOT)
     for j in range(n):
         s = qdd_free[j]
         for r in range(m):
@@ -161,7 +155,7 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
                 s += J[r, j] * qdd[j]
                 size += abs(J[r, j] * qdd[j])
             if abs(s) > INCONSISTENT_ROW * (1.0 + size):
-                return n + r
+                return mv.n + r
     return -1
 
 
@@ -189,33 +183,31 @@ def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
 @compiled_kernel
 def project_onto_loops(mv, ws, y, tol):
     """Move the state y = [q; qd] back onto Phi(q) = 0 and J qd = 0 when it has drifted
-    by more than tol (m, rad, and per second). Returns True if y changed."""
+    by more than tol (m, rad, and per second), on the data of the workspace buffer ws.
+    Returns True if y changed."""
     n, m = mv.n, mv.m
-    D = data_views(ws, n, m)
-    Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
-    rhs, delassus, lam, keep, G = D.rhs, D.delassus, D.lam, D.keep, D.G
+    D = data_views(mv, ws)
+    rhs, delassus, lam, keep, chol = D.rhs, D.delassus, D.lam, D.keep, D.chol
     q = y[:n]
     qd = y[n:]
-    dq = D.qdd_free  # scratch (n,)
-    Phi, J, Jqd = D.Phi, D.J, D.gamma  # gamma as scratch for J qd
+    dq, Phi, J, Jqd = D.dq, D.Phi, D.J, D.Jqd
     changed = False
     for _ in range(4):
-        denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-        closure_residual(mv, Rl, ol, G, Phi)
+        denoc.link_quantities(mv, D, q)
+        closure_residual(mv, D, Phi)
         err = 0.0
         for r in range(m):
             err = max(err, abs(Phi[r]))
         if err <= tol:
             break
-        closure_jacobian(mv, Rl, ol, oj, e, G, J)
-        # (Phi is copied into rhs first, then serves as the solve's scratch)
-        _least_norm_correction(J, Phi, rhs, delassus, lam, keep, Phi, dq)
+        closure_jacobian(mv, D, J)
+        _least_norm_correction(J, Phi, rhs, delassus, lam, keep, chol, dq)
         for j in range(n):
             q[j] -= dq[j]
         changed = True
     if changed:
-        denoc.link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-    closure_jacobian(mv, Rl, ol, oj, e, G, J)
+        denoc.link_quantities(mv, D, q)
+    closure_jacobian(mv, D, J)
     err = 0.0
     for r in range(m):
         s = 0.0
@@ -224,7 +216,7 @@ def project_onto_loops(mv, ws, y, tol):
         Jqd[r] = s
         err = max(err, abs(s))
     if err > tol:
-        _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, Phi, dq)
+        _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, chol, dq)
         for j in range(n):
             qd[j] -= dq[j]
         changed = True

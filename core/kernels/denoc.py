@@ -18,21 +18,24 @@ contribution into its parent. A serial chain is the tree with parent(i) = i-1.
 
 Index k in the code is 0-based: link k = Saha's link k+1. Joint k moves about z of
 its row's DH frame 0 (`D.Rj[k]`, origin O_k); link k's own frame is the frame its
-DH row ends in (`D.Rl[k]`). The model arrives as `mv` (`core.kernels.layout.ModelViews`)
-and the per-call state as `D` (`core.kernels.data.Data`); every kernel is compiled with
-numba. A kernel takes the model views `mv` and, by name, the arrays of D it reads and
-writes (Saha's symbols): D itself is only ever a local of the entry points that cut
-it (`core.kernels.data.data_views`). Inside the recursions rows are addressed by index
-(`t[k, r]`, `A_times(A, k, t, p, t, k)`), not by views (`t[k]`): numba counts the
-references of every view, which tripled the cost of a recursion.
+DH row ends in (`D.Rl[k]`). Its values start at q[iq_k] and its rates at qd[iv_k]
+(the joint table, `core.kernels.layout`); what depends on its kind (p_k and the
+rest) is asked of `core.kernels.joints`. Every kernel is compiled with numba and takes
+the model views `mv` (`core.kernels.layout.ModelViews`) and the per-call state `D`
+(`core.kernels.data.Data`), whose fields carry Saha's symbols. Inside the recursions
+rows are addressed by index (`t[k, r]`, `A_times(A, k, t, p, t, k)`), not by views
+(`t[k]`): numba counts the references of every view, which tripled the cost of a
+recursion.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from .buffers import compiled_kernel, inline_twin, inlined_kernel
-from .linalg6 import A_times, AT_times_add, ATMA_add, M_p, add_p_times, p_dot
+from .joints import (M_p, add_joint_rate_terms, add_p_times, dh_variables, p_dot,
+                     pivot_scale)
 from .data import data_views
+from .linalg6 import A_times, AT_times_add, ATMA_add
 
 
 # ----------------------------------------------------------------------------------
@@ -49,7 +52,7 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
     """
     n = mv.n
     order, parent, placed, place_R, place_p = mv.order, mv.parent, mv.placed, mv.place_R, mv.place_p
-    dh, revolute = mv.dh, mv.revolute
+    dh, kind, iq = mv.dh, mv.kind, mv.iq
     for i in range(n):
         k = order[i]
         p = parent[k]
@@ -76,13 +79,8 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
                 for s in range(3):
                     Rj[k, r, s] = Rl[k, r, s]
         a = dh[k, 0]
-        b = dh[k, 1]
         alpha = dh[k, 2]
-        theta = dh[k, 3]
-        if revolute[k]:
-            theta = q[k]
-        else:
-            b = q[k]
+        theta, b = dh_variables(kind[k], a, dh[k, 1], alpha, dh[k, 3], q, iq[k])
         ct, st = np.cos(theta), np.sin(theta)
         ca, sa = np.cos(alpha), np.sin(alpha)
         # Q = Rz(theta) Rx(alpha), and the origin offset [a ct, a st, b] in the joint frame
@@ -103,9 +101,11 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
 # ----------------------------------------------------------------------------------
 
 @compiled_kernel
-def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
-    """Frames, e, d, c, M and A of every link at configuration q (base frame)."""
+def link_quantities(mv, D, q):
+    """Frames (D.Rj, D.oj, D.Rl, D.ol), e, d, c, M and A of every link at configuration
+    q (base frame)."""
     n = mv.n
+    Rj, oj, Rl, ol, e, d, c, M, A = D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A
     dh_frames(mv, q, Rj, oj, Rl, ol)
     com, inertia, mass, parent = mv.com, mv.inertia, mv.mass, mv.parent
     for k in range(n):
@@ -166,9 +166,10 @@ def link_quantities(mv, q, Rj, oj, Rl, ol, e, d, c, M, A):
 # ----------------------------------------------------------------------------------
 
 @inlined_kernel
-def twists(mv, qd, e, A, t):
-    """Forward recursion for the twists, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
-    order, parent, revolute = mv.order, mv.parent, mv.revolute
+def twists(mv, D, qd):
+    """Forward recursion for the twists D.t, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
+    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
+    e, A, t = D.e, D.A, D.t
     for i in range(mv.n):
         k = order[i]
         p = parent[k]
@@ -177,17 +178,19 @@ def twists(mv, qd, e, A, t):
                 t[k, r] = 0.0
         else:
             A_times(A, k, t, p, t, k)
-        add_p_times(revolute[k], e, k, qd[k], t, k)
+        add_p_times(kind[k], e, k, qd[iv[k]], t, k)
 
 
 @inlined_kernel
-def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
-    """Twists and twist rates, eqs. 11c and 17 (gravity enters as tdot_base = [0; -g]).
+def twist_rates(mv, D, qd, qdd, gravity):
+    """Twists D.t and twist rates D.tdot, eqs. 11c and 17 (gravity enters as
+    tdot_base = [0; -g]).
 
     tdot_k = [w'_k; acceleration of the material point of link k at O_k].
     """
-    twists(mv, qd, e, A, t)
-    order, parent, revolute = mv.order, mv.parent, mv.revolute
+    twists(mv, D, qd)
+    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
+    oj, e, A, t, tdot = D.oj, D.e, D.A, D.t, D.tdot
     for i in range(mv.n):
         k = order[i]
         p = parent[k]
@@ -207,35 +210,24 @@ def twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot):
             tdot[k, 3] += wy * cz - wz * cy
             tdot[k, 4] += wz * cx - wx * cz
             tdot[k, 5] += wx * cy - wy * cx
-        # joint terms: p_k qdd_k + pdot_k qd_k, pdot_k = W_λ p_k (e fixed in link λ).
-        # For a prismatic joint the material point of link k at O_k also feels the
-        # sliding part of Adot, which doubles the Coriolis term: 2 w_λ x e qd.
-        add_p_times(revolute[k], e, k, qdd[k], tdot, k)
-        ex, ey, ez = e[k, 0], e[k, 1], e[k, 2]
-        cx, cy, cz = wy * ez - wz * ey, wz * ex - wx * ez, wx * ey - wy * ex
-        if revolute[k]:
-            tdot[k, 0] += cx * qd[k]
-            tdot[k, 1] += cy * qd[k]
-            tdot[k, 2] += cz * qd[k]
-        else:
-            tdot[k, 3] += 2.0 * cx * qd[k]
-            tdot[k, 4] += 2.0 * cy * qd[k]
-            tdot[k, 5] += 2.0 * cz * qd[k]
+        # joint terms: p_k qdd_k + pdot_k qd_k, pdot_k = W_λ p_k (e fixed in link λ)
+        add_p_times(kind[k], e, k, qdd[iv[k]], tdot, k)
+        add_joint_rate_terms(kind[k], e, k, wx, wy, wz, qd[iv[k]], tdot, k)
 
 
 @compiled_kernel
-def inverse_dynamics_kernel(mv, qd, qdd, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, wstar,
-                            tau):
-    """RIDIM: joint forces tau (n,) for rates qd, qdd at the configuration of the link
+def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
+    """RIDIM: joint forces tau (nv,) for rates qd, qdd at the configuration of the link
     quantities (`link_quantities` first). f_ext (n, 6) holds the wrench [n; f] the
     environment applies to each link, moment about the link's own frame origin, base
-    frame; wstar receives the wrenches w_k at O_k.
+    frame; D.w receives the wrenches w_k at O_k.
     """
     n = mv.n
-    order, parent, revolute = mv.order, mv.parent, mv.revolute
+    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
+    oj, ol, e, d, M, A, t, tdot, wstar = D.oj, D.ol, D.e, D.d, D.M, D.A, D.t, D.tdot, D.w
 
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
-    twist_rates(mv, qd, qdd, gravity, oj, e, A, t, tdot)
+    twist_rates(mv, D, qd, qdd, gravity)
 
     # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k ----
     for k in range(n):
@@ -272,16 +264,18 @@ def inverse_dynamics_kernel(mv, qd, qdd, gravity, oj, ol, e, d, M, A, f_ext, t, 
     # ---- backward recursion: w_λ += A_{k,λ}^T w_k; tau_k = p_k^T w_k ----
     for i in range(n - 1, -1, -1):
         k = order[i]
-        tau[k] = p_dot(revolute[k], e, k, wstar, k)
+        tau[iv[k]] = p_dot(kind[k], e, k, wstar, k)
         p = parent[k]
         if p >= 0:
             AT_times_add(A, k, wstar, k, wstar, p)
 
 
 @compiled_kernel
-def energy_kernel(mv, gravity, c, M, t):
-    """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J)."""
+def energy_kernel(mv, D, gravity):
+    """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J), at
+    the link quantities and twists in D."""
     mass = mv.mass
+    c, M, t = D.c, D.M, D.t
     T = 0.0
     V = 0.0
     for k in range(mv.n):
@@ -299,11 +293,12 @@ def energy_kernel(mv, gravity, c, M, t):
 # ----------------------------------------------------------------------------------
 
 @compiled_kernel
-def composite_inertias(mv, M, A, M_tilde, tmp66):
-    """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k}."""
+def composite_inertias(mv, D):
+    """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k} (D.M_tilde)."""
     n = mv.n
     order, parent = mv.order, mv.parent
-    scratch = tmp66[0]
+    M, A, M_tilde = D.M, D.A, D.M_tilde
+    scratch = D.tmp66[0]
     for k in range(n):
         for r in range(6):
             for c in range(6):
@@ -316,19 +311,20 @@ def composite_inertias(mv, M, A, M_tilde, tmp66):
 
 
 @compiled_kernel
-def gim_from_composite(mv, e, A, M_tilde, s6, I):
+def gim_from_composite(mv, D, I):
     """eq. 24: i_kj = p_k^T A_{jk}^T M~_j p_j for every ancestor k of j (and symmetric);
-    zero where neither joint is an ancestor of the other. s6 (>= 2, 6) is scratch."""
+    zero where neither joint is an ancestor of the other. I (nv, nv)."""
     n = mv.n
-    parent, revolute = mv.parent, mv.revolute
-    for r in range(n):
-        for s in range(n):
+    parent, kind, iv = mv.parent, mv.kind, mv.iv
+    e, A, M_tilde, s6 = D.e, D.A, D.M_tilde, D.s6
+    for r in range(mv.nv):
+        for s in range(mv.nv):
             I[r, s] = 0.0
     for j in range(n):
         # f = M~_j p_j (s6[0]), the wrench at O_j that accelerates the composite body of
         # j at qdd_j = 1; shifted down the ancestors with A^T (s6[1] as scratch)
-        M_p(revolute[j], e, j, M_tilde, j, s6, 0)
-        I[j, j] = p_dot(revolute[j], e, j, s6, 0)
+        M_p(kind[j], e, j, M_tilde, j, s6, 0)
+        I[iv[j], iv[j]] = p_dot(kind[j], e, j, s6, 0)
         c = j
         k = parent[j]
         while k >= 0:
@@ -337,8 +333,8 @@ def gim_from_composite(mv, e, A, M_tilde, s6, I):
             AT_times_add(A, c, s6, 0, s6, 1)  # shift the wrench from O_c to O_k
             for r in range(6):
                 s6[0, r] = s6[1, r]
-            I[k, j] = p_dot(revolute[k], e, k, s6, 0)
-            I[j, k] = I[k, j]
+            I[iv[k], iv[j]] = p_dot(kind[k], e, k, s6, 0)
+            I[iv[j], iv[k]] = I[iv[k], iv[j]]
             c = k
             k = parent[k]
 
@@ -348,7 +344,7 @@ def gim_from_composite(mv, e, A, M_tilde, s6, I):
 # ----------------------------------------------------------------------------------
 
 @compiled_kernel
-def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
+def articulated_inertias(mv, D):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of a joint
     whose pivot m_hat is not positive (singular GIM), or -1.
 
@@ -357,7 +353,8 @@ def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
       Mbar_k = M^_k - psi^_k psi^_k^T / m^_k            (in tmp66[0]; tmp66[1] scratch)
     """
     n = mv.n
-    order, parent, revolute = mv.order, mv.parent, mv.revolute
+    order, parent, kind = mv.order, mv.parent, mv.kind
+    e, M, A, M_hat, psi_hat, m_hat, tmp66 = D.e, D.M, D.A, D.M_hat, D.psi_hat, D.m_hat, D.tmp66
     scratch = tmp66[1]
     for k in range(n):
         for r in range(6):
@@ -365,13 +362,10 @@ def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
                 M_hat[k, r, c] = M[k, r, c]
     for i in range(n - 1, -1, -1):
         k = order[i]
-        M_p(revolute[k], e, k, M_hat, k, psi_hat, k)
-        m_hat[k] = p_dot(revolute[k], e, k, psi_hat, k)
+        M_p(kind[k], e, k, M_hat, k, psi_hat, k)
+        m_hat[k] = p_dot(kind[k], e, k, psi_hat, k)
         # singular if the pivot vanishes relative to the block it is taken from
-        # (rotational for a revolute joint, translational for a prismatic one)
-        b = 0 if revolute[k] else 3
-        scale = max(abs(M_hat[k, b, b]), abs(M_hat[k, b + 1, b + 1]), abs(M_hat[k, b + 2, b + 2]))
-        if not m_hat[k] > 1e-13 * scale:
+        if not m_hat[k] > 1e-13 * pivot_scale(kind[k], M_hat, k):
             return k
         p = parent[k]
         if p >= 0:
@@ -383,11 +377,14 @@ def articulated_inertias(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66):
 
 
 @compiled_kernel
-def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
+def udu_solve(mv, D, phi, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors
-    psi_hat, m_hat of `articulated_inertias`; eta, phi_hat, mu are its work arrays."""
+    D.psi_hat, D.m_hat of `articulated_inertias`; D.eta, D.phi_hat, D.mu are its work
+    arrays. phi, qdd (nv,)."""
     n = mv.n
-    order, parent, revolute = mv.order, mv.parent, mv.revolute
+    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
+    e, A, psi_hat, m_hat, eta, phi_hat, mu = D.e, D.A, D.psi_hat, D.m_hat, D.eta, D.phi_hat, \
+        D.mu
     # eqs. 19a-b, backward: phi^_k = phi_k - p_k^T eta_k,
     #   eta_λ += A_{k,λ}^T (eta_k + psi^_k phi^_k / m^_k),  eta = 0 at the leaves
     for k in range(n):
@@ -395,10 +392,10 @@ def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
             eta[k, r] = 0.0
     for i in range(n - 1, -1, -1):
         k = order[i]
-        phi_hat[k] = phi[k] - p_dot(revolute[k], e, k, eta, k)
+        phi_hat[iv[k]] = phi[iv[k]] - p_dot(kind[k], e, k, eta, k)
         p = parent[k]
         if p >= 0:
-            s = phi_hat[k] / m_hat[k]
+            s = phi_hat[iv[k]] / m_hat[k]
             for r in range(6):
                 eta[k, r] += psi_hat[k, r] * s  # eta_k is final: reuse it for the sum
             AT_times_add(A, k, eta, k, eta, p)
@@ -415,8 +412,8 @@ def udu_solve(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd):
         s = 0.0
         for r in range(6):
             s += psi_hat[k, r] * mu[k, r]
-        qdd[k] = (phi_hat[k] - s) / m_hat[k]
-        add_p_times(revolute[k], e, k, qdd[k], mu, k)
+        qdd[iv[k]] = (phi_hat[iv[k]] - s) / m_hat[k]
+        add_p_times(kind[k], e, k, qdd[iv[k]], mu, k)
 
 
 # the recursions inlined into the hot paths (`core.kernels.buffers.inline_twin`): the forward
@@ -428,30 +425,21 @@ udu_solve_inline = inline_twin(udu_solve)
 
 
 @compiled_kernel
-def forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, Rj, oj, Rl, ol, e, d, c, M, A, t,
-                          tdot, w, tmp66, zero, phi, M_hat, psi_hat, m_hat, eta, phi_hat, mu,
-                          qdd):
+def forward_dynamics_tree(mv, ws, q, qd, tau, f_ext, gravity, qdd):
     """RFDSIM: phi = tau - ID(q, qd, 0) (seed 001 Sec 2.4.2, input item 4), then
-    U D U^T qdd = phi (eqs. 18-21). The arrays are the Data fields of the same names
-    (`forward_dynamics_on` passes them from a workspace buffer); they are left filled
-    at q (link quantities, twists, the bias pass's twist rates, articulated inertias).
-    Returns -1, or the 0-based joint whose pivot vanished (qdd is then not written)."""
-    link_quantities_inline(mv, q, Rj, oj, Rl, ol, e, d, c, M, A)
-    inverse_dynamics_inline(mv, qd, zero, gravity, oj, ol, e, d, M, A, f_ext, t, tdot, w, phi)
-    for k in range(mv.n):
+    U D U^T qdd = phi (eqs. 18-21), on the data of the workspace buffer ws, which is left
+    filled at q (link quantities, twists, the bias pass's twist rates, articulated
+    inertias). Returns -1, or the 0-based joint whose pivot vanished (qdd is then not
+    written). It takes the buffer, not the data's fields: a call passes its arguments
+    word by word, and the fields are hundreds of words; the hot paths call it."""
+    D = data_views(mv, ws)
+    link_quantities_inline(mv, D, q)
+    phi = D.phi
+    inverse_dynamics_inline(mv, D, qd, D.zero, gravity, f_ext, phi)
+    for k in range(mv.nv):
         phi[k] = tau[k] - phi[k]
-    bad = articulated_inertias_inline(mv, e, M, A, M_hat, psi_hat, m_hat, tmp66)
+    bad = articulated_inertias_inline(mv, D)
     if bad >= 0:
         return bad
-    udu_solve_inline(mv, e, A, psi_hat, m_hat, phi, eta, phi_hat, mu, qdd)
+    udu_solve_inline(mv, D, phi, qdd)
     return -1
-
-
-@compiled_kernel
-def forward_dynamics_on(mv, ws, q, qd, tau, f_ext, gravity, qdd):
-    """`forward_dynamics_tree` with the arrays of the workspace buffer ws."""
-    D = data_views(ws, mv.n, mv.m)
-    return forward_dynamics_tree(mv, q, qd, tau, f_ext, gravity, D.Rj, D.oj, D.Rl, D.ol, D.e,
-                                 D.d, D.c, D.M, D.A, D.t, D.tdot, D.w, D.tmp66, D.zero,
-                                 D.phi, D.M_hat, D.psi_hat, D.m_hat, D.eta, D.phi_hat, D.mu,
-                                 qdd)

@@ -1,52 +1,32 @@
 """The model as the compiled kernels read it: two flat buffers cut into named fields.
 
-A `Robot` or a `Mechanism` is frozen Python data. Each owns, by construction, one
-`KernelModel`: a float buffer `F` and an integer buffer `I` that the numba kernels
-receive as two plain arguments (a namedtuple argument costs about 1 us per call at
-numba's dispatcher; two arrays cost 0.1 us) and cut, inside the kernel, into the
-named views of `ModelViews` (`model_views(F, I)`). This module is the one home of
-that layout: Python fills the buffers through the same views.
+Every model compiles (`core.model`) to one `KernelModel`: a float buffer `F` and an
+integer buffer `I` that the numba kernels receive as two plain arguments (a namedtuple
+argument costs about 1 us per call at numba's dispatcher; two arrays cost 0.1 us) and
+cut, inside the kernel, into the named views of `ModelViews` (`model_views(F, I)`).
+The fields are declared once, in `MODEL_FIELDS` (`core.kernels.fields`): the buffer
+lengths, the compiled views, the views Python fills the buffers through and the table
+below all come from that declaration.
 
-Fields (n tree joints, nl loop joints, m active constraint rows, ni independent joints):
+Sizes: n tree joints, nq joint values, nv joint rates, nl loop joints, m active
+constraint rows, ni independent joints. The views list the sizes first
+(`mv.n, mv.nq, ...`), then the fields:
 
-    I[0:4]       n, nl, m, ni                       counts
-    parent (n,)  parent joint of each joint, -1 for a chain fixed to the base
-    revolute (n,) 1 revolute, 0 prismatic
-    order (n,)   a topological order of the joints (every parent before its children);
-                 the recursions run `for i in range(n): k = order[i]`
-    placed (n,)  1 if the joint's DH frame 0 is not the parent link's own frame
-                 (a chain root: its base placement), else 0
-    loop_body (nl, 2)  the two links of loop l (joint indices; -1 = the base)
-    loop_type (nl,)    LOOP_REVOLUTE, LOOP_SPHERICAL, LOOP_PRISMATIC
-    row_loop (m,)      loop of active constraint row r
-    row_kind (m,)      which scalar of that loop's closure the row is (ROW_* below)
-    independent (ni,)  joints held by assembly and used as minimal coordinates
+{fields}
 
-    gravity (3,)       m/s^2, base frame
-    dh (n, 4)          a, b, alpha, theta (m, m, rad, rad); joint variable = home value
-    mass (n,)          kg
-    com (n, 3)         mass centre in the link's own frame, m
-    inertia (n, 9)     3x3 inertia about the mass centre, link frame, row-major, kg m^2
-    place_R (n, 3, 3), place_p (n, 3)
-                       pose of the joint's DH frame 0 in the parent link's own frame
-                       (in the base frame for a chain on the base); identity inside a chain
-    loop_point (nl, 2, 3)  the joint point in each link's own frame (base frame for -1), m
-    loop_axis (nl, 2, 3)   the joint axis in each frame (unit)
-    loop_u, loop_v (nl, 3) two unit vectors completing loop_axis[l, 0] to a right-handed
-                           frame (u, v, axis) in the first link's frame
-    loop_x (nl, 3)         the reference direction on the second link for a prismatic
-                           loop's roll row (unit, perpendicular to loop_axis[l, 1])
+The joint table (`kind`, `iq`, `iv`) is what the recursions dispatch on, in one place
+(`core.kernels.joints`).
 """
 from __future__ import annotations
 
+import heapq
 import threading
-from collections import namedtuple
 
 import numpy as np
 
-from numba import njit
-
-from .buffers import compiled_kernel, view
+from .buffers import compiled_kernel
+from .fields import Field, FieldTable
+from .joints import JOINT_NQ, JOINT_NV
 
 LOOP_REVOLUTE = 0
 LOOP_SPHERICAL = 1
@@ -66,60 +46,54 @@ LOOP_ROWS = {
     LOOP_PRISMATIC: (ROW_LINE_U, ROW_LINE_V, ROW_AXIS_U, ROW_AXIS_V, ROW_ROLL),
 }
 
-ModelViews = namedtuple("ModelViews", (
-    "n", "nl", "m", "ni", "parent", "revolute", "order", "placed", "loop_body", "loop_type",
-    "row_loop", "row_kind", "independent", "gravity", "dh", "mass", "com", "inertia",
-    "place_R", "place_p", "loop_point", "loop_axis", "loop_u", "loop_v", "loop_x"))
+#: The model's fields: I (buffer 1) holds the counts, the joint table and the loops'
+#: topology; F (buffer 0) the numbers.
+MODEL_FIELDS = FieldTable("ModelViews", __name__, ("n", "nq", "nv", "nl", "m", "ni"),
+                          (np.float64, np.int64), (
+    Field("counts", (6,), "n, nq, nv, nl, m, ni (read by `model_views`)", 1),
+    Field("parent", ("n",), "parent joint of each joint, -1 for a chain fixed to the base", 1),
+    Field("kind", ("n",), "joint kind: JOINT_REVOLUTE, JOINT_PRISMATIC (core.kernels.joints)",
+          1),
+    Field("iq", ("n",), "where joint k's values start in q", 1),
+    Field("iv", ("n",), "where joint k's rates start in qd, qdd and tau", 1),
+    Field("order", ("n",), "a topological order of the joints (every parent before its\n"
+          "children); the recursions run `for i in range(n): k = order[i]`", 1),
+    Field("placed", ("n",), "1 if the joint's DH frame 0 is not the parent link's own frame\n"
+          "(a chain root: its base placement), else 0", 1),
+    Field("loop_body", ("nl", 2), "the two links of loop l (joint indices; -1 = the base)", 1),
+    Field("loop_type", ("nl",), "LOOP_REVOLUTE, LOOP_SPHERICAL, LOOP_PRISMATIC", 1),
+    Field("row_loop", ("m",), "loop of active constraint row r", 1),
+    Field("row_kind", ("m",), "which scalar of that loop's closure the row is (ROW_*)", 1),
+    Field("independent", ("ni",), "joints held by assembly, the minimal coordinates", 1),
+    Field("gravity", (3,), "m/s^2, base frame"),
+    Field("dh", ("n", 4), "a, b, alpha, theta (m, m, rad, rad); joint variable = home value"),
+    Field("mass", ("n",), "kg"),
+    Field("com", ("n", 3), "mass centre in the link's own frame, m"),
+    Field("place_p", ("n", 3), "origin of the joint's DH frame 0 in the parent link's own\n"
+          "frame (in the base frame for a chain on the base), m; zero inside a chain"),
+    Field("inertia", ("n", 9), "3x3 inertia about the mass centre, link frame, row-major,\n"
+          "kg m^2"),
+    Field("place_R", ("n", 3, 3), "orientation of that frame; identity inside a chain"),
+    Field("loop_point", ("nl", 2, 3), "the joint point in each link's own frame (base frame\n"
+          "for -1), m"),
+    Field("loop_axis", ("nl", 2, 3), "the joint axis in each frame (unit)"),
+    Field("loop_u", ("nl", 3), "unit vector completing loop_axis[l, 0] to a right-handed\n"
+          "frame (u, v, axis) in the first link's frame"),
+    Field("loop_v", ("nl", 3), "the third vector of that frame"),
+    Field("loop_x", ("nl", 3), "the reference direction on the second link for a prismatic\n"
+          "loop's roll row (unit, perpendicular to loop_axis[l, 1])"),
+))
+ModelViews = MODEL_FIELDS.views_type
+__doc__ = __doc__.replace("{fields}", MODEL_FIELDS.describe())
 
-_HEADER = 4
-
-
-@compiled_kernel
-def buffer_sizes(n, nl, m, ni):
-    """(float buffer length, int buffer length) for the given counts."""
-    n_float = 3 + n * (4 + 1 + 3 + 9 + 9 + 3) + nl * (6 + 6 + 3 + 3 + 3)
-    n_int = _HEADER + 4 * n + 3 * nl + 2 * m + ni
-    return n_float, n_int
+_cut_model = MODEL_FIELDS.cutter()
 
 
 @compiled_kernel
 def model_views(F, I):
-    """Cut the model buffers into the named fields listed in the module docstring
-    (`core.kernels.buffers.view`: no copies, no reference counting)."""
-    n, nl, m, ni = I[0], I[1], I[2], I[3]
-    i = _HEADER
-    parent = view(I, i, (n,)); i += n
-    revolute = view(I, i, (n,)); i += n
-    order = view(I, i, (n,)); i += n
-    placed = view(I, i, (n,)); i += n
-    loop_body = view(I, i, (nl, 2)); i += 2 * nl
-    loop_type = view(I, i, (nl,)); i += nl
-    row_loop = view(I, i, (m,)); i += m
-    row_kind = view(I, i, (m,)); i += m
-    independent = view(I, i, (ni,)); i += ni
-    f = 0
-    gravity = view(F, f, (3,)); f += 3
-    dh = view(F, f, (n, 4)); f += 4 * n
-    mass = view(F, f, (n,)); f += n
-    com = view(F, f, (n, 3)); f += 3 * n
-    place_p = view(F, f, (n, 3)); f += 3 * n
-    inertia = view(F, f, (n, 9)); f += 9 * n
-    place_R = view(F, f, (n, 3, 3)); f += 9 * n
-    loop_point = view(F, f, (nl, 2, 3)); f += 6 * nl
-    loop_axis = view(F, f, (nl, 2, 3)); f += 6 * nl
-    loop_u = view(F, f, (nl, 3)); f += 3 * nl
-    loop_v = view(F, f, (nl, 3)); f += 3 * nl
-    loop_x = view(F, f, (nl, 3)); f += 3 * nl
-    return ModelViews(n, nl, m, ni, parent, revolute, order, placed, loop_body, loop_type,
-                      row_loop, row_kind, independent, gravity, dh, mass, com, inertia,
-                      place_R, place_p, loop_point, loop_axis, loop_u, loop_v, loop_x)
-
-
-@njit(cache=True)
-def _model_views_from_python(F, I):
-    """`model_views` for Python callers (compiled with reference counting, which numba
-    needs to hand arrays to Python). The arrays point into F and I: keep them alive."""
-    return model_views(F, I)
+    """Cut the model buffers into the named fields of `MODEL_FIELDS` (no copies, no
+    reference counting; F and I must outlive the views)."""
+    return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5]), (F, I))
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -140,11 +114,12 @@ class KernelModel:
     Built by `pack_model`; the kernels receive `F` and `I`.
     """
 
-    __slots__ = ("F", "I", "n", "nl", "m", "ni", "no_wrench", "per_thread", "_views")
+    __slots__ = ("F", "I", "n", "nq", "nv", "nl", "m", "ni", "no_wrench", "per_thread",
+                 "views")
 
     def __init__(self, F: np.ndarray, I: np.ndarray) -> None:
         self.F, self.I = F, I
-        self.n, self.nl, self.m, self.ni = (int(x) for x in I[:_HEADER])
+        self.n, self.nq, self.nv, self.nl, self.m, self.ni = (int(x) for x in I[:6])
         F.setflags(write=False)
         I.setflags(write=False)
         #: (n, 6) zeros: "no external wrench" for the kernels (never written; writable so
@@ -154,21 +129,9 @@ class KernelModel:
         #: (`core.kernels.data.thread_workspace(n, m)`), found here without the pool's lookup
         #: by the single-state calls; per-call state, not model data
         self.per_thread = threading.local()
-        self._views = None
-
-    @property
-    def views(self) -> ModelViews:
-        """The named fields as read-only numpy arrays (copies: the kernels' views hold
-        raw pointers into F and I, unsafe to keep in Python)."""
-        if self._views is None:
-            fields = []
-            for x in _model_views_from_python(self.F, self.I):
-                if isinstance(x, np.ndarray):
-                    x = x.copy()
-                    x.setflags(write=False)
-                fields.append(x)
-            self._views = ModelViews(*fields)
-        return self._views
+        #: the named fields as read-only numpy views (`MODEL_FIELDS.numpy_views`)
+        self.views = MODEL_FIELDS.numpy_views((F, I), n=self.n, nq=self.nq, nv=self.nv,
+                                              nl=self.nl, m=self.m, ni=self.ni)
 
 
 def topological_order(parent) -> np.ndarray:
@@ -181,7 +144,6 @@ def topological_order(parent) -> np.ndarray:
         (roots if p < 0 else children[p]).append(k)
     order: list[int] = []
     # repeatedly take the smallest available index: file order whenever parents allow
-    import heapq
     heap = list(roots)
     heapq.heapify(heap)
     while heap:
@@ -194,41 +156,42 @@ def topological_order(parent) -> np.ndarray:
     return np.array(order, dtype=np.int64)
 
 
-def pack_model(*, dh, revolute, mass, com, inertia, parent, place_R=None, place_p=None,
+def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=None,
                gravity, loop_body=(), loop_type=(), loop_point=(), loop_axis=(),
                independent=(), row_loop=None, row_kind=None) -> KernelModel:
-    """Fill a KernelModel. Arrays as in the module docstring; `inertia` (n, 3, 3).
+    """Fill a KernelModel. Arrays as in the module docstring; `kind` (n,) the joint kinds
+    (core.kernels.joints), `inertia` (n, 3, 3).
 
     Without `row_loop`/`row_kind` every raw row of every loop is active.
     """
     n = len(mass)
     nl = len(loop_type)
+    kind = np.asarray(kind, dtype=np.int64).reshape(n)
+    nq_of = np.array([JOINT_NQ[int(k)] for k in kind], dtype=np.int64)
+    nv_of = np.array([JOINT_NV[int(k)] for k in kind], dtype=np.int64)
     if row_loop is None:
         rl, rk = [], []
         for l, typ in enumerate(loop_type):
-            for kind in LOOP_ROWS[int(typ)]:
+            for row in LOOP_ROWS[int(typ)]:
                 rl.append(l)
-                rk.append(kind)
+                rk.append(row)
         row_loop, row_kind = rl, rk
-    m = len(row_loop)
-    ni = len(independent)
-    nf, nint = buffer_sizes(n, nl, m, ni)
-    F = np.zeros(nf)
-    I = np.zeros(nint, dtype=np.int64)
-    I[:_HEADER] = (n, nl, m, ni)
-    v = _model_views_from_python(F, I)
+    sizes = dict(n=n, nq=int(nq_of.sum()), nv=int(nv_of.sum()), nl=nl, m=len(row_loop),
+                 ni=len(independent))
+    F, I = MODEL_FIELDS.new_buffers(**sizes)
+    v = MODEL_FIELDS.numpy_views((F, I), **sizes)
+    v.counts[:] = [sizes[s] for s in MODEL_FIELDS.sizes]
     v.parent[:] = parent
-    v.revolute[:] = revolute
+    v.kind[:] = kind
+    v.iq[:] = np.cumsum(nq_of) - nq_of
+    v.iv[:] = np.cumsum(nv_of) - nv_of
     v.order[:] = topological_order(parent)
     v.gravity[:] = gravity
     v.dh[:] = np.asarray(dh, dtype=float).reshape(n, 4)
     v.mass[:] = mass
     v.com[:] = np.asarray(com, dtype=float).reshape(n, 3)
     v.inertia[:] = np.asarray(inertia, dtype=float).reshape(n, 9)
-    if place_R is None:
-        v.place_R[:] = np.eye(3)
-    else:
-        v.place_R[:] = place_R
+    v.place_R[:] = np.eye(3) if place_R is None else place_R
     if place_p is not None:
         v.place_p[:] = place_p
     for k in range(n):

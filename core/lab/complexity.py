@@ -55,12 +55,15 @@ from fractions import Fraction as F
 
 import numpy as np
 
-from ..io.atomic import write_atomically
-from ..algorithms import dynamics
 from ..algorithms.dynamics import forward_dynamics
+from ..io.atomic import write_atomically
+from ..kernels import dynamics
+from ..kernels.buffers import compile_and_call
 from ..kernels.data import new_workspace
+from ..model.arguments import kernel_of
+from ..model.parts import JointType, Link
+from ..model.robot import Robot
 from .op_count import CountCancelled, OpCount, count_forward_dynamics
-from ..model.robot import JointType, Link, Robot
 
 __all__ = ["SeedFormula", "SEED_FORMULAS", "seed_formula", "seed_crossover", "random_chain",
            "time_per_call", "kernel_calls", "CostRow", "CostSweep", "Crossover", "crossover", "measure_costs",
@@ -227,16 +230,16 @@ def kernel_calls(robot, q: np.ndarray, qd: np.ndarray, tau: np.ndarray
                  ) -> tuple[Callable[[], object], Callable[[], object]]:
     """(denoc, composite): calls of the two methods' compiled entry kernels alone, on
     arguments prepared once (no argument checks, no allocation): the kernels that
-    `forward_dynamics` runs, `core.algorithms.dynamics.forward_dynamics_state_kernel` and
+    `forward_dynamics` runs, `core.kernels.dynamics.forward_dynamics_state_kernel` and
     `forward_dynamics_composite_kernel` (the ones `core.lab.op_count` counts)."""
-    k = dynamics.kernel_of(robot)
+    k = kernel_of(robot)
     q, qd, tau = (np.ascontiguousarray(x, dtype=float) for x in (q, qd, tau))
-    ws_d, ws_c = new_workspace(k.n, k.m), new_workspace(k.n, k.m)
+    ws_d, ws_c = new_workspace(k), new_workspace(k)
     qdd_d, qdd_c = np.empty(k.n), np.empty(k.n)
     f_ext = np.zeros((1, k.n, 6))
     GIM = np.empty((k.n, k.n))
     one, composite = dynamics.forward_dynamics_state_kernel, dynamics.forward_dynamics_composite_kernel
-    dynamics.compile_and_call(one, k.F, k.I, ws_d, q, qd, tau, qdd_d)
+    compile_and_call(one, k.F, k.I, ws_d, q, qd, tau, qdd_d)
     F_, I_ = k.F, k.I
     return (lambda: one(F_, I_, ws_d, q, qd, tau, qdd_d),
             lambda: composite(F_, I_, ws_c, q, qd, tau, f_ext, GIM, qdd_c))

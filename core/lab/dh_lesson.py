@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.dynamics import joint_vector, kernel_of
 from ..algorithms.kinematics import forward_kinematics
+from ..model.arguments import joint_vector, kernel_of
 
 __all__ = ["ElementaryTransform", "row_transforms", "chain_transforms", "elementary_matrix"]
 

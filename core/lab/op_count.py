@@ -18,11 +18,11 @@ How a kernel is run here (`Counter.call`):
 - the float literals of the code (`0.0`, `1.0`, `2.0`, `1e-13`) become `Counted`
   constants (in the copied code object's constants), so that an operation between two
   literals (1.0 * 0.0 in a root joint's frame) is counted as the compiled code does it.
-- `model_views(F, I)` and `data_views(ws, n, m)` (numba intrinsics that cut flat
+- `model_views(F, I)` and `data_views(mv, ws)` (numba intrinsics that cut flat
   buffers, unusable from Python) are replaced by functions returning the model's
   fields (`KernelModel.views`) and a workspace's fields (`data_of`), with every float
   array turned into an object array of `Counted` values; integer arrays (parent,
-  order, revolute) stay integers, so index arithmetic is not counted.
+  order, kind) stay integers, so index arithmetic is not counted.
 
 What is counted: M = multiplications + divisions, A = additions + subtractions, as in
 seed 000 Tables 1-2 and seed 001 Table 2 ("M: Multiplication/Division; A: Addition/
@@ -45,11 +45,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..algorithms import dynamics
-from ..kernels import layout as kernel_model
-from ..kernels import data as workspace
-from ..algorithms.dynamics import kernel_of
+from ..kernels import data, dynamics, layout
 from ..kernels.data import data_of, new_workspace
+from ..model.arguments import kernel_of
 
 __all__ = ["Counted", "Tally", "OpCount", "Counter", "CountCancelled", "count_forward_dynamics",
            "count_inverse_dynamics", "counting", "METHODS", "STAGES"]
@@ -425,15 +423,15 @@ def _counted_views(model):
         else:
             x = int(x)
         fields.append(x)
-    mv = kernel_model.ModelViews(*fields)
-    data = data_of(new_workspace(k.n, k.m), k.n, k.m)
-    D = workspace.Data(*(counted_array(a) for a in data))
+    mv = layout.ModelViews(*fields)
+    D = data.Data(*(counted_array(a) if isinstance(a, np.ndarray) else a
+                    for a in data_of(k, new_workspace(k))))
     return k, mv, D
 
 
 def _counter_for(mv, D, stop: threading.Event | None = None) -> Counter:
-    return Counter({kernel_model.model_views: lambda F, I: mv,
-                    workspace.data_views: lambda ws, n, m: D}, stop)
+    return Counter({layout.model_views: lambda F, I: mv,
+                    data.data_views: lambda mv_, ws: D}, stop)
 
 
 def _state(model, q, qd, x, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -453,10 +451,10 @@ def count_forward_dynamics(model, q=None, qd=None, tau=None, method: str = "deno
     q, qd, tau : (n,) state and joint forces (rad, rad/s, N m; m, m/s, N); random in
                  [-1, 1] (from `seed`) where None: the counts do not depend on them
                  unless a pivot vanishes
-    method : "denoc" runs `core.algorithms.dynamics.forward_dynamics_state_kernel` (the single-state
-             entry: `denoc.forward_dynamics_on` -> `forward_dynamics_tree`: link
-             quantities, bias forces by RIDIM with qdd = 0, articulated inertias,
-             UDU^T solve); "composite" runs `core.algorithms.dynamics.forward_dynamics_composite_kernel`
+    method : "denoc" runs `core.kernels.dynamics.forward_dynamics_state_kernel` (the
+             single-state entry: `forward_dynamics_tree`: link quantities, bias forces
+             by RIDIM with qdd = 0, articulated inertias, UDU^T solve); "composite"
+             runs `core.kernels.dynamics.forward_dynamics_composite_kernel`
              (link quantities, bias forces, composite inertias, GIM, Cholesky)
     stop   : an event that cancels the count when set (CountCancelled)
     Returns an OpCount whose `result` is qdd (n,), rad/s^2 / m/s^2.
@@ -488,7 +486,7 @@ def count_forward_dynamics(model, q=None, qd=None, tau=None, method: str = "deno
 
 def count_inverse_dynamics(model, q=None, qd=None, qdd=None, seed: int = 0) -> OpCount:
     """Operations of one `inverse_dynamics(model, q, qd, qdd)` call's kernel
-    (`core.algorithms.dynamics.inverse_dynamics_state_kernel`: argument check, link quantities, RIDIM).
+    (`core.kernels.dynamics.inverse_dynamics_state_kernel`: argument check, link quantities, RIDIM).
     Arguments as `count_forward_dynamics`; `result` is tau (n,), N m / N."""
     k, mv, D = _counted_views(model)
     if k.nl:

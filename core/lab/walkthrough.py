@@ -42,11 +42,13 @@ from enum import Enum
 
 import numpy as np
 
-from ..kernels import denoc
-from ..algorithms.dynamics import joint_vector, kernel_of, twist_propagation_matrix
+from ..algorithms.tree_dynamics import twist_propagation_matrix
 from ..errors import SingularMassMatrixError
-from ..kernels.layout import ModelViews
+from ..kernels import denoc
 from ..kernels.data import Data, data_of, new_workspace
+from ..kernels.joints import JOINT_REVOLUTE
+from ..kernels.layout import ModelViews
+from ..model.arguments import joint_vector, kernel_of
 
 __all__ = ["ArrowKind", "Arrow", "Quantity", "Step", "Walkthrough", "walkthrough",
            "RIDIM", "UDU"]
@@ -177,9 +179,10 @@ def _model_views(model) -> ModelViews:
                         for x in kernel_of(model).views))
 
 
-def _fresh(n: int, m: int) -> Data:
-    """The fields of a new workspace as writable arrays for the kernels to fill."""
-    return data_of(new_workspace(n, m), n, m)
+def _fresh(k) -> Data:
+    """The fields of a new workspace of the kernel model k as writable arrays for the
+    kernels to fill."""
+    return data_of(k, new_workspace(k))
 
 
 def run_ridim(model, q, qd, qdd) -> tuple[np.ndarray, Data]:
@@ -187,11 +190,10 @@ def run_ridim(model, q, qd, qdd) -> tuple[np.ndarray, Data]:
     `core.kernels.denoc.link_quantities` and `inverse_dynamics_kernel` on a fresh workspace."""
     k = kernel_of(model)
     mv = _model_views(model)
-    D = _fresh(k.n, k.m)
-    tau = np.zeros(k.n)
-    denoc.link_quantities(mv, q, D.Rj, D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A)
-    denoc.inverse_dynamics_kernel(mv, qd, qdd, mv.gravity, D.oj, D.ol, D.e, D.d, D.M, D.A,
-                                  np.zeros((k.n, 6)), D.t, D.tdot, D.w, tau)
+    D = _fresh(k)
+    tau = np.zeros(k.nv)
+    denoc.link_quantities(mv, D, q)
+    denoc.inverse_dynamics_kernel(mv, D, qd, qdd, mv.gravity, np.zeros((k.n, 6)), tau)
     return tau, D
 
 
@@ -200,12 +202,10 @@ def run_udu(model, q, qd, tau) -> tuple[np.ndarray, Data]:
     psi_hat, m_hat, eta, phi_hat, mu, ...) on a fresh workspace."""
     k = kernel_of(model)
     mv = _model_views(model)
-    D = _fresh(k.n, k.m)
-    qdd = np.zeros(k.n)
-    bad = denoc.forward_dynamics_tree(mv, q, qd, tau, np.zeros((k.n, 6)), mv.gravity, D.Rj,
-                                      D.oj, D.Rl, D.ol, D.e, D.d, D.c, D.M, D.A, D.t, D.tdot,
-                                      D.w, D.tmp66, D.zero, D.phi, D.M_hat, D.psi_hat,
-                                      D.m_hat, D.eta, D.phi_hat, D.mu, qdd)
+    ws = new_workspace(k)
+    qdd = np.zeros(k.nv)
+    bad = denoc.forward_dynamics_tree(mv, ws, q, qd, tau, np.zeros((k.n, 6)), mv.gravity, qdd)
+    D = data_of(k, ws)
     if bad >= 0:
         raise SingularMassMatrixError(int(bad) + 1, float(D.m_hat[bad]))
     return qdd, D
@@ -266,7 +266,7 @@ def walkthrough(model, q, qd, qdd, tau_fd=None) -> Walkthrough:
 def _names(mv, k: int) -> tuple[str, str, bool, str]:
     """(i, λ or "", revolute, joint-force unit) of 0-based joint k, 1-based names."""
     p = int(mv.parent[k])
-    rev = bool(mv.revolute[k])
+    rev = bool(mv.kind[k] == JOINT_REVOLUTE)
     return str(k + 1), (str(p + 1) if p >= 0 else ""), rev, ("N m" if rev else "N")
 
 

@@ -1,8 +1,11 @@
-"""The robot model: immutable DH and inertia tables.
+"""A serial arm described by its DH and inertia tables (a robot file). Immutable.
 
-A `Robot` is frozen data, as in Pinocchio's Model: algorithms never modify
-it; per-call state lives in the algorithms. Units are SI and radians
-internally; `angle_unit` only records how a file writes its angles.
+A `Robot` is frozen data: the DH and inertia rows of a serial arm, as a robot file
+(docs/robot-file.md) or a paper's table gives them. Built, it is validated (every
+field, naming the link) and compiled into a `Model` (`core.model.model`: one chain on
+the base, no loops), which every algorithm takes; the Robot shows the model's sizes and
+joint table too. Units are SI and radians internally; `angle_unit` only records how a
+file writes its angles.
 
 DH convention (Saha 1999, App. A = standard DH with d written b): the
 transform from frame i-1 to frame i is Rz(theta_i) Tz(b_i) Tx(a_i) Rx(alpha_i).
@@ -13,124 +16,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from enum import Enum
 
 import numpy as np
 
 from ..errors import RobotError
-from ..kernels.layout import KernelModel, pack_model
-
-#: Gravity used when none is given, m/s^2 in the base frame.
-DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+from .compile import compile_model
+from .model import Described, Model
+from .parts import DEFAULT_GRAVITY, Chain, JointType, Link
+from .units import MAX_ABS
 #: A link longer than this (m) is probably millimetres typed as metres.
 SUSPICIOUS_LENGTH = 10.0
 
 
-class JointType(str, Enum):
-    REVOLUTE = "revolute"
-    PRISMATIC = "prismatic"
-
-
 @dataclass(frozen=True)
-class Link:
-    """One row of the DH and inertia tables.
-
-    joint   : revolute (variable theta) or prismatic (variable b)
-    a, b    : link length and joint offset, m
-    alpha   : twist angle, rad
-    theta   : joint angle, rad
-    mass    : kg, > 0
-    com     : mass centre (x, y, z), m, in this link's own DH frame
-    inertia : (xx, yy, zz, xy, xz, yz), kg m^2, about the mass centre, same frame
-    limits  : (lower, upper) joint range in rad or m, or None
-    name    : display name
-    actuated: whether a motor drives the joint (mechanism files; a serial arm's
-              joints are all actuated whatever this says)
-    The joint variable's value in the row (theta or b) is the home configuration.
-    """
-
-    joint: JointType = JointType.REVOLUTE
-    a: float = 0.0
-    b: float = 0.0
-    alpha: float = 0.0
-    theta: float = 0.0
-    mass: float = 1.0
-    com: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    inertia: tuple[float, float, float, float, float, float] = (0.01, 0.01, 0.01, 0.0, 0.0, 0.0)
-    limits: tuple[float, float] | None = None
-    name: str = ""
-    actuated: bool = False
-
-    def __post_init__(self) -> None:
-        # normalise containers so equal tables compare equal (lists -> tuples)
-        for f in ("com", "inertia"):
-            value = getattr(self, f)
-            if isinstance(value, (list, np.ndarray)):
-                object.__setattr__(self, f, tuple(float(v) for v in value))
-        if isinstance(self.limits, (list, np.ndarray)):
-            object.__setattr__(self, "limits", tuple(float(v) for v in self.limits))
-        if isinstance(self.joint, str) and not isinstance(self.joint, JointType):
-            try:
-                object.__setattr__(self, "joint", JointType(self.joint))
-            except ValueError:
-                pass  # reported by validate_link with the link's number
-
-    @property
-    def is_revolute(self) -> bool:
-        return self.joint == JointType.REVOLUTE
-
-    @property
-    def q_home(self) -> float:
-        """Home value of the joint variable (rad or m)."""
-        return self.theta if self.is_revolute else self.b
-
-    @property
-    def inertia_matrix(self) -> np.ndarray:
-        """3x3 inertia tensor about the mass centre in the link frame, kg m^2."""
-        xx, yy, zz, xy, xz, yz = self.inertia
-        return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]], dtype=float)
-
-    def with_q(self, q: float) -> "Link":
-        """This link with its joint variable set to `q` (rad or m)."""
-        return replace(self, theta=q) if self.is_revolute else replace(self, b=q)
-
-
-class JointTable:
-    """Per-joint arrays read off a model's `links` (in joint order): what a serial
-    `Robot` and a `Mechanism` share."""
-
-    links: tuple[Link, ...]
-
-    @property
-    def q_home(self) -> np.ndarray:
-        """Home configuration, shape (n,), rad / m (closed, for a mechanism)."""
-        return np.array([link.q_home for link in self.links], dtype=float)
-
-    @property
-    def is_revolute(self) -> np.ndarray:
-        """Boolean mask of revolute joints, shape (n,)."""
-        return np.array([link.is_revolute for link in self.links], dtype=bool)
-
-    @property
-    def joint_limits(self) -> np.ndarray:
-        """Joint ranges, shape (n, 2); -inf/+inf where a link has none."""
-        out = np.empty((len(self.links), 2))
-        for i, link in enumerate(self.links):
-            out[i] = link.limits if link.limits is not None else (-np.inf, np.inf)
-        return out
-
-    @property
-    def total_mass(self) -> float:
-        """kg."""
-        return float(sum(link.mass for link in self.links))
-
-
-@dataclass(frozen=True)
-class Robot(JointTable):
+class Robot(Described):
     """A serial arm: DH and inertia tables plus gravity. Immutable.
 
     Construction validates every field and raises `RobotError` naming the
-    link and field; an invalid Robot cannot exist.
+    link and field; an invalid Robot cannot exist. `model` is its compiled Model.
     """
 
     name: str
@@ -139,72 +42,28 @@ class Robot(JointTable):
     description: str = ""
     angle_unit: str = "deg"
     warnings: tuple[str, ...] = field(default=(), compare=False)
-    kernel: KernelModel = field(init=False, repr=False, compare=False)
+    model: Model = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "links", tuple(self.links))
         object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
         object.__setattr__(self, "warnings", tuple(validate_robot(self)))
-        # the kernels' layout, owned by the model from construction on (never rewritten)
-        object.__setattr__(self, "kernel", pack_links(self.links, self.parent, self.gravity))
-
-    # ----- sizes and configurations -------------------------------------------------
-    @property
-    def n(self) -> int:
-        """Number of joints (= moving links)."""
-        return len(self.links)
+        # compiled once, at construction: one chain on the base, every joint actuated
+        object.__setattr__(self, "model", compile_model(
+            name=self.name, chains=(Chain("arm", self.links),), gravity=self.gravity,
+            joint_names=self.link_names, actuated_flags=[True] * len(self.links)))
 
     @property
     def link_names(self) -> list[str]:
+        """The links' names; "link i" where a link has none."""
         return [link.name or f"link {i + 1}" for i, link in enumerate(self.links)]
 
     def with_links(self, links) -> "Robot":
         """A new robot with other links (validated)."""
         return replace(self, links=tuple(links))
 
-    # ----- the mechanism view: one chain on the base, no loops -----------------------
-    @property
-    def joint_names(self) -> list[str]:
-        """Link names in joint order (as `Mechanism.joint_names`)."""
-        return self.link_names
-
-    @property
-    def dof(self) -> int:
-        return self.n
-
-    @property
-    def actuated(self) -> tuple[int, ...]:
-        """Every joint of a serial arm is actuated."""
-        return tuple(range(self.n))
-
-    @property
-    def independent(self) -> tuple[int, ...]:
-        """Every joint of a serial arm is an independent coordinate."""
-        return tuple(range(self.n))
-
-    @property
-    def loops(self) -> tuple:
-        """A serial arm has no loops."""
-        return ()
-
-    @property
-    def parent(self) -> tuple[int, ...]:
-        """Parent joint of each joint (-1: the base)."""
-        return tuple(range(-1, self.n - 1))
-
     def __hash__(self) -> int:  # tuples of floats: cheap and stable
         return hash((self.name, self.links, self.gravity))
-
-
-def pack_links(links, parent, gravity, place_R=None, place_p=None, **loops) -> KernelModel:
-    """The kernel layout (core.kernels.layout) of links joined by a parent array."""
-    return pack_model(
-        dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
-        revolute=np.array([1 if l.is_revolute else 0 for l in links], dtype=np.int64),
-        mass=np.array([l.mass for l in links], dtype=float),
-        com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),
-        inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
-        parent=parent, place_R=place_R, place_p=place_p, gravity=gravity, **loops)
 
 
 # ----------------------------------------------------------------------------------
@@ -220,8 +79,8 @@ def _finite(value, *, link, name, field_name) -> float:
     if not math.isfinite(x):
         raise RobotError(f"expected a finite number, got {value!r}", link=link, link_name=name,
                          field=field_name)
-    if abs(x) > 1e12:
-        raise RobotError(f"value {x:g} is out of range (|x| <= 1e12)", link=link,
+    if abs(x) > MAX_ABS:
+        raise RobotError(f"value {x:g} is out of range (|x| <= {MAX_ABS:g})", link=link,
                          link_name=name, field=field_name)
     return x
 

@@ -87,10 +87,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.dynamics import energy, forward_dynamics, kernel_of, mass_matrix, tree_inverse_dynamics
+from ..algorithms.closed_chains import (constrained_forward_dynamics, cut_joint_forces,
+                                        velocity_transformation)
+from ..algorithms.dynamics import forward_dynamics
+from ..algorithms.loops import assemble, loop_jacobian, loop_residual
+from ..algorithms.tree_dynamics import energy, mass_matrix, tree_inverse_dynamics
 from ..errors import SimulationError
+from ..model.arguments import joint_vector, model_of
 from .simulation import run_chunks
-from ..algorithms.loops import loop_jacobian, loop_residual
 from .trajectory import Trajectory
 
 #: Penalty factor alpha of the book's examples (unit masses, metres).
@@ -279,19 +283,6 @@ def penalty_trapezoidal_step(mech, s: PenaltyState, h: float, Q_of: Callable, *,
 # Runs
 # ----------------------------------------------------------------------------------
 
-def _vector(x, n: int, name: str, default) -> np.ndarray:
-    if x is None:
-        return np.array(default, dtype=float).reshape(n)
-    v = np.asarray(x, dtype=float)
-    if v.shape == ():
-        v = np.full(n, float(v))
-    if v.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} must be finite, got {v}")
-    return v.copy()
-
-
 def _positive(x, name: str, *, allow_zero: bool = False) -> float:
     try:
         v = float(x)
@@ -354,16 +345,18 @@ def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float =
     diverges or the state becomes non-finite or huge (> 1e10). Raises ValueError for
     invalid arguments.
     """
-    k = kernel_of(mech)
+    k = model_of(mech).kernel
     n, m = k.n, k.m
     duration = _positive(duration, "duration")
     h = _positive(h, "h")
     if duration / h > 1e8:
         raise ValueError(f"{duration / h:.3g} steps requested (duration / h); use a larger h")
-    alpha_v = _vector(alpha, m, "alpha", np.full(m, DEFAULT_ALPHA)) if m else np.zeros(0)
+    alpha_v = (joint_vector(alpha, m, "alpha", default=np.full(m, DEFAULT_ALPHA),
+                            scalar=True).copy() if m else np.zeros(0))
     if np.any(alpha_v <= 0):
         raise ValueError("alpha must be > 0")
-    mu_v = (_vector(mu, m, "mu", np.full(m, h / DEFAULT_H_OVER_MU)) if m else np.zeros(0))
+    mu_v = (joint_vector(mu, m, "mu", default=np.full(m, h / DEFAULT_H_OVER_MU),
+                         scalar=True).copy() if m else np.zeros(0))
     if np.any(mu_v < 0):
         raise ValueError("mu must be >= 0")
     al_iterations = _count(al_iterations, "al_iterations", 0)
@@ -371,14 +364,12 @@ def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float =
     newton_tol = _positive(newton_tol, "newton_tol", allow_zero=True)
     every = 1 if dt_out is None else max(1, round(_positive(dt_out, "dt_out") / h))
     chunk_duration = _positive(chunk_duration, "chunk_duration")
-    c = _vector(damping, n, "damping", np.zeros(n))
+    c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True).copy()
     if np.any(c < 0):
         raise ValueError("damping must be >= 0")
-    q0 = _vector(q0, n, "q0", mech.q_home)
-    qd0 = _vector(qd0, n, "qd0", np.zeros(n))
+    q0 = joint_vector(q0, n, "q0", default=mech.q_home, scalar=True).copy()
+    qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n), scalar=True).copy()
     if m:
-        from ..algorithms.closed_chains import velocity_transformation
-        from ..algorithms.loops import assemble
         q0 = assemble(mech, q0)
         vt = velocity_transformation(mech, q0)
         qd0 = vt.R @ qd0[list(vt.independent)]
@@ -390,7 +381,7 @@ def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float =
                 raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {v.shape}")
             return v - c * qd
     else:
-        tau_const = _vector(tau, n, "tau", np.zeros(n))
+        tau_const = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True).copy()
 
         def applied(t, q, qd):
             return tau_const - c * qd
@@ -398,7 +389,6 @@ def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float =
     # the consistent start: exact accelerations and cut forces (Lagrange multipliers)
     Q0 = applied(0.0, q0, qd0)
     if m:
-        from ..algorithms.closed_chains import constrained_forward_dynamics, cut_joint_forces
         qdd0 = constrained_forward_dynamics(mech, q0, qd0, Q0, f_ext=f_ext)
         lam0 = cut_joint_forces(mech, q0, qd0, Q0, f_ext=f_ext)  # core sign
     else:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pull import PULL_POWER
+from ..kernels.pull import PULL_POWER
 from .trajectory import Trajectory
 
 __all__ = ["PowerBalance", "power_balance", "energy_rate", "cumulative_work", "split_power",

@@ -30,15 +30,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.closed_chains import constrained_failure
-from ..algorithms.dynamics import (kernel_of, link_wrenches, mass_matrix, project_samples,
-                       sample_quantities, singular_error)
+from ..algorithms.closed_chains import constrained_failure, velocity_transformation
+from ..algorithms.loops import assemble, constraint_row_labels
+from ..algorithms.tree_dynamics import mass_matrix, singular_error
+from ..errors import (ArgumentError, SimulationCancelled, SimulationError,
+                      SingularConfigurationError, SingularMassMatrixError)
 from ..kernels.data import thread_workspace
-from ..errors import (SimulationCancelled, SimulationError, SingularConfigurationError,
-                     SingularMassMatrixError)
-from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR, STATUS_STEP_TOO_SMALL,
-                         STATUS_TORQUE_FAILED, Dop853State, sample_torques)
-from .pull import PULL_COLUMNS, PointPull, pull_buffer
+from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR,
+                              STATUS_STEP_TOO_SMALL, STATUS_TORQUE_FAILED, sample_torques)
+from ..kernels.pull import PULL_COLUMNS, pull_buffer
+from ..kernels.rhs import project_samples, sample_quantities
+from ..model.arguments import joint_vector, link_wrenches, model_of
+from .dop853 import Dop853State
+from .pull import PointPull
 from .trajectory import Trajectory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
@@ -105,15 +109,15 @@ class JointStops:
         """(n, 4) rows [q_lo, q_hi, K, d] of the model's joints (rad / m, N m/rad / N/m,
         s/rad / s/m); -inf, +inf for a joint without limits: what the integrator takes
         (`core.algorithms.dynamics.passive_table`)."""
-        n = kernel_of(model).n
+        n = model_of(model).kernel.n
         rows = np.empty((n, 4))
         rows[:, :2] = model.joint_limits
         if self.stiffness is None:
             inertia = np.diag(mass_matrix(model, model.q_home))
             rows[:, 2] = inertia * (2 * math.pi * self.frequency) ** 2
         else:
-            rows[:, 2] = _joint_vector(self.stiffness, n, "stop stiffness", np.zeros(n))
-        rows[:, 3] = _joint_vector(self.damping, n, "stop damping", np.zeros(n))
+            rows[:, 2] = joint_vector(self.stiffness, n, "stop stiffness", scalar=True)
+        rows[:, 3] = joint_vector(self.damping, n, "stop damping", scalar=True)
         return rows
 
 
@@ -137,7 +141,7 @@ def resolve_stops(model, stops: StopsInput = None) -> JointStops | None:
 
 def _joints_in_loops(model) -> set[int]:
     """Tree joints on the path of some loop (their motion is bound by the loop)."""
-    k = kernel_of(model)
+    k = model_of(model).kernel
     if not k.nl:
         return set()
     parent = k.views.parent
@@ -230,19 +234,6 @@ def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _joint_vector(x, n: int, name: str, default: np.ndarray) -> np.ndarray:
-    if x is None:
-        return default.copy()
-    v = np.asarray(x, dtype=float)
-    if v.shape == ():
-        v = np.full(n, float(v))
-    if v.shape != (n,):
-        raise ValueError(f"{name} must have shape ({n},), got {v.shape}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError(f"{name} must be finite, got {v}")
-    return v
-
-
 class _TorqueFailure(Exception):
     """The torque function failed (its exception, if any, is the cause)."""
 
@@ -289,19 +280,17 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
     is singular or the step size collapses.
     """
-    k = kernel_of(robot)
+    k = model_of(robot).kernel
     n, m = k.n, k.m
-    q0 = _joint_vector(q0, n, "q0", robot.q_home)
-    qd0 = _joint_vector(qd0, n, "qd0", np.zeros(n))
+    q0 = joint_vector(q0, n, "q0", default=robot.q_home)
+    qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n))
     if k.nl:
-        from ..algorithms.closed_chains import velocity_transformation
-        from ..algorithms.loops import assemble
         q0 = assemble(robot, q0)
         vt = velocity_transformation(robot, q0)
         qd0 = vt.R @ qd0[list(vt.independent)]
-    c = _joint_vector(damping, n, "damping", np.zeros(n))
+    c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True)
     if np.any(c < 0):
-        raise ValueError("damping must be >= 0")
+        raise ArgumentError("damping must be >= 0")
     if not (rtol > 0 and atol > 0):
         raise ValueError("rtol and atol must be positive")
     w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
@@ -313,7 +302,7 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                                 free_fall=tau is None)
 
     if not callable(tau):
-        tau = _joint_vector(tau, n, "tau", np.zeros(n))
+        tau = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True)
     stop_table = None if used_stops is None else used_stops.table(robot)  # (n, 4)
     pull_now = pull_buffer(n)  # the request in force during the current chunk
     seen = -1 if pull is None else pull.copy_into(pull_now, n, -1)
@@ -340,13 +329,13 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         if k.nl:
             # dense-output samples onto the loops, as the accepted steps are
             resid = np.empty(hi - lo)
-            project_samples(k.F, k.I, thread_workspace(n, m), states, 1e-14, resid)
+            project_samples(k.F, k.I, thread_workspace(k), states, 1e-14, resid)
         q, qd = states[:, :n].copy(), states[:, n:].copy()
         applied = driving_forces(t, states)  # + damping and stops, by sample_quantities
         stop, qdd = np.empty_like(q), np.empty_like(q)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         pulled = np.empty((hi - lo, PULL_COLUMNS))
-        bad = sample_quantities(k.F, k.I, thread_workspace(n, m), states, stepper.passive, w,
+        bad = sample_quantities(k.F, k.I, thread_workspace(k), states, stepper.passive, w,
                                 pull_now, applied, stop, qdd, E, lam, pulled)
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
@@ -398,7 +387,6 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
         sent = next_out
         if status == STATUS_SINGULAR:
             if info >= n:  # a loop's rows lost rank (core.kernels.constrained)
-                from ..algorithms.loops import constraint_row_labels
                 raise failure(f"loop row {constraint_row_labels(robot)[info - n]!r} loses "
                               "rank: the loops reached a singular configuration", None)
             raise failure(str(SingularMassMatrixError(info + 1)), info + 1)

@@ -12,8 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..algorithms.dynamics import energy, inverse_dynamics
-from .pull import PULL_COLUMNS
+from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
+from ..algorithms.dynamics import inverse_dynamics
+from ..algorithms.loops import loop_residual
+from ..algorithms.tree_dynamics import energy
+from ..kernels.pull import PULL_COLUMNS
+from ..model.arguments import model_of
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,12 +169,10 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
     GUI can stream and cancel between them) and returns the whole Trajectory
     (StopIteration.value). Sample grid: `output_grid`.
     """
-    from ..algorithms.dynamics import kernel_of
+    model = model_of(model)
     times = output_grid(duration, dt_out)
-    loops = kernel_of(model).nl > 0
+    loops = bool(model.loops)
     if loops:
-        from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
-        from ..algorithms.loops import loop_residual
         driven = list(model.actuated)
         guess = np.asarray(q_start, dtype=float).copy()
     parts = []

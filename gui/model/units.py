@@ -1,26 +1,20 @@
 """Numbers as the tables show them and read them back. Qt-free.
 
 The tables show SI units, except angles, which they show in degrees. Degrees
-are converted exactly the way ``core.io.robot_file`` converts them (the double
-nearest ``deg * pi / 180``, computed from the decimal text with 60 digits), so
-typing "45" in a cell and saving writes ``45.0`` to the file, never
-``45.00000000000001``.
+are converted by the core's one rule (`armdyn.core.model.units`: the double nearest
+``deg * pi / 180``, computed from the decimal text with 60 digits), so typing "45" in
+a cell and saving writes ``45.0`` to the file, never ``45.00000000000001``; what this
+module adds is reading what people type.
 """
 from __future__ import annotations
 
 import math
-from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation)
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
-__all__ = ["parse_number", "deg_text_to_rad", "rad_to_deg_text", "float_text", "display_text"]
+from armdyn.core.model import units
 
-# Same arithmetic as core.io.robot_file: 60 significant digits, pi to 80 digits.
-_CTX = Context(prec=60, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
-_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459230781640628620899")
-_RAD_PER_DEG = Context(prec=80).divide(_PI, 180)
-_DEG_PER_RAD = Context(prec=80).divide(180, _PI)
-_ROUND = [Context(prec=p, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
-          for p in range(1, 26)]
+__all__ = ["parse_number", "deg_text_to_rad", "rad_to_deg_text", "float_text", "display_text"]
 
 #: Characters people type or paste for a minus sign.
 _MINUS_SIGNS = ("\u2212", "\u2013", "\u2012")
@@ -58,40 +52,27 @@ def deg_text_to_rad(text: str) -> float:
         return float(d)
     if abs(d) > Decimal("1e300"):  # far beyond any limit core accepts
         return math.copysign(math.inf, float(d))
-    return float(_CTX.multiply(d, _RAD_PER_DEG))
+    return units.deg_to_rad(d)
 
 
 @lru_cache(maxsize=4096)
 def rad_to_deg_text(x: float) -> str:
-    """The shortest decimal text in degrees that `deg_text_to_rad` maps back to `x` exactly."""
+    """The shortest decimal text in degrees that `deg_text_to_rad` maps back to `x` exactly
+    ("90", "-0.5"; "0" for zero)."""
     x = float(x)
     if not math.isfinite(x):
         return repr(x)
     if x == 0.0:
         return "0"
-    exact = _CTX.multiply(Decimal(x), _DEG_PER_RAD)
-    for ctx in _ROUND:
-        text = _plain(ctx.plus(exact))
-        if deg_text_to_rad(text) == x:
-            return text
-    return _plain(exact)
-
-
-def _plain(d: Decimal) -> str:
-    """A Decimal as ordinary text: "90", "-0.5", "1.25e-07" (no trailing zeros)."""
-    d = d.normalize()
-    if -5 <= d.adjusted() < 16:
-        return format(d, "f")
-    mantissa, _, exponent = format(d, "e").partition("e")
-    return f"{mantissa}e{int(exponent):+03d}"
+    return units.plain_text(units.shortest_degrees(x))
 
 
 def float_text(x: float) -> str:
-    """The shortest text that reads back as exactly `x` ("0.432", "1e-05")."""
+    """The shortest text that reads back as exactly `x` ("0.432", "1e-05"; "0" for zero)."""
     x = float(x)
     if x == 0.0:
         return "0"
-    text = repr(x)
+    text = units.float_text(x)
     return text[:-2] if text.endswith(".0") else text
 
 

@@ -23,7 +23,7 @@ import pyvista as pv
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from vtkmodules.vtkRenderingCore import vtkCellPicker  # not `import vtk`: every module, 0.6 s
 
-from armdyn.core.algorithms.dynamics import kernel_of
+from armdyn.core.model.arguments import kernel_of
 from armdyn.core.sim.pull import PULL_AT, PULL_LINK, PULL_TARGET, arm_pull_gains, point_in_link
 
 from .arm_scene import Sizes, part_link

@@ -113,7 +113,7 @@ def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path)
     against the parts' own meshes, placed one by one: the picked point lies on the
     surface of a part of the link the pick names."""
     from armdyn.core import save_robot
-    from armdyn.core.algorithms.dynamics import kernel_of
+    from armdyn.core.model.arguments import kernel_of
 
     from armdyn.gui.scene.arm_scene import build_parts, part_link, part_matrices, scene_frames
     from armdyn.gui.scene.view3d import MERGE_ABOVE

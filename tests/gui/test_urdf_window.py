@@ -12,7 +12,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from armdyn.core import Mechanism, inverse_dynamics, mass_matrix
-from armdyn.core.model.mechanism import as_mechanism
 from armdyn.gui.error_report import WARNINGS_BOX_NAME
 from armdyn.gui.model.files import load_model
 
@@ -207,7 +206,7 @@ def test_a_robot_file_saved_as_urdf_keeps_its_dynamics(make_window, tmp_path, mo
     assert window.files.save_as()
     assert not window.document.is_modified and window.document.path == target
     # the same dynamics, though another DH table (docs/urdf.md, "Writing")
-    assert_same_dynamics(load_model(target), as_mechanism(load_model(PUMA)), same_table=False)
+    assert_same_dynamics(load_model(target), Mechanism.from_robot(load_model(PUMA)), same_table=False)
 
 
 def test_armdyn_opens_a_urdf_from_the_command_line(small_urdf, tmp_path):

@@ -1,0 +1,108 @@
+"""The right-hand side of a run and what it records per sample (compiled).
+
+`state_derivative` is f(t, y) of the equations of motion for the state y = [q; qd]
+(seed 001 eq. 16a), which the integrators call; `sample_quantities` computes what a
+run records at its output samples in one pass; `project_samples` keeps samples of a
+mechanism with loops on its loops.
+"""
+from __future__ import annotations
+
+from . import denoc
+from .buffers import compiled_kernel
+from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
+from .data import data_views
+from .layout import model_views
+from .loops import closure_residual
+from .passive import applied_joint_forces
+from .pull import LINK as PULL_ACTIVE
+from .pull import pulled_wrenches, record_pull
+
+
+@compiled_kernel
+def state_derivative(F, I, ws, y, tau, passive, f_ext, ydot):
+    """ydot = [qd; qdd] for the state y = [q; qd] under tau - c qd + the end stops'
+    forces (eq. 16a; passive: the (n, PASSIVE_COLUMNS) table of `core.kernels.passive`).
+
+    f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
+    (`core.kernels.constrained`). Returns -1, or the 0-based joint whose pivot
+    vanished. The right-hand side the integrators call, compiled; inside numba call
+    `state_derivative_kernel` with the views cut once."""
+    return state_derivative_kernel(model_views(F, I), ws, y, tau, passive, f_ext, ydot)
+
+
+@compiled_kernel
+def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
+    """`state_derivative` on the model views mv and the workspace buffer ws."""
+    n = mv.n
+    D = data_views(mv, ws)
+    applied = D.tau
+    applied_joint_forces(passive, y[:n], y[n:], tau, applied, D.stop)
+    for k in range(n):
+        ydot[k] = y[n + k]
+    if mv.m > 0:  # loops: the accelerations that keep them closed
+        return constrained_forward_dynamics_kernel(mv, ws, y[:n], y[n:], applied, f_ext,
+                                                   ydot[n:])
+    return denoc.forward_dynamics_tree(mv, ws, y[:n], y[n:], applied, f_ext, mv.gravity,
+                                       ydot[n:])
+
+
+@compiled_kernel
+def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled):
+    """What a run records at each output sample, in one pass per sample, for the states
+    Y (S, 2n) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
+    link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.sim.pull`):
+
+    applied (S, n) in: the driving forces tau(t, q, qd); out: the applied joint forces
+            tau - c qd + the end stops' forces, N m / N
+    stop    (S, n) out: the end stops' forces alone
+    qdd     (S, n) out: the accelerations (keeping the loops closed, with their
+            multipliers in lam (S, m))
+    E       (S, 3) out: kinetic, potential (gravity and the stops' springs), total
+            energy (J), from the same pass's link quantities and twists.
+    pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
+            (`core.sim.pull`; zeros while the buffer holds none).
+    Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
+    loop row)."""
+    mv = model_views(F, I)
+    n, m = mv.n, mv.m
+    D = data_views(mv, ws)
+    for s in range(Y.shape[0]):
+        q, qd = Y[s, :n], Y[s, n:]
+        V_stop = applied_joint_forces(passive, q, qd, applied[s], applied[s], stop[s])
+        wrenches = f_ext
+        if pull[PULL_ACTIVE] > 0.0:  # f_ext + the pull's wrench at this state
+            wrenches = pulled_wrenches(mv, pull, q, qd, f_ext)
+        record_pull(pull, pulled[s])
+        if m > 0:
+            bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], wrenches,
+                                                      qdd[s])
+            for r in range(m):
+                lam[s, r] = D.lam[r]
+        else:
+            bad = denoc.forward_dynamics_tree(mv, ws, q, qd, applied[s], wrenches, mv.gravity,
+                                              qdd[s])
+        if bad >= 0:
+            return s * (n + m) + bad
+        # the pass left the link quantities and the twists t at (q, qd)
+        T, V = denoc.energy_kernel(mv, D, mv.gravity)
+        E[s, 0] = T
+        E[s, 1] = V + V_stop
+        E[s, 2] = T + V + V_stop
+    return -1
+
+
+@compiled_kernel
+def project_samples(F, I, ws, Y, tol, residual):
+    """Project every state row of Y (S, 2n) onto the loops (in place) and write the
+    largest closure error |Phi| left in each into residual (S,)."""
+    mv = model_views(F, I)
+    D = data_views(mv, ws)
+    Phi = D.Phi
+    for s in range(Y.shape[0]):
+        project_onto_loops(mv, ws, Y[s], tol)
+        denoc.link_quantities(mv, D, Y[s, :mv.n])
+        closure_residual(mv, D, Phi)
+        err = 0.0
+        for r in range(mv.m):
+            err = max(err, abs(Phi[r]))
+        residual[s] = err

@@ -1,0 +1,261 @@
+"""The compiled model: the one type every algorithm takes.
+
+Users describe a robot as a serial arm (`core.model.robot.Robot`, the DH and inertia
+tables of a robot file) or as chains and loops (`core.model.mechanism.Mechanism`: trees,
+closed chains, parallel robots). Each description compiles, when it is built, into a
+`Model` (as MuJoCo compiles a spec into its mjModel, and Pinocchio's algorithms take one
+`Model`): a serial arm is one chain on the base with no loops. A Model always has
+every attribute an algorithm reads: the sizes, the joint table, which joints are
+actuated and independent, the loops (none for a tree), the mobility, the closed home
+pose and the kernels' buffers. It is immutable; per-call state lives in the kernels'
+workspaces (`core.kernels.data`).
+
+`core.model.compile.compile_model` builds one: it packs the kernel layout (`pack`,
+`core.kernels.layout`) and, when there are loops, closes them (`core.model.closure`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..kernels.joints import JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
+                              pack_model)
+from .parts import Chain, JointType, Link, Loop, LoopJointType
+
+#: The kernels' code of each joint type (`core.kernels.joints`).
+JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC}
+#: The kernels' code of each loop-joint type (`core.kernels.layout`).
+LOOP_CODES = {LoopJointType.REVOLUTE: LOOP_REVOLUTE, LoopJointType.SPHERICAL: LOOP_SPHERICAL,
+              LoopJointType.PRISMATIC: LOOP_PRISMATIC}
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A compiled model (module docstring). Get it from a description (`robot.model`,
+    `mechanism.model`) or build it with `core.model.compile.compile_model`.
+
+    name        : display name
+    chains      : the serial chains of DH rows, in joint order (a serial arm: one chain,
+                  "arm"); their joint values are the closed home pose
+    loops       : loop-closure joints (() for a tree or a serial arm)
+    gravity     : (3,) m/s^2, base frame
+    joint_names : one name per joint, in joint order
+    parent      : (n,) parent joint of each joint, -1 for a chain on the base
+    actuated    : joints a motor drives (inverse dynamics gives forces there)
+    independent : joints held by assembly, the minimal coordinates (every joint of a tree)
+    dof         : mobility: n minus the rank of the loop Jacobian at the home pose
+    tolerance   : closure tolerance of assembly, m and rad
+    kernel      : the kernels' buffers (core.kernels.layout.KernelModel)
+    warnings    : what compiling found worth saying (loops moved to close, ...)
+    """
+
+    name: str
+    chains: tuple[Chain, ...]
+    loops: tuple[Loop, ...]
+    gravity: tuple[float, float, float]
+    joint_names: tuple[str, ...]
+    parent: tuple[int, ...]
+    actuated: tuple[int, ...]
+    independent: tuple[int, ...]
+    dof: int
+    tolerance: float
+    kernel: KernelModel = field(repr=False)
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def model(self) -> "Model":
+        """The model itself (a description's `.model` is its compiled Model)."""
+        return self
+
+    # ----- sizes ----------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of joints (= moving links)."""
+        return self.kernel.n
+
+    @property
+    def nq(self) -> int:
+        """Length of a configuration q."""
+        return self.kernel.nq
+
+    @property
+    def nv(self) -> int:
+        """Length of a rate vector qd (and of qdd, tau)."""
+        return self.kernel.nv
+
+    # ----- the joint table ------------------------------------------------------------
+    @property
+    def links(self) -> tuple[Link, ...]:
+        """Every link (DH row) in joint order."""
+        return tuple(link for chain in self.chains for link in chain.links)
+
+    @property
+    def link_names(self) -> list[str]:
+        return list(self.joint_names)
+
+    @property
+    def joint_types(self) -> tuple[JointType, ...]:
+        return tuple(link.joint for link in self.links)
+
+    @property
+    def is_revolute(self) -> np.ndarray:
+        """Boolean mask of revolute joints, shape (n,)."""
+        return np.array([t is JointType.REVOLUTE for t in self.joint_types], dtype=bool)
+
+    def q_slice(self, name: str) -> slice:
+        """The entries of q that belong to the joint called `name` (KeyError if none)."""
+        k = self.joint_index(name)
+        start = int(self.kernel.views.iq[k])
+        return slice(start, start + 1)
+
+    def v_slice(self, name: str) -> slice:
+        """The entries of a rate vector (qd, qdd, tau) that belong to the joint `name`."""
+        k = self.joint_index(name)
+        start = int(self.kernel.views.iv[k])
+        return slice(start, start + 1)
+
+    def joint_index(self, name: str) -> int:
+        """0-based index of the joint called `name` (KeyError if none)."""
+        try:
+            return self.joint_names.index(name)
+        except ValueError:
+            raise KeyError(f"no joint named {name!r}") from None
+
+    @property
+    def q_home(self) -> np.ndarray:
+        """The home configuration (closed, with loops), (nq,), rad / m."""
+        return np.array([link.q_home for link in self.links], dtype=float)
+
+    @property
+    def joint_limits(self) -> np.ndarray:
+        """Joint ranges, (n, 2), rad / m; -inf / +inf where a joint has none."""
+        out = np.empty((self.n, 2))
+        for i, link in enumerate(self.links):
+            out[i] = link.limits if link.limits is not None else (-np.inf, np.inf)
+        return out
+
+    @property
+    def total_mass(self) -> float:
+        """kg."""
+        return float(sum(link.mass for link in self.links))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+class Described:
+    """What a description (`Robot`, `Mechanism`) shows of its compiled `model`: the sizes
+    and the joint table, read from the Model (one home), so that a description can be
+    used wherever a model is."""
+
+    model: Model
+
+    @property
+    def kernel(self) -> KernelModel:
+        return self.model.kernel
+
+    @property
+    def n(self) -> int:
+        return self.model.n
+
+    @property
+    def link_names(self) -> list[str]:
+        return self.model.link_names
+
+    @property
+    def nq(self) -> int:
+        return self.model.nq
+
+    @property
+    def nv(self) -> int:
+        return self.model.nv
+
+    @property
+    def dof(self) -> int:
+        return self.model.dof
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return self.model.joint_names
+
+    @property
+    def parent(self) -> tuple[int, ...]:
+        return self.model.parent
+
+    @property
+    def actuated(self) -> tuple[int, ...]:
+        return self.model.actuated
+
+    @property
+    def independent(self) -> tuple[int, ...]:
+        return self.model.independent
+
+    @property
+    def q_home(self) -> np.ndarray:
+        return self.model.q_home
+
+    @property
+    def is_revolute(self) -> np.ndarray:
+        return self.model.is_revolute
+
+    @property
+    def joint_limits(self) -> np.ndarray:
+        return self.model.joint_limits
+
+    @property
+    def total_mass(self) -> float:
+        return self.model.total_mass
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return self.model.loops
+
+    def joint_index(self, name: str) -> int:
+        return self.model.joint_index(name)
+
+    def q_slice(self, name: str) -> slice:
+        return self.model.q_slice(name)
+
+    def v_slice(self, name: str) -> slice:
+        return self.model.v_slice(name)
+
+
+def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None,
+         row_kind=None) -> KernelModel:
+    """The kernel layout of chains and loops (optionally with chosen active loop rows)."""
+    links = [link for chain in chains for link in chain.links]
+    n = len(links)
+    place_R = np.tile(np.eye(3), (n, 1, 1))
+    place_p = np.zeros((n, 3))
+    k = 0
+    for chain in chains:
+        place_R[k] = chain.base.rotation
+        place_p[k] = chain.base.xyz
+        k += len(chain.links)
+    index = {name: i for i, name in enumerate(joint_names)}
+    loop_body = [(index[l.links[0]], -1 if l.links[1] == "base" else index[l.links[1]])
+                 for l in loops]
+    return pack_model(
+        dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
+        kind=[JOINT_CODES[l.joint] for l in links],
+        mass=np.array([l.mass for l in links], dtype=float),
+        com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),
+        inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
+        parent=parent, place_R=place_R, place_p=place_p, gravity=gravity,
+        loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
+        loop_point=[l.at for l in loops], loop_axis=[l.axis for l in loops],
+        independent=independent, row_loop=row_loop, row_kind=row_kind)
+
+
+def with_chains(model: Model, chains, row_loop=None, row_kind=None, **changes) -> Model:
+    """`model` with other chains (other joint values) and optionally chosen active loop
+    rows, repacked (no closing: `core.model.closure` uses it while it closes)."""
+    chains = tuple(chains)
+    if row_loop is None:
+        v = model.kernel.views
+        row_loop, row_kind = list(v.row_loop), list(v.row_kind)
+    kernel = pack(chains, model.loops, model.gravity, model.joint_names, model.parent,
+                  model.independent, row_loop, row_kind)
+    return replace(model, chains=chains, kernel=kernel, **changes)
