@@ -415,7 +415,7 @@ class MainWindow(QMainWindow):
         """A new valid robot or mechanism: every panel gets it; the pose carries over where
         it can (a mechanism's carried pose is closed again, else it goes home)."""
         q = carry_pose(self._shown_robot, robot, self.pose)
-        if isinstance(robot, Mechanism) and robot.loops:
+        if robot.loops:
             try:
                 q = assemble(robot, q)
             except LoopClosureError:
@@ -489,7 +489,7 @@ class MainWindow(QMainWindow):
         robot = self.document.robot
         if q.shape != (robot.n,):
             raise ValueError(f"pose must have shape ({robot.n},), got {q.shape}")
-        if isinstance(robot, Mechanism) and robot.loops:
+        if robot.loops:
             try:
                 q = follow_independent(robot, self.pose, q)
             except LoopClosureError as err:

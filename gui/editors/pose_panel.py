@@ -44,7 +44,7 @@ ROW_SPACING = 6  # px between rows
 def driven_joints(robot: Robot | Mechanism) -> tuple[int, ...]:
     """The joints a person moves: the independent joints of a mechanism with loops
     (the others follow by assembly), else every joint."""
-    if isinstance(robot, Mechanism) and robot.loops:
+    if robot.loops:
         return tuple(robot.independent)
     return tuple(range(robot.n))
 

@@ -60,7 +60,7 @@ from ..model.files import load_model
 from ..plots.playback import PlaybackBar
 from ..plots.plots_panel import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH, SPECS, PlotSpec,
                     add_right_view, adopt_menus, grid_axes, lay_axes_under)
-from .run_panel import FallMethod, has_loops
+from .run_panel import FallMethod
 from ..look.scroll import scroll_area
 from ..jobs.worker import GeneratorWorker
 
@@ -237,7 +237,7 @@ class RunSpec:
         common = dict(q0=np.array(self.q0, dtype=float), qd0=np.zeros(n), damping=self.damping,
                       dt_out=self.dt, chunk_duration=SIM_CHUNK_S,
                       max_wall_per_chunk=SIM_CHUNK_WALL_S)
-        if self.method is FallMethod.PENALTY and has_loops(self.model):
+        if self.method is FallMethod.PENALTY and self.model.loops:
             return penalty_simulate_chunks(self.model, self.duration, **common)
         return simulate_chunks(self.model, self.duration, **common)
 
@@ -276,7 +276,7 @@ def comparison_csv_text(a: Trajectory, model_a, b: Trajectory, model_b) -> str:
     for side, traj, model in (("A", a, model_a), ("B", b, model_b)):
         header += [f"{side}: {h}" for h in trajectory_header(traj, model)[1:]]
         columns = [traj.q, traj.qd, traj.qdd, traj.tau, traj.energy]
-        if has_loops(model):
+        if model.loops:
             columns += [traj.cut_forces, traj.loop_residual[:, None]]
         table += [np.asarray(c)[:rows].reshape(rows, -1) for c in columns]
     data = np.column_stack(table)

@@ -567,7 +567,7 @@ class InspectPanel(QWidget):
 
     def _show_loops(self, robot: Robot | Mechanism, q: np.ndarray) -> None:
         """The mechanism section: reduced mass matrix, conditioning, subsystems."""
-        loops = isinstance(robot, Mechanism) and bool(robot.loops)
+        loops = bool(robot.loops)
         self._loops_box.setVisible(loops)
         if not loops:
             return

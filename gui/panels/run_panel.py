@@ -107,15 +107,10 @@ class FallMethod(Enum):
     PENALTY = "Penalty, augmented Lagrangian (trapezoidal, h = 0.01 s)"
 
 
-def has_loops(model: Robot | Mechanism | None) -> bool:
-    """True for a mechanism with loop (cut) joints."""
-    return isinstance(model, Mechanism) and bool(model.loops)
-
-
 def driven_by_targets(model: Robot | Mechanism) -> tuple[int, ...]:
     """The joints an inverse-dynamics run moves along the cycloid: a mechanism's actuated
     joints (the others follow the loops), else every joint."""
-    return tuple(model.actuated) if has_loops(model) else tuple(range(model.n))
+    return tuple(model.actuated) if model.loops else tuple(range(model.n))
 
 
 def _seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
@@ -433,7 +428,7 @@ class RunPanel(QWidget):
         else:
             self._targets_edited = False
             self._set_default_targets()
-        loops = has_loops(robot)
+        loops = robot is not None and bool(robot.loops)
         self._method.setVisible(loops)
         self._method_label.setVisible(loops)
         self._set_stops_default(same_joints)
@@ -498,7 +493,7 @@ class RunPanel(QWidget):
         degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
         offset = np.where(self._revolute, np.radians(degrees), TARGET_OFFSET_M)
         lo, hi = self._robot.joint_limits.T
-        if has_loops(self._robot):
+        if self._robot.loops:
             self._show_targets(self._reachable_target(offset))
             return
         ahead = self._pose + offset
@@ -546,7 +541,7 @@ class RunPanel(QWidget):
 
     def fall_method(self) -> FallMethod:
         """The free-fall method in use (multipliers unless the model has loops)."""
-        if not has_loops(self._robot):
+        if self._robot is None or not self._robot.loops:
             return FallMethod.MULTIPLIERS
         return self._method.currentData()
 
@@ -885,5 +880,5 @@ class RunPanel(QWidget):
         if self._chunks:
             return Trajectory.concatenate(self._chunks)
         kind = "inverse-dynamics" if self._kind == "Inverse dynamics" else "free-fall"
-        m = self._robot.kernel.m if has_loops(self._robot) else 0
+        m = self._robot.kernel.m
         return Trajectory.empty(self._robot.n, kind, m)

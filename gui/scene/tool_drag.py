@@ -25,7 +25,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 
-from armdyn.core import Mechanism, forward_kinematics, solve_position
+from armdyn.core import forward_kinematics, solve_position
 from armdyn.core.algorithms.inverse_kinematics import wrap_revolute
 
 from .arm_scene import Sizes
@@ -43,10 +43,6 @@ MESSAGE_MS = 6000
 LOOPS_TIP = ("Not for mechanisms with loops: their joints are tied by the loops "
              "(drive the independent joints with the pose sliders).")
 DRAG_TIP = "Drag the last link's frame in the 3D view; the joints follow (inverse kinematics)"
-
-
-def has_loops(robot) -> bool:
-    return isinstance(robot, Mechanism) and bool(robot.loops)
 
 
 class ToolDrag(QObject):
@@ -108,7 +104,7 @@ class ToolDrag(QObject):
         """A new robot: the drag is offered for serial arms and trees only."""
         if self._closed:
             return
-        loops = has_loops(robot)
+        loops = bool(robot.loops)
         self.action.setEnabled(not loops)
         self.action.setToolTip(LOOPS_TIP if loops else DRAG_TIP)
         self.action.setStatusTip(LOOPS_TIP if loops else DRAG_TIP)
@@ -136,7 +132,7 @@ class ToolDrag(QObject):
         """Show (True) or remove the handle."""
         if self._closed:
             return
-        if on and self.widget is None and not has_loops(self.robot):
+        if on and self.widget is None and not self.robot.loops:
             self.start_pose = self.window.pose.copy()
             self._add_widget()
         elif not on and self.widget is not None:
