@@ -88,7 +88,7 @@ def test_power_tab_follows_a_damped_free_fall(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, "Power")
     power = lab.power
     run = window.run_panel
-    run._damping.setValue(1.0)     # (the run panel has no public setter for it)
+    run.set_damping(1.0)
     with qtbot.waitSignal(run.finished, timeout=30000) as done:
         run.start_free_fall(1.0)
     traj = done.args[0]

@@ -133,7 +133,7 @@ def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
     panel.set_target_pose(np.zeros(6))
     panel.set_pose(puma.q_home + 0.5)
     np.testing.assert_allclose(panel.target_pose(), 0.0, atol=1e-4)
-    panel._copy.click()
+    panel.targets._copy.click()
     np.testing.assert_allclose(panel.target_pose(), puma.q_home + 0.5, atol=1e-4)
 
 
@@ -206,15 +206,15 @@ def test_the_stops_checkbox_follows_the_models_limits(qtbot, panel, puma, scara)
         panel.set_robot(model)
         limited = bool(np.isfinite(model.joint_limits).any())
         assert limited == (model is scara)  # the files as this test assumes them
-        assert panel._stops.isChecked() == limited
-        assert panel._stops.isEnabled() == limited
+        assert panel.free_fall._stops.isChecked() == limited
+        assert panel.free_fall._stops.isEnabled() == limited
         assert (panel.stops() is not False) == limited
-        assert ("no joint limits" in panel._stops.toolTip()) == (not limited)
+        assert ("no joint limits" in panel.free_fall._stops.toolTip()) == (not limited)
     panel.set_stops(False)  # the user's choice stays over an edit of the same joints
     heavier = scara.with_links([replace(scara.links[0], mass=12.0), *scara.links[1:]])
     panel.set_robot(heavier)
-    assert not panel._stops.isChecked() and panel.stops() is False
-    assert not panel._stop_frequency.isEnabled()
+    assert not panel.free_fall._stops.isChecked() and panel.stops() is False
+    assert not panel.free_fall._stop_frequency.isEnabled()
 
 
 def test_without_stops_the_scara_quill_falls_past_its_limit(qtbot, panel, scara):
@@ -233,7 +233,7 @@ def test_without_stops_the_scara_quill_falls_past_its_limit(qtbot, panel, scara)
 
 def test_with_stops_the_quill_stays_within_the_stops_penetration(qtbot, panel, scara):
     panel.set_robot(scara)
-    assert panel._stops.isChecked()  # the default
+    assert panel.free_fall._stops.isChecked()  # the default
     panel._dt.setValue(0.001)  # samples every ms: a contact lasts about 10 ms
     traj = run_free_fall(qtbot, panel, 0.5)
     limit = scara.joint_limits[QUILL, 1]
