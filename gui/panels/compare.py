@@ -1206,7 +1206,7 @@ class CompareDock(LazyDock):
         window = self.window
         panel = ComparePanel(window)  # takes the window's model itself
         panel.dock, panel.action = self.dock, self.action
-        window.robot_changed.connect(panel.set_robot)
+        window.session.model_changed.connect(panel.set_robot)
         if window.playback is not None:
             window.playback.frame.connect(panel.follow_window_playback)
         if window.run_panel is not None:

@@ -918,6 +918,27 @@ class PlotsPanel(QWidget):
             plot.legend.set_shown(shown)
 
     # ----- data -----------------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Follow `session` (`gui.model.session.Session`): its model; a run's chunks as
+        they stream in, on time axes fixed to its duration (issue #8); its samples when
+        it ends (the axes fit them)."""
+        session.model_changed.connect(self.set_robot)
+        session.run_started.connect(self._on_run_started)
+        session.chunk.connect(self.append)
+        session.run_ended.connect(self._on_run_ended)
+
+    @Slot(object)
+    def _on_run_started(self, spec) -> None:
+        self.clear()
+        self.set_run_duration(spec.duration)  # fixed time axes while the chunks stream in
+
+    @Slot(object)
+    def _on_run_ended(self, result) -> None:
+        if len(result.trajectory):
+            self.set_trajectory(result.trajectory)
+        else:
+            self.set_run_duration(None)
+
     def set_robot(self, robot: Robot | Mechanism | None) -> None:
         """Build one curve per joint (legend: robot.link_names); clears the data. The
         loop plots are offered (and shown) only for a mechanism with loops."""
