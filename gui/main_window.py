@@ -36,7 +36,7 @@ from .model.document import RobotDocument
 from .model.draft import new_robot
 from .model.recent_files import RecentFiles
 from .model.session import Session
-from .panels.compare import install_compare
+from .panels.compare_dock import install_compare
 from .panels.inspect_panel import InspectPanel
 from .panels.lab_dock import install_lab
 from .panels.presentation import install_presentation

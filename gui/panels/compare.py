@@ -7,8 +7,8 @@ another model file. Both take the same run: inverse dynamics along the cycloid f
 the session's pose to the Run panel's target pose (`RunPanel.target_pose`), or a free
 fall from the session's pose (`RunPanel.fall_method`), over the same duration.
 
-The Compare dock (View > Compare Runs, Ctrl+K; tabbed with Results, Inspect, Lab) is
-built from:
+The Compare dock (View > Compare Runs, Ctrl+K; tabbed with Results, Inspect, Lab;
+gui/panels/compare_dock.py) holds a `ComparePanel`, built from:
 
 - `CompareForm` (compare_form.py): B's changes or file, the run's kind, duration and
   damping, Compare / Stop / CSV, progress, status; a change the core refuses is not
@@ -42,17 +42,16 @@ from armdyn.core.sim.trajectory import Trajectory
 from ..jobs.comparison import (Change, ChangeField, ChangeOp, Comparison, apply_changes,
                                comparison_chunks, comparison_csv_text, comparison_specs,
                                damping_of, describe_changes)
-from ..jobs.runs import DEFAULT_DT, RunKind, RunOutcome, RunResult, RunSpec
+from ..jobs.runs import DEFAULT_DT, RunKind, RunOutcome, RunSpec
 from ..plots.playback import PlaybackBar
 from ..scene.compare_ghost import GHOST_COLOR, GHOST_OPACITY, CompareGhost
 from .compare_form import CompareForm
 from .compare_plots import ComparePlots
 from .compare_run import ComparisonRun
-from .lazy_dock import LazyDock
 
 __all__ = ["ChangeField", "ChangeOp", "Change", "RunKind", "RunSpec", "apply_changes",
            "describe_changes", "damping_of", "comparison_chunks", "comparison_csv_text",
-           "CompareGhost", "ComparePanel", "install_compare", "GHOST_COLOR", "GHOST_OPACITY"]
+           "CompareGhost", "ComparePanel", "GHOST_COLOR", "GHOST_OPACITY"]
 
 #: Default width of the definition column (the plots take the rest), px.
 SIDE_WIDTH = 300
@@ -386,63 +385,3 @@ class ComparePanel(QWidget):
         self.playback.pause()
         self._active = False
         self.ghost.remove()
-
-
-class CompareDock(LazyDock):
-    """The window's Compare dock (``dock``), its View-menu action (``action``) and, once
-    built, its panel (``panel``: a `ComparePanel`, built on first use, `gui.panels.lazy_dock`)."""
-
-    def __init__(self, window) -> None:
-        self.window = window
-        super().__init__(window, "Compare", "compareDock", self._make_panel,
-                         action_text="&Compare Runs\u2026", shortcut="Ctrl+K",
-                         status_tip="Run this model and a changed one (or another file) "
-                                    "side by side",
-                         neighbours=("lab_dock", "inspect_dock", "plots_dock"),
-                         on_show=lambda: self.panel.follow_window_run())
-
-    @property
-    def panel(self) -> ComparePanel:
-        """The `ComparePanel` (built now if it was not)."""
-        return self.widget
-
-    def shutdown(self) -> None:
-        """Stop the panel's comparison and remove its ghost (if it was built)."""
-        if self.built:
-            self.panel.shutdown()
-
-    def _make_panel(self) -> ComparePanel:
-        window = self.window
-        panel = ComparePanel(window)  # takes the session's model itself
-        panel.dock, panel.action = self.dock, self.action
-        session = window.session
-        session.model_changed.connect(panel.set_robot)
-        session.run_ended.connect(lambda result: _follow_finished_run(panel, result))
-        window.playback.frame.connect(panel.follow_window_playback)
-        return panel
-
-
-def _follow_finished_run(panel: ComparePanel, result: RunResult) -> None:
-    """A window run finished: the panel takes its settings."""
-    if result.outcome is RunOutcome.FINISHED:
-        panel.follow_window_run()
-
-
-def install_compare(window) -> CompareDock:
-    """Put a Compare dock into `window` (a `MainWindow`), tabbed with the bottom docks,
-    wired to the window's session and playback once its panel is built (on first use);
-    "Compare Runs..." (Ctrl+K) goes into the View menu, after Teaching Lab."""
-    compare = CompareDock(window)
-    action = compare.action
-    for menu_action in window.menuBar().actions():
-        menu = menu_action.menu()
-        if menu is not None and menu_action.text().replace("&", "") == "View":
-            lab = window.lab_action
-            actions = menu.actions()
-            after = actions.index(lab) + 1 if lab in actions else len(actions)
-            if after < len(actions):
-                menu.insertAction(actions[after], action)
-            else:
-                menu.addAction(action)
-            break
-    return compare
