@@ -66,7 +66,7 @@ class _State(Enum):
     NEW = "new"
     RUNNING = "running"
     CANCELLED = "cancelled"  # cancel() was called: stale, its thread may still run
-    ENDED = "ended"          # done() was emitted after the generator's own end
+    ENDED = "ended"          # the generator returned or raised: finished / failed, done
 
 
 class _Thread(QThread):
@@ -105,7 +105,6 @@ class Job(QObject):
     _t_progress = Signal(float)
     _t_returned = Signal(object)
     _t_raised = Signal(str, object, str)  # message, exception, traceback ("" if expected)
-    _t_ended = Signal()
 
     def __init__(self, func: Callable[..., Generator[Any, None, Any]], *args: Any,
                  progress_of: Callable[[Any], float] | None = None, name: str = "",
@@ -125,7 +124,6 @@ class Job(QObject):
         self._t_progress.connect(self._on_progress)
         self._t_returned.connect(self._on_returned)
         self._t_raised.connect(self._on_raised)
-        self._t_ended.connect(self._on_ended)
 
     def __repr__(self) -> str:
         return f"<Job {self.name!r} {self._state.value}>"
@@ -171,7 +169,8 @@ class Job(QObject):
         return self._state is _State.CANCELLED
 
     def is_running(self) -> bool:
-        """True from `start()` until ``done()`` (its end, or `cancel()`); paused counts."""
+        """True from `start()` until ``done()`` (its end, or `cancel()`); paused counts.
+        The thread may take a moment longer to end (`thread_alive`)."""
         return self._state is _State.RUNNING
 
     def thread_alive(self) -> bool:
@@ -211,7 +210,6 @@ class Job(QObject):
         finally:
             if gen is not None:
                 gen.close()  # the generator's own clean-up (finally blocks) runs here
-            self._t_ended.emit()
 
     def _checkpoint(self) -> bool:
         """Wait while paused; True if cancelled."""
@@ -239,19 +237,17 @@ class Job(QObject):
     @Slot(object)
     def _on_returned(self, value: Any) -> None:
         if self._state is _State.RUNNING:
+            self._state = _State.ENDED
             self.finished.emit(value)
+            self.done.emit()
 
     @Slot(str, object, str)
     def _on_raised(self, message: str, error: BaseException, trace: str) -> None:
         if trace:  # logged even for a stale job: an unexpected error is a bug to see
             log.error("background job %r failed:\n%s", self.name, trace)
         if self._state is _State.RUNNING:
-            self.failed.emit(message, error)
-
-    @Slot()
-    def _on_ended(self) -> None:
-        if self._state is _State.RUNNING:
             self._state = _State.ENDED
+            self.failed.emit(message, error)
             self.done.emit()
 
     @Slot()

@@ -4,9 +4,9 @@ Every test in tests/gui is checked for leaks after it ran (napari style): it
 fails if it leaves a QThread running, a window open, or any other new widget
 alive (with an active QTimer or not) outside the windows that were already
 open when it started (a module's shared window keeps its own new widgets).
-A cancelled job's thread may still be finishing its step (the GUI never waits for
-it, `gui.jobs.job`): the check waits for those, at most CANCELLED_JOB_S, as the
-application's exit does; a job that was not cancelled is a leak.
+A job that is over (cancelled, or done) may still have its thread finishing a step or
+returning (the GUI never waits for it, `gui.jobs.job`): the check waits for those, at
+most ENDING_JOB_S, as the application's exit does; a job still running is a leak.
 Windows made with `make_window` are closed and deleted at teardown, so a test
 only has to clean up what it makes by hand.
 
@@ -35,8 +35,8 @@ from gui_helpers import PUMA, flush_events
 
 #: Windows Qt keeps for itself (tooltips) are not leaks.
 _IGNORED = {"QTipLabel"}
-#: How long a cancelled job's thread may take to end after its test, s.
-CANCELLED_JOB_S = 5.0
+#: How long the thread of a job that is over may take to end after its test, s.
+ENDING_JOB_S = 5.0
 
 
 def _key(w: QWidget) -> int:
@@ -70,8 +70,8 @@ def no_leaks(qapp: QApplication) -> Iterator[None]:
     flush_events()
     problems = []
     for job in running_jobs():
-        if job.is_cancelled and not job.wait(CANCELLED_JOB_S):
-            problems.append(f"the cancelled {job!r} did not end within {CANCELLED_JOB_S} s")
+        if not job.is_running() and not job.wait(ENDING_JOB_S):
+            problems.append(f"the thread of {job!r} did not end within {ENDING_JOB_S} s")
     flush_events()
     threads = [t for t in _running_threads() if id(t) not in threads_before]
     if threads:

@@ -34,13 +34,16 @@ def forever(delay_s: float = 0.005):
         i += 1
 
 
-def long_step(step_s: float, entered: threading.Event, steps: int = 3):
+def long_step(step_s: float, entered: threading.Event, steps: int = 3,
+              release: threading.Event | None = None):
     """Yield 0, then `steps` more values, each after a step of `step_s` that no cancel
-    interrupts (`entered` is set when the first long step begins)."""
+    interrupts (`entered` is set when the first long step begins; `release`, if given,
+    ends a step early: the test decides when the thread may end)."""
+    release = release or threading.Event()
     yield 0
     for i in range(1, steps + 1):
         entered.set()
-        time.sleep(step_s)
+        release.wait(step_s)
         yield i
     return "never seen"
 
@@ -93,8 +96,8 @@ def test_values_arrive_in_order_with_rising_progress(qtbot):
 
 
 def test_cancel_returns_at_once_during_a_long_step_and_nothing_follows(qtbot):
-    entered = threading.Event()
-    job = Job(long_step, 0.5, entered)
+    entered, release = threading.Event(), threading.Event()
+    job = Job(long_step, 30.0, entered, release=release)
     heard = Heard(job)
     job.start()
     qtbot.waitUntil(lambda: bool(heard.of("yielded")) and entered.is_set(), timeout=5000)
@@ -106,8 +109,9 @@ def test_cancel_returns_at_once_during_a_long_step_and_nothing_follows(qtbot):
     assert not job.is_running() and job.is_cancelled
     assert job.thread_alive() and job in running_jobs()  # still inside its step: held
     before = list(heard.events)
-    qtbot.wait(700)  # the step ends and yields: dropped, and the thread ends
+    release.set()  # the step ends and yields: dropped, and the thread ends
     wait_ended(qtbot, job)
+    flush_events()
     assert heard.events == before  # nothing heard after cancel()
     job.cancel()  # a second cancel: no effect
     assert heard.events == before
@@ -125,8 +129,8 @@ def test_a_cancelled_running_thread_is_kept_then_deleted(qtbot):
 
     previous = qInstallMessageHandler(handler)
     try:
-        entered = threading.Event()
-        job = Job(long_step, 0.3, entered)
+        entered, release = threading.Event(), threading.Event()
+        job = Job(long_step, 30.0, entered, release=release)
         job.start()
         qtbot.waitUntil(entered.is_set, timeout=5000)
         thread = job._thread  # (to watch it: the job does not hand it out)
@@ -136,6 +140,7 @@ def test_a_cancelled_running_thread_is_kept_then_deleted(qtbot):
         flush_events()
         assert shiboken6.isValid(thread) and thread.isRunning()
         assert len(running_jobs()) == 1
+        release.set()  # the step ends: then the thread
         qtbot.waitUntil(lambda: not running_jobs(), timeout=5000)
         flush_events()  # the thread's deleteLater
         assert not shiboken6.isValid(thread)  # cleaned up after it ended
@@ -250,7 +255,7 @@ def test_a_job_runs_once(qtbot):
 
 def test_waiting_at_exit_is_bounded(qtbot):
     entered = threading.Event()
-    job = Job(long_step, 0.4, entered, steps=1)
+    job = Job(long_step, 0.5, entered, steps=1)
     heard = Heard(job)
     job.start()
     qtbot.waitUntil(entered.is_set, timeout=5000)

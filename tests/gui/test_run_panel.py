@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from armdyn.core import inverse_dynamics
+from armdyn.core import SimulationError, inverse_dynamics, simulate
 from armdyn.core.io.robot_file import load_robot
 from armdyn.core.sim.simulation import simulation_warnings, stop_report
 from armdyn.core.sim.trajectory import Trajectory
 from armdyn.gui.export import CSV_HEADER_LINES, export_trajectory_csv
+from armdyn.gui.jobs.runs import RunKind, RunSpec
 from armdyn.gui.panels.run_panel import RunPanel
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -123,6 +124,33 @@ def test_pause_holds_the_stream_and_resume_continues(qtbot, panel, puma):
     qtbot.waitUntil(lambda: len(rec.chunks) >= held + 3, timeout=5000)
     with qtbot.waitSignal(panel.stopped, timeout=2000):
         panel.stop()
+
+
+class _FailsLate(RunSpec):
+    """A run whose generator yields one chunk, then fails inside a long step (whatever
+    the core's generators would say after a Stop)."""
+
+    def chunks(self):
+        first = simulate(self.model, 0.05)
+        yield first
+        time.sleep(0.3)
+        raise SimulationError("blew up after the stop", time=0.05, result=first)
+
+
+def test_nothing_is_heard_of_a_run_after_its_stop(qtbot, panel, puma):
+    """Stop during a long step: one stopped(partial) at once; the error the step raises
+    later reaches nobody (no failed(), no second stopped())."""
+    panel.set_robot(puma)
+    rec = Recorder(panel)
+    panel.run(_FailsLate(puma, RunKind.FREE_FALL, puma.q_home, 1.0))
+    qtbot.waitUntil(lambda: len(rec.chunks) == 1, timeout=20000)
+    t0 = time.perf_counter()
+    panel.stop()
+    assert time.perf_counter() - t0 < 0.05 and not panel.is_running()
+    qtbot.wait(600)  # the step ends and raises meanwhile
+    assert len(rec.stopped) == 1 and not rec.failed and not rec.finished
+    np.testing.assert_array_equal(rec.stopped[0][1].t, rec.chunks[0].t)
+    assert "stopped at" in panel.status_text()
 
 
 def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
