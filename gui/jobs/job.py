@@ -176,7 +176,7 @@ class Job(QObject):
     def thread_alive(self) -> bool:
         """True from `start()` until the job's thread has ended (which may be a while
         after a cancel)."""
-        return self._state is not _State.NEW and not self._thread_ended
+        return self._thread is not None and not self._thread_ended
 
     def wait(self, timeout_s: float) -> bool:
         """Wait at most `timeout_s` for the thread to end; True if it has. For the

@@ -53,6 +53,7 @@ class PushController(QObject):
         self.view = window.view3d
         self.run_panel = window.run_panel
         self.grabbed = 0
+        self._closed = False
         self._depth = 0.0  # display depth of the grabbed point (the drag's plane)
         self._target = np.zeros(3)
         self._picker = vtkCellPicker()
@@ -242,7 +243,11 @@ class PushController(QObject):
             self.show_pull(None, None)
 
     def shutdown(self) -> None:
-        """Let go of a grab, stop the frame timer, leave the 3D view's events alone."""
+        """Let go of a grab, stop the frame timer, leave the 3D view's events alone
+        (before the 3D view is shut down; once)."""
+        if self._closed:
+            return
+        self._closed = True
         if self.grabbed:
             self.release()
         self._frame_timer.stop()
