@@ -41,6 +41,9 @@ CLI_COMMANDS = ("inverse", "simulate")
 DEFAULT_ROBOT = ROBOTS_DIR / "puma560_saha.toml"
 #: A scripted run (--screenshot, --video) gives up after this long, s.
 SCRIPT_TIMEOUT_S = 600.0
+#: At exit, how long the background jobs' threads may take to end, s (one still
+#: running then is logged).
+EXIT_WAIT_S = 5.0
 #: JPEG quality of --screenshot (Qt's scale 0-100).
 JPEG_QUALITY = 92
 
@@ -294,6 +297,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     from PySide6.QtWidgets import QApplication
 
     from .error_report import install_excepthook, setup_logging
+    from .jobs.job import wait_for_jobs
     from .main_window import MainWindow
     from .startup import warm_up_kernels
     from .look.style import apply_style
@@ -336,22 +340,19 @@ def _run_window(robot, args: argparse.Namespace) -> int:
         status = app.exec()
         window.shutdown()
         window.deleteLater()
+        # the one wait for background jobs: bounded, at exit (gui/jobs/job.py)
+        wait_for_jobs(EXIT_WAIT_S)
         return status
     finally:
         sys.excepthook = previous_hook
 
 
-def _start_run(window, args: argparse.Namespace) -> bool:
-    """Start the run asked for on the command line; False if there is no run panel."""
-    panel = window.run_panel
-    if panel is None:
-        print("armdyn: the run panel is not available; no run started", file=sys.stderr)
-        return False
+def _start_run(window, args: argparse.Namespace) -> None:
+    """Start the run asked for on the command line (the Run panel's)."""
     if args.free_fall:
-        panel.start_free_fall(args.free_fall)
+        window.run_panel.start_free_fall(args.free_fall)
     else:
-        panel.start_inverse(args.inverse)
-    return True
+        window.run_panel.start_inverse(args.inverse)
 
 
 def _scripted_run(window, args: argparse.Namespace) -> None:
@@ -359,21 +360,27 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
     window, quit."""
     from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
 
+    from .jobs.runs import RunOutcome
+
     status = 0
-    if (args.free_fall or args.inverse) and window.run_panel is not None:
+    if args.free_fall or args.inverse:
         loop = QEventLoop()
         outcome: dict[str, str] = {}
-        panel = window.run_panel
-        panel.finished.connect(lambda _t: loop.quit())
-        panel.failed.connect(lambda message: outcome.setdefault("error", message))
-        panel.stopped.connect(lambda _t: loop.quit())
+
+        def ended(result) -> None:
+            if result.outcome is RunOutcome.FAILED:
+                outcome.setdefault("error", result.message)
+            loop.quit()
+
+        window.session.run_ended.connect(ended)
         timer = QTimer()
         timer.setSingleShot(True)
         timer.timeout.connect(lambda: (outcome.setdefault("error", "timed out"), loop.quit()))
         timer.start(int(SCRIPT_TIMEOUT_S * 1000))
-        if _start_run(window, args):
-            loop.exec()
+        _start_run(window, args)
+        loop.exec()
         timer.stop()
+        window.session.run_ended.disconnect(ended)
         if "error" in outcome:
             print(f"armdyn: the run failed: {outcome['error']}", file=sys.stderr)
             status = 1
@@ -381,9 +388,6 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
             status = max(status, _record_video(window, args))
         window.show_last_frame()
         window.view3d.fit()  # the picture shows where the run ended
-    elif args.free_fall or args.inverse:
-        _start_run(window, args)  # prints why there is no run
-        status = 1 if args.video is not None else status
 
     if args.screenshot is not None:
         problem = save_window_image(window, args.screenshot)

@@ -5,42 +5,46 @@ State the window owns:
 
 - ``document``: the robot being edited (`RobotDocument`: tables, undo, file path);
   ``files`` (`RobotFiles`) opens and saves it
-- ``pose``: the current joint values q (rad / m), announced by ``pose_changed``
-- ``trajectory``: the last run's result (for playback and CSV export)
+- ``session`` (`gui.model.session.Session`): what every panel shows, the document's
+  last *valid* model, its pose and its runs (``pose`` and ``trajectory`` read it,
+  `set_pose` goes through it)
 
-Everything downstream (3D view, pose sliders, run panel, plots, inspect)
-receives only the document's last *valid* robot.
-
-The run, plots, playback, inspect and export modules are optional: the window
-works without them (their docks and menu entries are then left out).
+The panels observe the session (their ``observe(session)``; the plug-ins, compare,
+push, tool drag, presentation and the lab, connect to ``window.session``): the window
+builds them, lays them out and forwards the document's valid models to the session.
 """
 from __future__ import annotations
 
-import importlib
 import logging
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QRect, QSettings, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence, QPainter, QShowEvent
 from PySide6.QtWidgets import (QDockWidget, QLabel, QMainWindow, QMenu, QMessageBox,
                                QScrollArea, QStyle, QToolBar, QToolButton, QVBoxLayout, QWidget)
 
-from armdyn.core import LoopClosureError, Mechanism, Robot, assemble
-from armdyn.core.algorithms.mechanism_pose import follow_independent
+from armdyn.core import Mechanism, Robot
 
+from .editors.pose_panel import PosePanel
+from .editors.robot_editor import RobotEditor
+from .export import export_trajectory_csv
+from .jobs.runs import RunOutcome, RunResult
+from .look.scroll import scroll_area
 from .model.bundled import bundled_models
-from .panels.compare import install_compare
 from .model.document import RobotDocument
 from .model.draft import new_robot
-from .panels.lab_dock import install_lab
-from .editors.pose_panel import PosePanel, carry_pose
-from .panels.presentation import install_presentation
-from .scene.push import install_push
 from .model.recent_files import RecentFiles
-from .editors.robot_editor import RobotEditor
+from .model.session import Session
+from .panels.compare_dock import install_compare
+from .panels.inspect_panel import InspectPanel
+from .panels.lab_dock import install_lab
+from .panels.presentation import install_presentation
+from .panels.run_panel import RunPanel
+from .plots.playback import PlaybackBar
+from .plots.plots_panel import PlotsPanel
 from .robot_files import RobotFiles
-from .look.scroll import scroll_area
+from .scene.push import install_push
 from .scene.tool_drag import install_tool_drag
 from .scene.view3d import ArmView
 
@@ -59,15 +63,6 @@ def _scrolling(widget: QWidget) -> QScrollArea:
                        vertical_only=True, fit_width=True)
 
 
-def _optional(module: str, name: str):
-    """`name` from gui.`module`, or None (logged) if that module is not there or broken."""
-    try:
-        return getattr(importlib.import_module(f"{__package__}.{module}"), name)
-    except Exception as e:  # an optional panel must never keep the window from opening
-        log.warning("gui.%s.%s is not available: %s", module, name, e)
-        return None
-
-
 class MainWindow(QMainWindow):
     """The main window. See the module docstring.
 
@@ -76,12 +71,8 @@ class MainWindow(QMainWindow):
     restore_layout : restore the saved window layout, and save it on close (scripted
                      runs and tests pass False and get the default layout)
 
-    Signals: ``pose_changed(np.ndarray)`` (q in rad / m), ``robot_changed(Robot)``
-    (a new valid robot).
+    What changes is announced by ``session``'s signals (a new model, the pose, a run).
     """
-
-    pose_changed = Signal(object)
-    robot_changed = Signal(object)
 
     def __init__(self, robot: Robot | None = None, path: Path | None = None, *,
                  settings: QSettings | None = None, restore_layout: bool = True,
@@ -90,9 +81,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("ArmDynMainWindow")
         self.settings = settings if settings is not None else QSettings()
         self.document = RobotDocument(robot or new_robot(), path, self)
-        self.pose = self.document.robot.q_home.copy()
-        self.trajectory = None
-        self._shown_robot: Robot | None = None
+        self.session = Session(self)
         self._sized = False
         self._error_message = ""
         self._remember_layout = restore_layout  # scripted runs and tests leave it alone
@@ -110,9 +99,8 @@ class MainWindow(QMainWindow):
         self._compare = install_compare(self)
         self.compare_dock = self._compare.dock
         # presentation mode for a projector (gui/panels/presentation.py): View menu, F5
-        self.presentation = (install_presentation(self) if self.plots_dock is not None
-                             else None)
-        self._on_robot_changed(self.document.robot)
+        self.presentation = install_presentation(self)
+        self.session.set_model(self.document.robot)  # every panel shows it now
         self._on_errors_changed()
         self._update_title()
         self.resize(1600, 1000)
@@ -129,15 +117,10 @@ class MainWindow(QMainWindow):
         self.view3d = ArmView()
         self.pose_panel = PosePanel()
 
-        RunPanel = _optional("panels.run_panel", "RunPanel")
-        PlotsPanel = _optional("plots.plots_panel", "PlotsPanel")
-        PlaybackBar = _optional("plots.playback", "PlaybackBar")
-        InspectPanel = _optional("panels.inspect_panel", "InspectPanel")
-        self.run_panel = RunPanel() if RunPanel else None
-        self.plots = PlotsPanel() if PlotsPanel else None
-        self.playback = PlaybackBar() if PlaybackBar else None
-        self.inspect = InspectPanel() if InspectPanel else None
-        self._export_csv = _optional("export", "export_trajectory_csv")
+        self.run_panel = RunPanel()
+        self.plots = PlotsPanel()
+        self.playback = PlaybackBar()
+        self.inspect = InspectPanel()
 
         centre = QWidget()
         centre.setObjectName("centre")
@@ -149,8 +132,6 @@ class MainWindow(QMainWindow):
         self.view_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         layout.addWidget(self.view_bar)
         layout.addWidget(self.view3d, 1)
-        if self.playback is not None and self.plots is None:
-            layout.addWidget(self.playback)
         self.setCentralWidget(centre)
 
         self.setDockNestingEnabled(True)
@@ -165,26 +146,20 @@ class MainWindow(QMainWindow):
         right = Qt.DockWidgetArea.RightDockWidgetArea
         # The run panel scrolls when it is lower than its content, so that the window's
         # default layout can give the results (below it) a good share of the height.
-        self.run_dock = (self._dock("Run", "runDock", _scrolling(self.run_panel), right)
-                         if self.run_panel else None)
-        self.plots_dock = None
-        if self.plots is not None:
-            # The playback bar sits on top of the plots: one time line for both the
-            # animation and the curves (and the full width of the window for its slider).
-            results = QWidget()
-            column = QVBoxLayout(results)
-            column.setContentsMargins(0, 0, 0, 0)
-            column.setSpacing(0)
-            if self.playback is not None:
-                column.addWidget(self.playback)
-            column.addWidget(self.plots, 1)
-            self.plots_dock = self._dock("Results", "plotsDock", results,
-                                         Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.run_dock = self._dock("Run", "runDock", _scrolling(self.run_panel), right)
+        # The playback bar sits on top of the plots: one time line for both the
+        # animation and the curves (and the full width of the window for its slider).
+        results = QWidget()
+        column = QVBoxLayout(results)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.playback)
+        column.addWidget(self.plots, 1)
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self.plots_dock = self._dock("Results", "plotsDock", results, bottom)
         # The inspect tables (n x n mass matrix, 6x6 inertias) need width: they share
         # the wide bottom area with the results, behind a tab.
-        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-        self.inspect_dock = (self._dock("Inspect", "inspectDock", self.inspect, bottom)
-                             if self.inspect else None)
+        self.inspect_dock = self._dock("Inspect", "inspectDock", self.inspect, bottom)
         self._tabify_inspect()
         # the teaching lab (gui/panels/lab_dock.py, gui/panels/lab_panel.py): a dock tabbed with Inspect,
         # wired to the robot and the pose, its panel built on first use; its action goes
@@ -202,10 +177,19 @@ class MainWindow(QMainWindow):
         """The teaching lab's panel (`gui.panels.lab_panel.LabPanel`), built on first use."""
         return self._lab.panel
 
+    @property
+    def pose(self) -> np.ndarray:
+        """The current pose q (n,), rad / m (the session's)."""
+        return self.session.pose
+
+    @property
+    def trajectory(self):
+        """The last run's samples, or None (the session's)."""
+        return self.session.trajectory
+
     def _tabify_inspect(self) -> None:
-        if self.plots_dock and self.inspect_dock:
-            self.tabifyDockWidget(self.plots_dock, self.inspect_dock)
-            self.plots_dock.raise_()
+        self.tabifyDockWidget(self.plots_dock, self.inspect_dock)
+        self.plots_dock.raise_()
 
     def _dock(self, title: str, name: str, widget: QWidget,
               area: Qt.DockWidgetArea) -> QDockWidget:
@@ -384,60 +368,35 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         doc = self.document
-        doc.robot_changed.connect(self._on_robot_changed)
+        doc.robot_changed.connect(self.session.set_model)  # only valid models go on
         doc.errors_changed.connect(self._on_errors_changed)
         doc.path_changed.connect(self._update_title)
         self.files.loaded.connect(self._on_file_loaded)
         doc.modified_changed.connect(self._update_title)
-        self.pose_panel.pose_edited.connect(self.set_pose)
 
-        if self.run_panel is not None:
-            self.pose_changed.connect(self.run_panel.set_pose)
-            self.run_panel.started.connect(self._on_run_started)
-            self.run_panel.finished.connect(self._on_run_finished)
-            self.run_panel.stopped.connect(self._on_run_stopped)
-            self.run_panel.failed.connect(self._on_run_failed)
-            if self.plots is not None:
-                self.run_panel.chunk.connect(self.plots.append)
-        if self.inspect is not None:
-            self.pose_changed.connect(self._inspect_pose)
-        if self.playback is not None:
-            self.playback.frame.connect(self._on_playback_frame)
-        if self.plots is not None and self.playback is not None:
-            seek = getattr(self.playback, "seek", None)
-            if seek is not None:
-                self.plots.time_picked.connect(seek)
+        # the panels follow the session (in this order: the 3D view first, the plots
+        # before the playback bar, whose first frame moves the arm)
+        session = self.session
+        for view in (self.view3d, self.pose_panel, self.run_panel, self.plots, self.playback,
+                     self.inspect):
+            view.observe(session)
+        session.model_changed.connect(self._on_model_changed)
+        session.pose_refused.connect(self._on_pose_refused)
+        session.run_started.connect(self._update_export_actions)
+        session.run_ended.connect(self._on_run_ended)
+        self.playback.frame.connect(self._on_playback_frame)
+        self.plots.time_picked.connect(self.playback.seek)
 
     # ==================================================================================
-    # Robot, validity and pose
+    # Model, validity and pose
     # ==================================================================================
-    def _on_robot_changed(self, robot: Robot | Mechanism) -> None:
-        """A new valid robot or mechanism: every panel gets it; the pose carries over where
-        it can (a mechanism's carried pose is closed again, else it goes home)."""
-        q = carry_pose(self._shown_robot, robot, self.pose)
-        if isinstance(robot, Mechanism) and robot.loops:
-            try:
-                q = assemble(robot, q)
-            except LoopClosureError:
-                q = robot.q_home.copy()
-        self._shown_robot = robot
-        self.pose = q
-        self.trajectory = None
-        self.view3d.set_robot(robot, q)
-        self.pose_panel.set_robot(robot, q)
-        if self.run_panel is not None:
-            self.run_panel.set_robot(robot)
-        if self.plots is not None:
-            self.plots.set_robot(robot)
-        if self.playback is not None:
-            self.playback.clear()
+    def _on_model_changed(self, robot: Robot | Mechanism) -> None:
+        """A new valid robot or mechanism (the panels show it): summary, warnings, title."""
         self.summary_label.setText(self._summary(robot))
         for warning in robot.warnings:
             self.statusBar().showMessage(f"Warning: {warning}", 10000)
         self._update_title()
         self._update_export_actions()
-        self.robot_changed.emit(robot)
-        self.pose_changed.emit(q.copy())
 
     @staticmethod
     def _summary(robot: Robot | Mechanism) -> str:
@@ -471,105 +430,52 @@ class MainWindow(QMainWindow):
             self._error_message = ""
         self.validity_label.style().unpolish(self.validity_label)
         self.validity_label.style().polish(self.validity_label)
-        if self.run_panel is not None:
-            self.run_panel.setEnabled(doc.is_valid)
-            self.run_panel.setToolTip("" if doc.is_valid else
-                                      "Fix the marked table cells to run")
+        self.run_panel.setEnabled(doc.is_valid)
+        self.run_panel.setToolTip("" if doc.is_valid else "Fix the marked table cells to run")
 
     def set_pose(self, q) -> bool:
-        """Make q (rad / m, shape (n,)) the current pose: 3D view, sliders, panels.
+        """Make q (rad / m, shape (n,)) the current pose (`Session.set_pose`): 3D view,
+        sliders, panels. A pose whose loops cannot close is refused: the sliders snap
+        back, the status bar names the loop, and False is returned."""
+        return self.session.set_pose(q)
 
-        For a mechanism with loops, q's independent joints are the input: the
-        loops are closed by moving them there from the current pose in small steps
-        (`core.algorithms.mechanism_pose.follow_independent`, so the branch follows a drag).
-        A pose whose loops cannot close is refused: the sliders snap back, the status
-        bar names the loop, and False is returned.
-        """
-        q = np.array(q, dtype=float)
-        robot = self.document.robot
-        if q.shape != (robot.n,):
-            raise ValueError(f"pose must have shape ({robot.n},), got {q.shape}")
-        if isinstance(robot, Mechanism) and robot.loops:
-            try:
-                q = follow_independent(robot, self.pose, q)
-            except LoopClosureError as err:
-                self.pose_panel.set_pose(self.pose)
-                self.statusBar().showMessage(f"Pose not reachable, snapped back: {err}", 8000)
-                return False
-        self.pose = q
-        self.view3d.set_pose(q)
-        self.pose_panel.set_pose(q)
-        self.pose_changed.emit(q.copy())
-        return True
+    def _on_pose_refused(self, why: str) -> None:
+        self.statusBar().showMessage(f"Pose not reachable, snapped back: {why}", 8000)
 
     # ==================================================================================
     # Runs, plots, playback
     # ==================================================================================
-    def _on_run_started(self) -> None:
-        self.trajectory = None
-        if self.plots is not None:
-            self.plots.clear()
-            # fixed time axes while the chunks stream in (issue #8)
-            self.plots.set_run_duration(self.run_panel.duration)
-        if self.playback is not None:
-            self.playback.clear()
-        self._update_export_actions()
-
-    def _on_run_failed(self, message: str) -> None:
-        if self.plots is not None:
-            self.plots.set_run_duration(None)
-        self.statusBar().showMessage(f"Run failed: {message}")
-
-    def _inspect_pose(self, q: np.ndarray) -> None:
-        self.inspect.set_state(self.document.robot, q)
-
-    def _on_run_finished(self, traj) -> None:
-        self._show_trajectory(traj)
-
-    def _on_run_stopped(self, partial) -> None:
-        if partial is not None and len(partial):
-            self._show_trajectory(partial)
-        elif self.plots is not None:
-            self.plots.set_run_duration(None)
-
-    def _show_trajectory(self, traj) -> None:
-        self.trajectory = traj
-        if self.plots is not None:
-            self.plots.set_trajectory(traj)
-        if self.playback is not None:
-            self.playback.set_trajectory(traj)
+    def _on_run_ended(self, result: RunResult) -> None:
+        if result.outcome is RunOutcome.FAILED:
+            self.statusBar().showMessage(f"Run failed: {result.message}")
         self._update_export_actions()
 
     def _on_playback_frame(self, t: float, q) -> None:
-        """Playback moves the 3D view (the camera keeps the arm in sight) and Inspect
-        (the sample at t: q, q', q''); the pose (sliders, run start) stays."""
+        """Playback moves the 3D view (the camera keeps the arm in sight), the plots'
+        cursor and Inspect (the sample at t: q, q', q''); the pose (sliders, run start)
+        stays."""
         self.view3d.set_pose(np.asarray(q, dtype=float), keep_in_view=True)
-        if self.plots is not None:
-            self.plots.set_cursor_time(t)
+        self.plots.set_cursor_time(t)
         traj = self.trajectory
-        if self.inspect is not None and traj is not None and len(traj):
+        if traj is not None and len(traj):
             k = min(int(np.searchsorted(traj.t, t)), len(traj) - 1)
             if k > 0 and t - traj.t[k - 1] < traj.t[k] - t:
                 k -= 1
-            self.inspect.set_state(self.document.robot, traj.q[k], traj.qd[k], traj.qdd[k])
+            self.inspect.set_state(self.session.model, traj.q[k], traj.qd[k], traj.qdd[k])
 
     def show_last_frame(self) -> None:
         """Show the last sample of the last run in the 3D view and on the plots."""
         traj = self.trajectory
         if traj is None or len(traj) == 0:
             return
-        if self.playback is not None:
-            self.playback.seek(float(traj.t[-1]))  # emits the frame
-        else:
-            self._on_playback_frame(float(traj.t[-1]), traj.q[-1])
+        self.playback.seek(float(traj.t[-1]))  # emits the frame
         self.view3d.render_now()
 
-    def _update_export_actions(self) -> None:
+    def _update_export_actions(self, *_args) -> None:
         has_run = self.trajectory is not None and len(self.trajectory) > 0
-        self.export_csv_action.setEnabled(has_run and self._export_csv is not None)
+        self.export_csv_action.setEnabled(has_run)
         self.export_video_action.setEnabled(has_run)
-        self.export_plots_action.setEnabled(
-            self.plots is not None and hasattr(self.plots, "export_images"))
+        self.export_plots_action.setEnabled(True)
 
     # ==================================================================================
     # Export
@@ -584,8 +490,8 @@ class MainWindow(QMainWindow):
             painter.drawImage(QRect(plotter.mapTo(self, QPoint(0, 0)), plotter.size()),
                               self.view3d.image())
             # the one widget shown over the 3D view
-            help_ = self.presentation.help if self.presentation is not None else None
-            if help_ is not None and help_.isVisible():
+            help_ = self.presentation.help
+            if help_.isVisible():
                 help_.render(painter, help_.mapTo(self, QPoint(0, 0)))
             painter.end()
         return image
@@ -605,7 +511,7 @@ class MainWindow(QMainWindow):
         return True
 
     def export_results_csv(self) -> bool:
-        if self.trajectory is None or self._export_csv is None:
+        if self.trajectory is None:
             return False
         stem = Path(self.files.suggested_name()).with_suffix("")
         path = self.files.ask_save_path("Export Results", "CSV files (*.csv)", ".csv",
@@ -613,7 +519,7 @@ class MainWindow(QMainWindow):
         if path is None:
             return False
         try:
-            self._export_csv(self.trajectory, self.document.robot, path)
+            export_trajectory_csv(self.trajectory, self.session.model, path)
         except (OSError, ValueError) as e:
             self.files.error("Cannot export the results", f"{path}: {e}")
             return False
@@ -626,8 +532,6 @@ class MainWindow(QMainWindow):
         return video.export_video(self)
 
     def export_plot_images(self) -> bool:
-        if self.plots is None:
-            return False
         folder = self.files.ask_directory("Export Plot Images to Folder")
         if folder is None:
             return False
@@ -653,8 +557,8 @@ class MainWindow(QMainWindow):
         return self.editor.current_view()
 
     def _docks(self) -> list[QDockWidget]:
-        return [d for d in (self.robot_dock, self.pose_dock, self.run_dock, self.inspect_dock,
-                            self.plots_dock) if d is not None]
+        return [self.robot_dock, self.pose_dock, self.run_dock, self.inspect_dock,
+                self.plots_dock]
 
     def _update_title(self, *_args) -> None:
         doc = self.document
@@ -679,12 +583,9 @@ class MainWindow(QMainWindow):
             dock.show()
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.robot_dock)
         self.splitDockWidget(self.robot_dock, self.pose_dock, Qt.Orientation.Vertical)
-        if self.run_dock:
-            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.run_dock)
-        if self.plots_dock:
-            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
-        if self.inspect_dock:
-            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.inspect_dock)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.run_dock)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.plots_dock)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.inspect_dock)
         self._tabify_inspect()
         self._size_docks()
 
@@ -695,13 +596,11 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.robot_dock], [left], Qt.Orientation.Horizontal)
         self.resizeDocks([self.robot_dock, self.pose_dock],
                          [int(0.58 * h), int(0.42 * h)], Qt.Orientation.Vertical)
-        if self.run_dock:
-            self.resizeDocks([self.run_dock], [int(min(max(0.2 * w, 300), 420))],
-                             Qt.Orientation.Horizontal)
-        if self.plots_dock:
-            # ~45 %; at least RESULTS_MIN_HEIGHT on a small screen (then up to ~half).
-            results = min(max(RESULTS_SHARE * h, RESULTS_MIN_HEIGHT), 0.52 * h)
-            self.resizeDocks([self.plots_dock], [int(results)], Qt.Orientation.Vertical)
+        self.resizeDocks([self.run_dock], [int(min(max(0.2 * w, 300), 420))],
+                         Qt.Orientation.Horizontal)
+        # ~45 %; at least RESULTS_MIN_HEIGHT on a small screen (then up to ~half).
+        results = min(max(RESULTS_SHARE * h, RESULTS_MIN_HEIGHT), 0.52 * h)
+        self.resizeDocks([self.plots_dock], [int(results)], Qt.Orientation.Vertical)
 
     def _restore_layout(self) -> None:
         geometry = self.settings.value("window/geometry")
@@ -734,10 +633,13 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self) -> None:
-        """Stop every worker thread and timer and release the 3D view."""
-        if self.run_panel is not None:
-            self.run_panel.shutdown()
+        """Cancel every panel's job (`gui.jobs.job`: nothing waits for its thread), stop
+        the timers and interactions, and release the 3D view."""
+        self.run_panel.shutdown()
         self._lab.shutdown()
-        self.tool_drag.shutdown()
         self._compare.shutdown()
+        self.tool_drag.shutdown()
+        self.push.shutdown()
+        self.presentation.shutdown()
+        self.playback.pause()
         self.view3d.shutdown()

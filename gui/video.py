@@ -532,9 +532,8 @@ class VideoRecorder(QObject):
 def _window_recorder(window, path: Path, settings: VideoSettings) -> VideoRecorder:
     """A recorder of `window`'s last run in its 3D view (plots as the window shows them);
     playback is paused so that it does not move the view meanwhile."""
-    if window.playback is not None:
-        window.playback.pause()
-    shown = window.plots.visible_plots() if window.plots is not None else None
+    window.playback.pause()
+    shown = window.plots.visible_plots()
     return VideoRecorder(window.view3d, window.trajectory, path, settings, shown, window)
 
 
@@ -674,7 +673,7 @@ def export_video(window) -> VideoRecorder | None:
     except ValueError as e:
         window.files.error("Cannot export the animation", f"{path}: {e}")
         return None
-    dialog = VideoOptionsDialog(fmt, window.plots is not None, window)
+    dialog = VideoOptionsDialog(fmt, True, window)
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None

@@ -1,7 +1,7 @@
 """Move the arm by hand: one slider and spin box per joint, and a Home button.
 
 The panel shows a pose and reports the user's edits with ``pose_edited(q)``;
-it does not own the pose (the main window does). Revolute joints are shown in
+it does not own the pose (the window's `gui.model.session.Session` does: `observe`). Revolute joints are shown in
 degrees, prismatic joints in metres; q is always in rad / m.
 
 For a mechanism with loops only the independent joints get a slider; the other
@@ -23,57 +23,21 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton,
                                QScrollBar, QSlider, QStyle, QVBoxLayout, QWidget)
 
-from armdyn.core import Mechanism, Robot
+from armdyn.core import Robot
 
 from ..look.colors import joint_color
+from ..model.pose import (DEFAULT_PRISMATIC_RANGE, DEFAULT_REVOLUTE_RANGE, carry_pose,
+                          driven_joints, pose_ranges)
 
 __all__ = ["PosePanel", "JointList", "pose_ranges", "carry_pose", "driven_joints", "DEFAULT_REVOLUTE_RANGE",
            "DEFAULT_PRISMATIC_RANGE"]
 
-#: Slider range of a joint without limits: +-180 deg, +-1 m.
-DEFAULT_REVOLUTE_RANGE = (-math.pi, math.pi)
-DEFAULT_PRISMATIC_RANGE = (-1.0, 1.0)
 #: Slider steps per unit shown: 0.1 deg, 1 mm.
 _TICKS_PER_DEG = 10
 _TICKS_PER_M = 1000
 #: A joint list offers a filter box above this many joints.
 FILTER_ABOVE = 12
 ROW_SPACING = 6  # px between rows
-
-
-def driven_joints(robot: Robot | Mechanism) -> tuple[int, ...]:
-    """The joints a person moves: the independent joints of a mechanism with loops
-    (the others follow by assembly), else every joint."""
-    if isinstance(robot, Mechanism) and robot.loops:
-        return tuple(robot.independent)
-    return tuple(range(robot.n))
-
-
-def pose_ranges(robot: Robot) -> np.ndarray:
-    """Slider ranges, shape (n, 2), rad / m: the joint limits, or the defaults,
-    widened if needed to contain the home value."""
-    out = np.empty((robot.n, 2))
-    for i, link in enumerate(robot.links):
-        if link.limits is not None:
-            lo, hi = link.limits
-        else:
-            lo, hi = DEFAULT_REVOLUTE_RANGE if link.is_revolute else DEFAULT_PRISMATIC_RANGE
-        out[i] = (min(lo, link.q_home), max(hi, link.q_home))
-    return out
-
-
-def carry_pose(old: Robot | None, new: Robot, q: np.ndarray | None) -> np.ndarray:
-    """The pose to show after the robot changed from `old` to `new`.
-
-    With the same joints, each joint keeps its value unless its home value was
-    edited (then it moves to the new home, so typing theta in the table moves
-    the arm); values are clipped to the new ranges. Otherwise: home.
-    """
-    if old is None or q is None or old.n != new.n or np.any(old.is_revolute != new.is_revolute):
-        return new.q_home.copy()
-    q = np.where(old.q_home != new.q_home, new.q_home, np.asarray(q, dtype=float))
-    r = pose_ranges(new)
-    return np.clip(q, r[:, 0], r[:, 1])
 
 
 class JointList(QWidget):
@@ -313,6 +277,14 @@ class PosePanel(QWidget):
         layout.addWidget(self.joints, 1)
 
     # ----- public -----------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Show `session`'s model and pose (a refused pose snaps the sliders back), and
+        hand the user's edits to it (`Session.set_pose`)."""
+        session.model_changed.connect(lambda model: self.set_robot(model, session.pose))
+        session.pose_changed.connect(self.set_pose)
+        session.pose_refused.connect(lambda _why: self.set_pose(session.pose))
+        self.pose_edited.connect(session.set_pose)
+
     def set_robot(self, robot: Robot, q: np.ndarray) -> None:
         """Show the joints of `robot` at pose q (the rows change only if the joints did)."""
         self._robot = robot

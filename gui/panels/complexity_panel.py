@@ -2,8 +2,9 @@
 method, measured and counted for n = 1 .. several hundred links, beside the seeds'
 formulas, on log-log axes.
 
-The sweep is `core.lab.complexity.measure_costs`, run in a `GeneratorWorker` (progress bar,
-Stop); the rows stream into two plots:
+The sweep is `core.lab.complexity.measure_costs`, run in a `gui.jobs.job.Job` (progress
+bar; Stop ends it at once, also inside a count, through the sweep's stop event and the
+job's cancel); the rows stream into two plots:
 
 - time per call (us): each method's compiled kernel (solid, with markers) and the public
   `forward_dynamics` call (dotted), the kernels' crossover marked;
@@ -32,7 +33,7 @@ from armdyn.core.lab.complexity import (CostRow, CostSweep, Crossover, crossover
                              measure_costs, seed_formula, write_costs_csv)
 
 from ..plots.plots_panel import adopt_menus, write_image
-from ..jobs.worker import GeneratorWorker
+from ..jobs.job import Job
 
 __all__ = ["ComplexityPanel", "REFRESH_MS", "FORMULA_CURVES"]
 
@@ -80,8 +81,8 @@ class ComplexityPanel(QWidget):
         super().__init__(parent)
         self.setObjectName("complexityPanel")
         self.sweep = CostSweep()
-        self._worker: GeneratorWorker | None = None
-        self._stop = threading.Event()
+        self._job: Job | None = None
+        self._stop = threading.Event()  # the running sweep's: stops it inside a count
         self._n_max_shown = 1
         self._dirty = False
         self._timer = QTimer(self)
@@ -197,7 +198,7 @@ class ComplexityPanel(QWidget):
     def start(self, n_values=None, budget_s: float | None = None) -> None:
         """Start a sweep (a running one is stopped first): n_values (ascending) or
         `default_n_values(n_max)`; budget_s: timing per call kind and n (s)."""
-        self._cancel_and_join()
+        self._cancel()
         if n_values is None:
             n_values = default_n_values(self.n_max.value())
         n_values = [int(n) for n in n_values]
@@ -208,46 +209,46 @@ class ComplexityPanel(QWidget):
         kwargs["stop"] = self._stop
         self.sweep = CostSweep()
         self._n_max_shown = max(n_values)
-        worker = GeneratorWorker(measure_costs, n_values, progress_of=lambda row: row.progress,
-                                 **kwargs)
-        worker.yielded.connect(self._on_row)
-        worker.progress.connect(lambda f: self.progress.setValue(round(1000 * f)))
-        worker.finished.connect(self._on_finished)
-        worker.aborted.connect(self._on_finished)
-        worker.errored.connect(self._on_errored)
-        worker.done.connect(self._on_done)
-        self._worker = worker
+        job = Job(measure_costs, n_values, progress_of=lambda row: row.progress,
+                  name="complexity sweep", **kwargs)
+        job.yielded.connect(self._on_row)
+        job.progress.connect(lambda f: self.progress.setValue(round(1000 * f)))
+        job.finished.connect(self._on_finished)
+        job.failed.connect(self._on_failed)
+        job.done.connect(self._on_done)
+        self._job = job
         self.progress.setValue(0)
         self.status.setText(f"Sweep n = {n_values[0]} .. {n_values[-1]}: timing"
                             + (" and counting\u2026" if kwargs["count"] else "\u2026"))
         self._draw_formulas()
         self._dirty = True
         self._timer.start()
-        worker.start()
+        job.start()
         self._update_buttons()
 
     def stop(self) -> None:
-        """Stop the sweep at its next row (or inside a count); the rows so far stay."""
-        if self._worker is not None:
+        """Stop the sweep now (its thread leaves a count at once, or ends at its next
+        row): the rows so far stay, ``sweep_done`` follows at once."""
+        if self._job is not None:
             self._stop.set()
-            self._worker.cancel()
-            self.status.setText("Stopping\u2026")
+            n = len(self.sweep.rows)
+            self.status.setText(f"Sweep stopped: {n} size{'s' * (n != 1)}.")
+            self._job.cancel()  # done() at once: _on_done ends the sweep
 
     def is_running(self) -> bool:
-        return self._worker is not None and self._worker.is_running()
+        return self._job is not None
 
-    def _cancel_and_join(self) -> None:
-        if self._worker is not None:
+    def _cancel(self) -> None:
+        """End a running sweep silently (a new sweep, the window closing)."""
+        job, self._job = self._job, None
+        if job is not None:
             self._stop.set()
-            self._worker.quit()
-            self._worker = None
+            job.cancel()
 
     def _current(self) -> bool:
-        return self._worker is not None and self.sender() is self._worker
+        return self._job is not None and self.sender() is self._job
 
     def _on_row(self, row: CostRow) -> None:
-        if not self._current():
-            return
         self.sweep.rows.append(row)
         self.status.setText(f"n = {row.n}: DeNOC {row.kernel_denoc * 1e6:.2f} \u00b5s, "
                             f"composite {row.kernel_composite * 1e6:.2f} \u00b5s per kernel call"
@@ -256,32 +257,25 @@ class ComplexityPanel(QWidget):
         self._dirty = True
 
     def _on_finished(self, _result) -> None:
-        if not self._current():
-            return
-        stopped = self._stop.is_set()
         n = len(self.sweep.rows)
-        self.status.setText(f"Sweep {'stopped' if stopped else 'finished'}: {n} "
-                            f"size{'s' * (n != 1)}.")
-        if not stopped:
-            self.progress.setValue(1000)
+        self.status.setText(f"Sweep finished: {n} size{'s' * (n != 1)}.")
+        self.progress.setValue(1000)
 
-    def _on_errored(self, message: str) -> None:
-        if self._current():
-            self.status.setText(f"Sweep failed: {message}")
+    def _on_failed(self, message: str, _error: BaseException) -> None:
+        self.status.setText(f"Sweep failed: {message}")
 
     def _on_done(self) -> None:
+        """The sweep ended (finished, failed or stopped): the plots' last refresh."""
         if not self._current():
-            return
-        worker = self._worker
-        worker.join()
-        self._worker = None
+            return  # a sweep cancelled silently
+        self._job = None
         self._timer.stop()
         self._refresh(force=True)
         self._update_buttons()
         self.sweep_done.emit(self.sweep)
 
     def _update_buttons(self) -> None:
-        running = self._worker is not None
+        running = self._job is not None
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         has = bool(self.sweep.rows)
@@ -405,6 +399,6 @@ class ComplexityPanel(QWidget):
             self.status.setText(f"Export failed: {err}")
 
     def shutdown(self) -> None:
-        """Stop the sweep and its thread, and the refresh timer."""
-        self._cancel_and_join()
+        """Cancel the sweep (its thread ends on its own) and stop the refresh timer."""
+        self._cancel()
         self._timer.stop()

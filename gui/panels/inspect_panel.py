@@ -452,6 +452,10 @@ class InspectPanel(QWidget):
         return box
 
     # ----- state ----------------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Show `session`'s model at its pose (`gui.model.session.Session`)."""
+        session.pose_changed.connect(lambda q: self.set_state(session.model, q))
+
     def set_state(self, robot: Robot | None, q, qd=None, qdd=None) -> None:
         """Show the quantities of `robot` at pose `q` ((n,), rad / m), after a 30 ms
         debounce; a hidden panel computes them when it is shown. qd, qdd ((n,), rad/s /
@@ -567,7 +571,7 @@ class InspectPanel(QWidget):
 
     def _show_loops(self, robot: Robot | Mechanism, q: np.ndarray) -> None:
         """The mechanism section: reduced mass matrix, conditioning, subsystems."""
-        loops = isinstance(robot, Mechanism) and bool(robot.loops)
+        loops = bool(robot.loops)
         self._loops_box.setVisible(loops)
         if not loops:
             return

@@ -2,9 +2,9 @@
 
 The teaching lab (`gui.panels.lab_panel.LabPanel`: walkthrough, DH lesson, inertia, power,
 complexity sweep) stays closed until View > Teaching Lab opens it (`gui.panels.lazy_dock`).
-Until its panel exists the dock only remembers what the panel will need: the window's
-last robot and pose, and the chunks of the current run (references to the run's own
-arrays) for the power tab.
+Until its panel exists the dock only remembers what the panel will need: the session's
+last model and pose, and the chunks of the current run (references to the run's own
+arrays) for the power tab. Both follow the window's session (gui/model/session.py).
 """
 from __future__ import annotations
 
@@ -26,12 +26,11 @@ class LabDock(LazyDock):
                          action_text="Teaching &Lab", shortcut="Ctrl+L",
                          status_tip="Recursion walkthrough, DH frames row by row, "
                                     "inertia in 3D")
-        window.robot_changed.connect(self._on_robot)
-        window.pose_changed.connect(self._on_pose)
-        run_panel = getattr(window, "run_panel", None)
-        if run_panel is not None:
-            run_panel.started.connect(self._on_run_started)
-            run_panel.chunk.connect(self._on_chunk)
+        session = window.session
+        session.model_changed.connect(self._on_robot)
+        session.pose_changed.connect(self._on_pose)
+        session.run_started.connect(self._on_run_started)
+        session.chunk.connect(self._on_chunk)
 
     @property
     def panel(self):
@@ -56,13 +55,12 @@ class LabDock(LazyDock):
         for chunk in self._run:
             panel.power.append(chunk)
         self._run = []
-        window.robot_changed.connect(panel.set_robot)
-        window.pose_changed.connect(panel.set_pose)
-        window.robot_changed.connect(panel.power.reset)
-        run_panel = getattr(window, "run_panel", None)
-        if run_panel is not None:
-            run_panel.started.connect(panel.power.reset)
-            run_panel.chunk.connect(panel.power.append)
+        session = window.session
+        session.model_changed.connect(panel.set_robot)
+        session.pose_changed.connect(panel.set_pose)
+        session.model_changed.connect(panel.power.reset)
+        session.run_started.connect(panel.power.reset)
+        session.chunk.connect(panel.power.append)
         return panel
 
     def _on_robot(self, robot) -> None:
@@ -84,5 +82,5 @@ class LabDock(LazyDock):
 
 def install_lab(window) -> LabDock:
     """Put a Lab dock into `window` (a `MainWindow`), tabbed with the Inspect or Results
-    dock and wired to the window's robot, pose and runs; the panel is built on first use."""
+    dock and wired to the session's model, pose and runs; the panel is built on first use."""
     return LabDock(window)

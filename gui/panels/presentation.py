@@ -18,7 +18,8 @@ saved: `QMainWindow.saveState` / `saveGeometry`, the window state (full screen o
 not), the font, the visible plots, the plots' font scale and the hidden bars.
 
 Nothing is computed here: the keys call the playback bar, the Run panel, the plots
-and the 3D view through their public methods.
+and the 3D view through their public methods; the bar follows the window's session
+(its model, its runs).
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from PySide6.QtGui import QAction, QFont, QKeyEvent, QKeySequence, QWindow
 from PySide6.QtWidgets import (QApplication, QDockWidget, QFrame, QHBoxLayout, QLabel,
                                QSizePolicy, QToolBar, QVBoxLayout, QWidget)
 
+from ..jobs.runs import RunOutcome, RunResult
 from ..plots.plots_panel import SPECS
 
 __all__ = ["Presentation", "install_presentation", "KEYS", "PRESENT_SCALE", "PLOT_SHARE",
@@ -175,17 +177,13 @@ class Presentation(QObject):
         self.help = _HelpOverlay(window)
 
         window.installEventFilter(self)  # close (leave first) and resize
-        window.robot_changed.connect(self._on_robot_changed)
-        if window.run_panel is not None:
-            panel = window.run_panel
-            panel.started.connect(lambda: self._set_run_state("computing\u2026"))
-            panel.chunk.connect(lambda part: self._set_run_state(
-                f"computing\u2026 {float(part.t[-1]):.2f} s"))
-            panel.finished.connect(lambda _traj: self._set_run_state("run done"))
-            panel.stopped.connect(lambda _partial: self._set_run_state("stopped"))
-            panel.failed.connect(lambda _message: self._set_run_state("run failed"))
-        if window.playback is not None:
-            window.playback.frame.connect(lambda _t, _q: self._update_bar())
+        session = window.session
+        session.model_changed.connect(self._on_robot_changed)
+        session.run_started.connect(lambda _spec: self._set_run_state("computing\u2026"))
+        session.chunk.connect(lambda part: self._set_run_state(
+            f"computing\u2026 {float(part.t[-1]):.2f} s"))
+        session.run_ended.connect(self._on_run_ended)
+        window.playback.frame.connect(lambda _t, _q: self._update_bar())
 
     # ----- state ----------------------------------------------------------------------
     def is_active(self) -> bool:
@@ -202,6 +200,12 @@ class Presentation(QObject):
     def toggle(self) -> None:
         self.set_active(not self.is_active())
 
+    def shutdown(self) -> None:
+        """The window is closing: leave the mode (restoring the window) and stop
+        watching its events."""
+        self.set_active(False)
+        self.window.removeEventFilter(self)
+
     def set_active(self, on: bool) -> None:
         """Enter (True) or leave (False) presentation mode."""
         if on and not self.is_active():
@@ -217,8 +221,7 @@ class Presentation(QObject):
     def _enter(self) -> None:
         w = self.window
         bars = [w.menuBar(), w.statusBar(), w.view_bar]
-        if w.playback is not None:
-            bars.append(w.playback)
+        bars.append(w.playback)
         self._saved = _Saved(
             state=w.saveState(), geometry=w.saveGeometry(), rect=w.geometry(),
             window_state=w.windowState(),
@@ -380,14 +383,12 @@ class Presentation(QObject):
         }
         commands.update({K.Key_1 + k: (lambda n=k + 1: self.show_plot_number(n))
                          for k in range(9)})
-        if playback is not None:
-            commands.update({
-                K.Key_Space: lambda: (playback.toggle(), self._update_bar()),
-                K.Key_Left: playback.step_back, K.Key_Right: playback.step_forward,
-                K.Key_Home: lambda: self._seek_end(False), K.Key_End: lambda: self._seek_end(True),
-            })
-        if panel is not None:
-            commands.update({K.Key_R: panel.run, K.Key_S: panel.stop})
+        commands.update({
+            K.Key_Space: lambda: (playback.toggle(), self._update_bar()),
+            K.Key_Left: playback.step_back, K.Key_Right: playback.step_forward,
+            K.Key_Home: lambda: self._seek_end(False), K.Key_End: lambda: self._seek_end(True),
+            K.Key_R: lambda: panel.run(), K.Key_S: panel.stop,
+        })
         return commands.get(key)
 
     # ----- events ---------------------------------------------------------------------
@@ -426,6 +427,12 @@ class Presentation(QObject):
         self._run_state = text
         self._update_bar()
 
+    _OUTCOME_STATES = {RunOutcome.FINISHED: "run done", RunOutcome.STOPPED: "stopped",
+                       RunOutcome.FAILED: "run failed"}
+
+    def _on_run_ended(self, result: RunResult) -> None:
+        self._set_run_state(self._OUTCOME_STATES[result.outcome])
+
     def _on_robot_changed(self, _robot) -> None:
         self._run_state = "no run yet"
         if self.is_active():  # the plots were rebuilt for the new model
@@ -438,10 +445,10 @@ class Presentation(QObject):
         w = self.window
         available = w.plots.available_plots()
         number = available.index(self._plot_key) + 1 if self._plot_key in available else 0
-        parts = [f"<b>{w.document.robot.name}</b>",
+        parts = [f"<b>{w.session.model.name}</b>",
                  f"{number}/{len(available)} {_TITLES.get(self._plot_key, '')}",
                  self._run_state]
-        traj = w.playback.trajectory() if w.playback is not None else None
+        traj = w.playback.trajectory()
         if traj is not None:
             mark = "\u25b6" if w.playback.is_playing() else "\u275a\u275a"
             parts.append(f"{mark} t = {w.playback.time():.2f} / {float(traj.t[-1]):.2f} s")

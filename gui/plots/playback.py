@@ -97,6 +97,18 @@ class PlaybackBar(QWidget):
         layout.addWidget(self._label)
 
     # ----- data -----------------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Replay the last run of `session` (`gui.model.session.Session`): cleared when
+        a run starts or the model changes, its samples when it ends."""
+        session.model_changed.connect(lambda _model: self.clear())
+        session.run_started.connect(lambda _spec: self.clear())
+        session.run_ended.connect(self._on_run_ended)
+
+    @Slot(object)
+    def _on_run_ended(self, result) -> None:
+        if len(result.trajectory):
+            self.set_trajectory(result.trajectory)
+
     def set_trajectory(self, traj: Trajectory | None) -> None:
         """Replay `traj` (paused at its start; emits that frame)."""
         self.pause()

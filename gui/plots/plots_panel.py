@@ -138,10 +138,6 @@ LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
 
 
-def _loops(robot: Robot | Mechanism | None) -> bool:
-    return isinstance(robot, Mechanism) and bool(robot.loops)
-
-
 class _ScrubViewBox(pg.ViewBox):
     """A ViewBox where a left click or left drag reports the time under the mouse."""
 
@@ -581,7 +577,7 @@ class _Plot:
         self.curves = []
         entries: list[_Entry] = []
         self.columns = None
-        if robot is None or (self.spec.key in LOOP_PLOTS and not _loops(robot)):
+        if robot is None or (self.spec.key in LOOP_PLOTS and not robot.loops):
             self.scale = np.ones(0)
         elif self.spec.field == "cut_forces":
             loop_names = [loop.name for loop in robot.loops]
@@ -609,7 +605,7 @@ class _Plot:
         else:
             revolute = robot.is_revolute
             shown = range(robot.n)
-            if self.spec.field == "tau" and _loops(robot):
+            if self.spec.field == "tau" and robot.loops:
                 shown = robot.actuated  # a mechanism's actuators; passive joints carry none
                 self.columns = np.array(shown, dtype=int)
             for i, name in enumerate(robot.link_names):
@@ -922,6 +918,27 @@ class PlotsPanel(QWidget):
             plot.legend.set_shown(shown)
 
     # ----- data -----------------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Follow `session` (`gui.model.session.Session`): its model; a run's chunks as
+        they stream in, on time axes fixed to its duration (issue #8); its samples when
+        it ends (the axes fit them)."""
+        session.model_changed.connect(self.set_robot)
+        session.run_started.connect(self._on_run_started)
+        session.chunk.connect(self.append)
+        session.run_ended.connect(self._on_run_ended)
+
+    @Slot(object)
+    def _on_run_started(self, spec) -> None:
+        self.clear()
+        self.set_run_duration(spec.duration)  # fixed time axes while the chunks stream in
+
+    @Slot(object)
+    def _on_run_ended(self, result) -> None:
+        if len(result.trajectory):
+            self.set_trajectory(result.trajectory)
+        else:
+            self.set_run_duration(None)
+
     def set_robot(self, robot: Robot | Mechanism | None) -> None:
         """Build one curve per joint (legend: robot.link_names); clears the data. The
         loop plots are offered (and shown) only for a mechanism with loops."""
@@ -933,7 +950,7 @@ class PlotsPanel(QWidget):
             plot.build(robot)
             plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale)
                                                 if prismatic else NO_RIGHT_AXIS_WIDTH)
-        loops = _loops(robot)
+        loops = robot is not None and bool(robot.loops)
         had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
         for key in LOOP_PLOTS:
             self._buttons[key].setVisible(loops)
@@ -948,12 +965,12 @@ class PlotsPanel(QWidget):
     @property
     def _plots(self) -> list[_Plot]:
         """The plots of the current model (the loop plots only with loops)."""
-        return [p for p in self._all_plots if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
+        loops = self._robot is not None and bool(self._robot.loops)
+        return [p for p in self._all_plots if loops or p.spec.key not in LOOP_PLOTS]
 
     def available_plots(self) -> list[str]:
         """The keys of the plots this model has (the loop plots need loops)."""
-        return [p.spec.key for p in self._all_plots
-                if _loops(self._robot) or p.spec.key not in LOOP_PLOTS]
+        return [p.spec.key for p in self._plots]
 
     def clear(self) -> None:
         """Remove all samples (the curves stay)."""

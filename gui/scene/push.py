@@ -2,7 +2,8 @@
 the grabbed point toward the mouse with a spring (as MuJoCo's viewer does).
 
 The physics is the core's (`core.sim.pull`): this module picks, maps the mouse to a target
-and draws. A Ctrl+press on a part of the arm (VTK's cell picker on the 3D view's
+and draws; the pull it moves is the Run panel's (`RunPanel.pull`, read by a live run;
+`RunPanel.is_live`), the runs it follows are the window's session's. A Ctrl+press on a part of the arm (VTK's cell picker on the 3D view's
 actors; each actor's part rides on a link frame, `gui.scene.arm_scene.part_link`) grabs that
 point of the link: `PointPull.grab` with the point in the link's own frame, the target
 at the point, and gains that hold the whole arm's weight at 10 cm of stretch,
@@ -48,9 +49,11 @@ class PushController(QObject):
     def __init__(self, window) -> None:
         super().__init__(window)
         self.window = window
+        self.session = window.session
         self.view = window.view3d
         self.run_panel = window.run_panel
         self.grabbed = 0
+        self._closed = False
         self._depth = 0.0  # display depth of the grabbed point (the drag's plane)
         self._target = np.zeros(3)
         self._picker = vtkCellPicker()
@@ -62,13 +65,11 @@ class PushController(QObject):
         self._frame_timer.timeout.connect(self._show_newest)
         self._build_line()
         self.view.plotter.installEventFilter(self)
-        rp = self.run_panel
-        rp.chunk.connect(self._on_chunk)
-        rp.started.connect(self._on_run_ended)
-        rp.finished.connect(self._on_run_ended)
-        rp.stopped.connect(self._on_run_ended)
-        if window.playback is not None:
-            window.playback.frame.connect(self._on_playback_frame)
+        session = self.session
+        session.chunk.connect(self._on_chunk)
+        session.run_started.connect(self._on_run_ended)  # a new run: no pull line yet
+        session.run_ended.connect(self._on_run_ended)
+        window.playback.frame.connect(self._on_playback_frame)
 
     # ----- the line -----------------------------------------------------------------
     def _build_line(self) -> None:
@@ -229,7 +230,7 @@ class PushController(QObject):
 
     def _on_playback_frame(self, t: float, _q) -> None:
         """Playback: the line where the recorded pull was active at the sample at t."""
-        traj = self.window.trajectory
+        traj = self.session.trajectory
         if self.grabbed or traj is None or traj.pull is None or not len(traj):
             return
         k = min(int(np.searchsorted(traj.t, t)), len(traj) - 1)
@@ -242,13 +243,18 @@ class PushController(QObject):
             self.show_pull(None, None)
 
     def shutdown(self) -> None:
+        """Let go of a grab, stop the frame timer, leave the 3D view's events alone
+        (before the 3D view is shut down; once)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.grabbed:
+            self.release()
         self._frame_timer.stop()
         self.view.plotter.removeEventFilter(self)
 
 
-def install_push(window) -> PushController | None:
+def install_push(window) -> PushController:
     """Push the arm in `window`'s 3D view during a live free fall (module docstring).
-    Returns the `PushController` (None without a Run panel)."""
-    if window.run_panel is None:
-        return None
+    Returns the `PushController`."""
     return PushController(window)

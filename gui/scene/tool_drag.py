@@ -4,9 +4,9 @@ least squares within the joint limits).
 
 View > Drag Tool (also on the 3D view's toolbar) shows the handle (a VTK sphere
 widget on the view's plotter). Each move of the handle is solved at the next
-event-loop turn (moves in one turn are merged: the newest wins) from the window's
-pose, and the result goes through `MainWindow.set_pose`, the path the pose sliders
-take, so the 3D view, the sliders, Inspect and the run's start follow. When the arm
+event-loop turn (moves in one turn are merged: the newest wins) from the session's
+pose, and the result goes through `Session.set_pose` (gui/model/session.py), the path
+the pose sliders take, so the 3D view, the sliders, Inspect and the run's start follow. When the arm
 cannot follow, the status bar says why: out of reach (how far short the tool stops),
 held by joint limits, or near a singularity (the smallest singular value of the
 position Jacobian). When the drag ends, the handle snaps back to the tool.
@@ -25,7 +25,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 
-from armdyn.core import Mechanism, forward_kinematics, solve_position
+from armdyn.core import forward_kinematics, solve_position
 from armdyn.core.algorithms.inverse_kinematics import wrap_revolute
 
 from .arm_scene import Sizes
@@ -45,10 +45,6 @@ LOOPS_TIP = ("Not for mechanisms with loops: their joints are tied by the loops 
 DRAG_TIP = "Drag the last link's frame in the 3D view; the joints follow (inverse kinematics)"
 
 
-def has_loops(robot) -> bool:
-    return isinstance(robot, Mechanism) and bool(robot.loops)
-
-
 class ToolDrag(QObject):
     """The drag-the-tool interaction of one `MainWindow`.
 
@@ -61,6 +57,7 @@ class ToolDrag(QObject):
     def __init__(self, window) -> None:
         super().__init__(window)
         self.window = window
+        self.session = window.session
         self.view = window.view3d
         self.widget = None
         self.last_result = None
@@ -88,17 +85,17 @@ class ToolDrag(QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._solve_pending)
 
-        window.robot_changed.connect(self.set_robot)
-        window.pose_changed.connect(self._on_pose_changed)
+        self.session.model_changed.connect(self.set_robot)
+        self.session.pose_changed.connect(self._on_pose_changed)
 
     # ----- robot and pose ---------------------------------------------------------
     @property
     def robot(self):
-        return self.window.document.robot
+        return self.session.model
 
     def tool_position(self) -> np.ndarray:
-        """(3,) the last link's frame origin at the window's pose, m."""
-        return forward_kinematics(self.robot, self.window.pose).end_effector[:3, 3].copy()
+        """(3,) the last link's frame origin at the session's pose, m."""
+        return forward_kinematics(self.robot, self.session.pose).end_effector[:3, 3].copy()
 
     def handle_position(self) -> np.ndarray | None:
         """(3,) the handle's centre, m, or None while the drag is off."""
@@ -108,7 +105,7 @@ class ToolDrag(QObject):
         """A new robot: the drag is offered for serial arms and trees only."""
         if self._closed:
             return
-        loops = has_loops(robot)
+        loops = bool(robot.loops)
         self.action.setEnabled(not loops)
         self.action.setToolTip(LOOPS_TIP if loops else DRAG_TIP)
         self.action.setStatusTip(LOOPS_TIP if loops else DRAG_TIP)
@@ -136,8 +133,8 @@ class ToolDrag(QObject):
         """Show (True) or remove the handle."""
         if self._closed:
             return
-        if on and self.widget is None and not has_loops(self.robot):
-            self.start_pose = self.window.pose.copy()
+        if on and self.widget is None and not self.robot.loops:
+            self.start_pose = self.session.pose.copy()
             self._add_widget()
         elif not on and self.widget is not None:
             self._remove_widget()
@@ -163,8 +160,7 @@ class ToolDrag(QObject):
         self.view.request_render()
 
     def _update_target_action(self) -> None:
-        run_panel = getattr(self.window, "run_panel", None)
-        self.target_action.setEnabled(self.widget is not None and run_panel is not None)
+        self.target_action.setEnabled(self.widget is not None)
 
     # ----- dragging ---------------------------------------------------------------
     def _on_drag_started(self, *_args) -> None:
@@ -194,16 +190,16 @@ class ToolDrag(QObject):
 
     def drag_to(self, point) -> object:
         """Move the tool towards `point` (3,), m, base frame: a few DLS steps from the
-        window's pose, joints within their limits, then the window's pose. Returns the
+        session's pose, joints within their limits, then the session's pose. Returns the
         `IKResult`; the status bar says when the arm cannot follow."""
         robot = self.robot
-        result = solve_position(robot, self.window.pose, np.asarray(point, dtype=float),
+        result = solve_position(robot, self.session.pose, np.asarray(point, dtype=float),
                                 max_iterations=DRAG_ITERATIONS)
         self.last_result = result
         self._moving_pose = True
         try:
             # unlimited revolute joints within +-180 deg: the sliders' and targets' range
-            self.window.set_pose(wrap_revolute(robot, result.q))
+            self.session.set_pose(wrap_revolute(robot, result.q))
         finally:
             self._moving_pose = False
         self._report(result)
@@ -234,17 +230,14 @@ class ToolDrag(QObject):
 
     # ----- target -----------------------------------------------------------------
     def use_as_target(self) -> bool:
-        """Copy the pose into the Run panel's targets; the arm goes back to the pose it
-        had before the drag (the run's start). False without a Run panel."""
-        run_panel = getattr(self.window, "run_panel", None)
-        if run_panel is None:
-            return False
-        target = self.window.pose.copy()
-        run_panel.set_target_pose(target)
+        """Copy the pose into the Run panel's targets (`RunPanel.set_target_pose`); the
+        arm goes back to the pose it had before the drag (the run's start)."""
+        target = self.session.pose.copy()
+        self.window.run_panel.set_target_pose(target)
         start = self.start_pose
         if start is not None and start.shape == target.shape and not np.array_equal(start,
                                                                                      target):
-            self.window.set_pose(start)  # a pose change of its own: the start stays
+            self.session.set_pose(start)  # a pose change of its own: the start stays
         self.window.statusBar().showMessage(
             "Inverse-dynamics target set to the dragged pose; the arm is back at the start",
             MESSAGE_MS)
@@ -262,7 +255,8 @@ class ToolDrag(QObject):
 
 def install_tool_drag(window) -> ToolDrag:
     """Add the drag-the-tool actions to `window` (a `MainWindow`): on the 3D view's
-    toolbar and in the View menu. Returns the `ToolDrag`."""
+    toolbar and in the View menu; it follows the window's session. Returns the
+    `ToolDrag`."""
     drag = ToolDrag(window)
     bar = window.view_bar
     bar.addSeparator()
@@ -275,5 +269,4 @@ def install_tool_drag(window) -> ToolDrag:
             menu.addAction(drag.action)
             menu.addAction(drag.target_action)
             break
-    drag.set_robot(window.document.robot)
     return drag

@@ -130,6 +130,15 @@ class ArmView(QWidget):
         self._still_timer.timeout.connect(self._render_still)
 
     # ----- content ----------------------------------------------------------------
+    def observe(self, session) -> None:
+        """Show `session`'s model at its pose (`gui.model.session.Session`)."""
+        session.model_changed.connect(lambda model: self.set_robot(model, session.pose))
+        session.pose_changed.connect(self._on_session_pose)
+
+    def _on_session_pose(self, q: np.ndarray) -> None:
+        if not np.array_equal(q, self.q):  # (a new model is shown at its pose already)
+            self.set_pose(q)
+
     def set_robot(self, robot: Robot | Mechanism, q: np.ndarray | None = None) -> None:
         """Show `robot` (a serial arm or a mechanism) at pose `q` (home if None).
         Rebuilds only what changed."""

@@ -4,6 +4,9 @@ Every test in tests/gui is checked for leaks after it ran (napari style): it
 fails if it leaves a QThread running, a window open, or any other new widget
 alive (with an active QTimer or not) outside the windows that were already
 open when it started (a module's shared window keeps its own new widgets).
+A job that is over (cancelled, or done) may still have its thread finishing a step or
+returning (the GUI never waits for it, `gui.jobs.job`): the check waits for those, at
+most ENDING_JOB_S, as the application's exit does; a job still running is a leak.
 Windows made with `make_window` are closed and deleted at teardown, so a test
 only has to clean up what it makes by hand.
 
@@ -27,10 +30,13 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 import armdyn.gui  # noqa: F401
+from armdyn.gui.jobs.job import running_jobs
 from gui_helpers import PUMA, flush_events
 
 #: Windows Qt keeps for itself (tooltips) are not leaks.
 _IGNORED = {"QTipLabel"}
+#: How long the thread of a job that is over may take to end after its test, s.
+ENDING_JOB_S = 5.0
 
 
 def _key(w: QWidget) -> int:
@@ -63,6 +69,10 @@ def no_leaks(qapp: QApplication) -> Iterator[None]:
     yield
     flush_events()
     problems = []
+    for job in running_jobs():
+        if not job.is_running() and not job.wait(ENDING_JOB_S):
+            problems.append(f"the thread of {job!r} did not end within {ENDING_JOB_S} s")
+    flush_events()
     threads = [t for t in _running_threads() if id(t) not in threads_before]
     if threads:
         problems.append(f"{len(threads)} QThread(s) still running: {threads}")

@@ -65,7 +65,9 @@ def test_playback_keeps_a_sliding_arm_in_view(window, qtbot):
     view.render_now()
     start = np.array(view.arm_bounds())
     assert in_view(view, start)
-    window.run_panel.finished.emit(sliding(window.document.robot, 10.0))
+    from armdyn.gui.jobs.runs import RunResult
+
+    window.session.end_run(RunResult(sliding(window.document.robot, 10.0)))  # a run's end
     flush_events()
     refits = []
     original = view._fit_bounds

@@ -11,6 +11,8 @@ from gui_helpers import PUMA, ROBOTS
 
 from armdyn.core import (Mechanism, cycloidal_trajectory, inverse_dynamics, load_mechanism, load_robot,
                   simulate)
+from armdyn.gui.jobs.comparison import comparison_chunks, comparison_specs
+from armdyn.gui.jobs.runs import FallMethod
 from armdyn.gui.panels.compare import (Change, ChangeField, ChangeOp, RunKind, apply_changes, damping_of)
 
 pytestmark = pytest.mark.gui
@@ -66,6 +68,45 @@ def test_apply_changes_to_a_mechanism_keeps_its_loops_closed():
     assert isinstance(b, Mechanism) and len(b.loops) == len(fourbar.loops)
     assert b.links[1].mass == pytest.approx(2 * fourbar.links[1].mass)
     assert np.allclose(b.q_home, fourbar.q_home, atol=1e-9)  # masses do not move the loop
+
+
+def test_the_two_specs_share_the_run_and_b_takes_its_damping_changes():
+    puma, planar = load_robot(PUMA), load_robot(ROBOTS / "two_link_planar.toml")
+    q0, target = puma.q_home + 0.1, puma.q_home + 0.3
+    changes = [Change(4, ChangeField.DAMPING, ChangeOp.SET, 0.7)]
+    heavy = apply_changes(puma, [Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0)])
+    a, b = comparison_specs(puma, heavy, RunKind.INVERSE, q0, target, 1.0, 0.02, 0.1,
+                            FallMethod.MULTIPLIERS, changes)
+    assert (a.model, b.model, a.kind, b.kind) == (puma, heavy, RunKind.INVERSE, RunKind.INVERSE)
+    for spec in (a, b):
+        np.testing.assert_array_equal(spec.q0, q0)
+        np.testing.assert_array_equal(spec.target, target)
+        assert (spec.duration, spec.dt) == (1.0, 0.02)
+    assert a.damping == 0.1 and np.array_equal(b.damping, [0.1] * 4 + [0.7, 0.1])
+    with pytest.raises(ValueError, match="joints"):  # inverse dynamics needs the same joints
+        comparison_specs(puma, planar, RunKind.INVERSE, q0, target, 1.0)
+    a, b = comparison_specs(puma, planar, RunKind.FREE_FALL, q0, target, 1.0)
+    np.testing.assert_array_equal(b.q0, planar.q_home)  # another model starts at home
+    np.testing.assert_array_equal(a.target, q0)  # a fall has no target of its own
+
+
+def test_the_comparison_marks_where_each_run_begins_without_a_fake_trajectory():
+    puma = load_robot(PUMA)
+    heavy = apply_changes(puma, [Change(FOREARM, ChangeField.MASS, ChangeOp.SCALE, 2.0)])
+    a, b = comparison_specs(puma, heavy, RunKind.INVERSE, puma.q_home, puma.q_home + 0.2, 0.3)
+    gen, values = comparison_chunks(a, b), []
+    while True:
+        try:
+            values.append(next(gen))
+        except StopIteration as stop:
+            whole_a, whole_b = stop.value
+            break
+    assert [side for side, part in values if part is None] == ["A", "B"]
+    assert values[0] == ("A", None)
+    parts = {side: [p for s, p in values if s == side and p is not None] for side in "AB"}
+    assert all(p.kind == "inverse-dynamics" for ps in parts.values() for p in ps)
+    np.testing.assert_array_equal(np.concatenate([p.t for p in parts["B"]]), whole_b.t)
+    assert len(whole_a) == len(whole_b) == 31
 
 
 # ----- the window ----------------------------------------------------------------------
@@ -144,12 +185,17 @@ def test_the_comparison_can_be_cancelled_promptly(make_window, qtbot):
     assert panel.compare()
     qtbot.wait(300)
     assert panel.is_running()
+    finished = []
+    panel.finished.connect(lambda: finished.append(True))
     start = time.perf_counter()
     panel.cancel()
     assert time.perf_counter() - start < 1.0
     assert not panel.is_running()
+    assert finished == [True]  # a stopped comparison has ended too
     a, _b = panel.result  # what was computed is shown
     assert 0 < a.t[-1] < 600.0
+    qtbot.wait(200)
+    assert finished == [True] and panel.result[0] is a  # nothing more from the stopped job
 
 
 def test_ghost_follows_playback_and_goes_when_the_dock_closes(make_window, qtbot):
@@ -211,23 +257,24 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
     boom = 2  # 0-based
     panel.set_quantity("q")
     panel.set_joint(None)
-    right = panel._right[panel.plot]
-    on_right = [c for c in panel._curves_a + panel._curves_b if c.getViewBox() is right]
+    plots = panel.plots
+    right = plots._right[plots.plot]
+    on_right = [c for c in plots._curves_a + plots._curves_b if c.getViewBox() is right]
     assert len(on_right) == 2  # A and B of the boom
     a = panel.result[0]
     assert np.allclose(on_right[0].getOriginalDataset()[1], a.q[:, boom])  # in m
-    assert panel.plot.getAxis("right").isVisible()
-    assert "(m)" in panel.plot.getAxis("right").labelText
-    assert "(\u00b0)" in panel.plot.getAxis("left").labelText
-    assert panel._right[panel.diff_plot] is panel._curves_d[boom].getViewBox()
+    assert plots.plot.getAxis("right").isVisible()
+    assert "(m)" in plots.plot.getAxis("right").labelText
+    assert "(\u00b0)" in plots.plot.getAxis("left").labelText
+    assert plots._right[plots.diff_plot] is plots._curves_d[boom].getViewBox()
     panel.set_joint(boom)
-    assert all(c.getViewBox() is panel.plot.vb for c in panel._curves_a + panel._curves_b)
-    assert not panel.plot.getAxis("right").isVisible()
-    assert "(m)" in panel.plot.getAxis("left").labelText
+    assert all(c.getViewBox() is plots.plot.vb for c in plots._curves_a + plots._curves_b)
+    assert not plots.plot.getAxis("right").isVisible()
+    assert "(m)" in plots.plot.getAxis("left").labelText
     # the Results plots' opaque grid, under the curves of both views
     from armdyn.gui.plots.plots_panel import GridAxis
-    for item in (panel.plot, panel.diff_plot):
+    for item in (plots.plot, plots.diff_plot):
         for name in ("left", "bottom", "right"):
             axis = item.getAxis(name)
             assert isinstance(axis, GridAxis)
-            assert axis.zValue() < min(item.vb.zValue(), panel._right[item].zValue())
+            assert axis.zValue() < min(item.vb.zValue(), plots._right[item].zValue())

@@ -161,7 +161,9 @@ def test_inspect_shows_w_and_h_of_the_sample_at_the_playback_time(make_window, q
     qd, qdd = np.column_stack([np.cos(t), 2 * t]), np.column_stack([-np.sin(t), 2 + 0 * t])
     zero = np.zeros_like(q)
     traj = Trajectory(t=t, q=q, qd=qd, qdd=qdd, tau=zero, energy=np.zeros((len(t), 3)))
-    window.run_panel.finished.emit(traj)
+    from armdyn.gui.jobs.runs import RunResult
+
+    window.session.end_run(RunResult(traj))  # as a run's end
     window.inspect_dock.raise_()
     panel = window.inspect
     window.playback.seek(0.61)  # the sample at 0.6 s

@@ -84,11 +84,31 @@ def test_complexity_sweep_stops(qtbot, make_window):
     assert "stopped" in panel.status.text()
 
 
+def test_a_sweep_is_cancelled_without_waiting_for_its_thread(qtbot, make_window):
+    """Shutting the panel down (or starting a new sweep) while the sweep counts a big
+    chain returns at once: the GUI never waits for the job's thread (gui/jobs/job.py)."""
+    import time
+
+    window, lab = _lab(qtbot, make_window, "Complexity")
+    panel = lab.complexity
+    panel.count_check.setChecked(True)
+    panel.count_max.setValue(600)
+    done = []
+    panel.sweep_done.connect(done.append)
+    panel.start([1, 2, 3, 300, 400], budget_s=0.004)  # counting n = 300 takes seconds
+    qtbot.waitUntil(lambda: len(panel.sweep.rows) >= 3, timeout=20000)
+    t0 = time.perf_counter()
+    panel.start([1, 2], budget_s=0.004)  # a newer request cancels the stale one
+    panel.shutdown()
+    assert time.perf_counter() - t0 < 0.1
+    assert not panel.is_running() and not done  # cancelled silently
+
+
 def test_power_tab_follows_a_damped_free_fall(qtbot, make_window):
     window, lab = _lab(qtbot, make_window, "Power")
     power = lab.power
     run = window.run_panel
-    run._damping.setValue(1.0)     # (the run panel has no public setter for it)
+    run.set_damping(1.0)
     with qtbot.waitSignal(run.finished, timeout=30000) as done:
         run.start_free_fall(1.0)
     traj = done.args[0]

@@ -101,7 +101,7 @@ def test_invalid_values_are_refused_marked_and_reported(window, qtbot):
     robot = window.document.robot
     matrices = {k: a.user_matrix.copy() for k, a in window.view3d.actors.items()}
     poses = []
-    window.pose_changed.connect(poses.append)
+    window.session.pose_changed.connect(poses.append)
     window.editor.inertia_model.setData(inertia_cell(window, 1, "mass"), "-1")
     window.editor.inertia_model.setData(inertia_cell(window, 2, "ixx"), "abc")
     assert window.document.robot is robot
@@ -198,7 +198,7 @@ def test_a_broken_file_is_reported_and_the_robot_kept(window, tmp_path, no_dialo
 
 def test_pose_sliders_move_the_arm_and_announce_the_pose(window):
     poses = []
-    window.pose_changed.connect(poses.append)
+    window.session.pose_changed.connect(poses.append)
     slider, spin = window.pose_panel.joint_widgets(1)
     spin.setValue(30.0)
     assert poses and poses[-1][1] == pytest.approx(np.radians(30.0))

@@ -218,7 +218,7 @@ def test_long_joint_lists_make_only_the_rows_in_sight(qtbot):
     flush_events()
     assert time.perf_counter() - start < 5.0  # it took over 25 s with a row per joint
     assert 3 <= len(pose.joints.bound_rows()) < 40
-    assert 3 <= len(run._targets.bound_rows()) < 40
+    assert 3 <= len(run.targets._targets.bound_rows()) < 40
     slider, spin = pose.joint_widgets(700)  # scrolled into sight
     assert slider.isVisible() and slider.objectName() == "poseSlider701"
     with qtbot.waitSignal(pose.pose_edited) as edited:

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from armdyn.core import inverse_dynamics
+from armdyn.core import SimulationError, inverse_dynamics, simulate
 from armdyn.core.io.robot_file import load_robot
 from armdyn.core.sim.simulation import simulation_warnings, stop_report
 from armdyn.core.sim.trajectory import Trajectory
 from armdyn.gui.export import CSV_HEADER_LINES, export_trajectory_csv
+from armdyn.gui.jobs.runs import RunKind, RunSpec
 from armdyn.gui.panels.run_panel import RunPanel
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"
@@ -125,6 +126,33 @@ def test_pause_holds_the_stream_and_resume_continues(qtbot, panel, puma):
         panel.stop()
 
 
+class _FailsLate(RunSpec):
+    """A run whose generator yields one chunk, then fails inside a long step (whatever
+    the core's generators would say after a Stop)."""
+
+    def chunks(self):
+        first = simulate(self.model, 0.05)
+        yield first
+        time.sleep(0.3)
+        raise SimulationError("blew up after the stop", time=0.05, result=first)
+
+
+def test_nothing_is_heard_of_a_run_after_its_stop(qtbot, panel, puma):
+    """Stop during a long step: one stopped(partial) at once; the error the step raises
+    later reaches nobody (no failed(), no second stopped())."""
+    panel.set_robot(puma)
+    rec = Recorder(panel)
+    panel.run(_FailsLate(puma, RunKind.FREE_FALL, puma.q_home, 1.0))
+    qtbot.waitUntil(lambda: len(rec.chunks) == 1, timeout=20000)
+    t0 = time.perf_counter()
+    panel.stop()
+    assert time.perf_counter() - t0 < 0.05 and not panel.is_running()
+    qtbot.wait(600)  # the step ends and raises meanwhile
+    assert len(rec.stopped) == 1 and not rec.failed and not rec.finished
+    np.testing.assert_array_equal(rec.stopped[0][1].t, rec.chunks[0].t)
+    assert "stopped at" in panel.status_text()
+
+
 def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
     panel.set_robot(puma)
     before = panel.target_pose()
@@ -133,7 +161,7 @@ def test_targets_follow_the_pose_until_edited(qtbot, panel, puma):
     panel.set_target_pose(np.zeros(6))
     panel.set_pose(puma.q_home + 0.5)
     np.testing.assert_allclose(panel.target_pose(), 0.0, atol=1e-4)
-    panel._copy.click()
+    panel.targets._copy.click()
     np.testing.assert_allclose(panel.target_pose(), puma.q_home + 0.5, atol=1e-4)
 
 
@@ -206,15 +234,15 @@ def test_the_stops_checkbox_follows_the_models_limits(qtbot, panel, puma, scara)
         panel.set_robot(model)
         limited = bool(np.isfinite(model.joint_limits).any())
         assert limited == (model is scara)  # the files as this test assumes them
-        assert panel._stops.isChecked() == limited
-        assert panel._stops.isEnabled() == limited
+        assert panel.free_fall._stops.isChecked() == limited
+        assert panel.free_fall._stops.isEnabled() == limited
         assert (panel.stops() is not False) == limited
-        assert ("no joint limits" in panel._stops.toolTip()) == (not limited)
+        assert ("no joint limits" in panel.free_fall._stops.toolTip()) == (not limited)
     panel.set_stops(False)  # the user's choice stays over an edit of the same joints
     heavier = scara.with_links([replace(scara.links[0], mass=12.0), *scara.links[1:]])
     panel.set_robot(heavier)
-    assert not panel._stops.isChecked() and panel.stops() is False
-    assert not panel._stop_frequency.isEnabled()
+    assert not panel.free_fall._stops.isChecked() and panel.stops() is False
+    assert not panel.free_fall._stop_frequency.isEnabled()
 
 
 def test_without_stops_the_scara_quill_falls_past_its_limit(qtbot, panel, scara):
@@ -233,7 +261,7 @@ def test_without_stops_the_scara_quill_falls_past_its_limit(qtbot, panel, scara)
 
 def test_with_stops_the_quill_stays_within_the_stops_penetration(qtbot, panel, scara):
     panel.set_robot(scara)
-    assert panel._stops.isChecked()  # the default
+    assert panel.free_fall._stops.isChecked()  # the default
     panel._dt.setValue(0.001)  # samples every ms: a contact lasts about 10 ms
     traj = run_free_fall(qtbot, panel, 0.5)
     limit = scara.joint_limits[QUILL, 1]

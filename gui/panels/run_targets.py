@@ -1,0 +1,270 @@
+"""The Run panel's inverse-dynamics page: the target pose of every joint and the duration.
+
+Each joint's target is a row of a `JointList` (only the rows in sight exist; a filter
+for long lists): its name, its current value and its target in a spin box (deg / m).
+The targets follow the pose (current + a visible offset, within the limits) until the
+user types one; typed targets are kept over an edit of the robot's tables that keeps
+its joints. A mechanism with loops has targets for its actuated joints only; the
+others follow the loops ("follows"), and its default target is a pose where the loops
+still close (`core.algorithms.mechanism_pose.follow_independent`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
+                               QSizePolicy, QVBoxLayout, QWidget)
+
+from armdyn.core import LoopClosureError, Mechanism, Robot, SingularConfigurationError
+from armdyn.core.algorithms.mechanism_pose import follow_independent
+
+from ..editors.pose_panel import JointList
+from ..look.colors import joint_color
+
+__all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
+
+#: Default target offsets from the current pose, cycled over the joints: visible,
+#: modest, and different per joint so that the plotted curves do not overlap.
+TARGET_OFFSETS_DEG = (30.0, -20.0, 45.0, -30.0, 60.0, -45.0)
+TARGET_OFFSET_M = 0.1
+#: Spin-box range for joints without limits (deg, m).
+FREE_RANGE_DEG = 1080.0
+FREE_RANGE_M = 10.0
+
+
+def driven_by_targets(model: Robot | Mechanism) -> tuple[int, ...]:
+    """The joints an inverse-dynamics run moves along the cycloid: a mechanism's actuated
+    joints (the others follow the loops), else every joint."""
+    return tuple(model.actuated) if model.loops else tuple(range(model.n))
+
+
+def seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
+                ) -> QDoubleSpinBox:
+    """A spin box of seconds."""
+    box = QDoubleSpinBox()
+    box.setRange(lo, hi)
+    box.setDecimals(decimals)
+    box.setSingleStep(step)
+    box.setValue(value)
+    box.setSuffix(" s")
+    return box
+
+
+def caption(text: str) -> QLabel:
+    """A page's explanation, wrapped, in grey."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #444;")
+    return label
+
+
+class _TargetRow(QWidget):
+    """One row of the target list: joint, its current value, its target (a spin box)."""
+
+    def __init__(self, page: "TargetsPage") -> None:
+        super().__init__()
+        self.page = page
+        self.index = -1
+        self.label = QLabel()
+        # a long joint name is clipped (its tooltip has it) rather than the Run dock
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.current = QLabel()
+        self.current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        # widths for the usual values (-180.00 deg, -1.0000 m): a narrow Run dock leaves the
+        # joint's name the rest (larger values still show, a little clipped)
+        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-000.00 \u00b0"))
+        self.box = QDoubleSpinBox()
+        self.box.setFixedWidth(self.fontMetrics().horizontalAdvance("-00.0000 m") + 30)
+        self.box.valueChanged.connect(lambda v: page._on_target_edited(self.index, v))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.label, 1)
+        row.addWidget(self.current)
+        row.addWidget(self.box)
+
+    def bind(self, i: int) -> None:
+        """Show joint i's name, current value and target (no edit signal)."""
+        page = self.page
+        self.index = -1  # no edit while the box is set up
+        revolute = bool(page._revolute[i])
+        name = page._names[i]
+        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
+        self.label.setToolTip(f"{i + 1} {name}")
+        current = page._display(page._pose)[i]
+        self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
+        box, value = self.box, page._target_shown[i]
+        box.setSuffix(" \u00b0" if revolute else " m")
+        box.setDecimals(2 if revolute else 4)
+        box.setSingleStep(5.0 if revolute else 0.01)
+        lo, hi = page._ranges[i]
+        if np.isnan(value):  # follows the loops: no target of its own
+            box.setEnabled(False)
+            box.setToolTip("A passive joint: it follows the loops")
+            box.setSpecialValueText("follows")
+            box.setRange(lo - 1.0, hi)
+            box.setValue(lo - 1.0)
+        else:
+            box.setEnabled(True)
+            box.setToolTip("")
+            box.setSpecialValueText("")
+            box.setRange(lo, hi)
+            box.setValue(float(value))
+        self.index = i
+
+
+class TargetsPage(QWidget):
+    """The inverse-dynamics page: targets (`target_pose`), duration (`seconds`)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._robot: Robot | Mechanism | None = None
+        self._revolute = np.zeros(0, dtype=bool)  # of the robot's joints (n,)
+        self._names: list[str] = []  # of the robot's joints
+        self._pose = np.zeros(0)
+        self._targets_edited = False
+        self._setting_targets = False
+        #: target of every joint as shown (deg / m); NaN: a passive joint (follows)
+        self._target_shown = np.zeros(0)
+        self._ranges = np.zeros((0, 2))  # spin-box range of every joint, shown units
+
+        v = QVBoxLayout(self)
+        v.addWidget(caption("Joint torques / forces needed to move the arm along a cycloidal "
+                            "rest-to-rest motion from the current pose to the target pose "
+                            "(inverse dynamics)."))
+        header = QHBoxLayout()
+        for text, stretch in (("Joint", 1), ("Current", 0), ("Target", 0)):
+            header.addWidget(QLabel(f"<b>{text}</b>"), stretch)
+        v.addLayout(header)
+        self._targets = JointList(lambda: _TargetRow(self))
+        v.addWidget(self._targets, 1)
+        self._copy = QPushButton("Copy current pose to target")
+        self._copy.clicked.connect(self._copy_current)
+        v.addWidget(self._copy)
+        form = QFormLayout()
+        self._seconds = seconds_box(2.0, 0.05, 600.0)
+        form.addRow("Duration T:", self._seconds)
+        v.addLayout(form)
+
+    # ----- duration -------------------------------------------------------------------
+    def seconds(self) -> float:
+        """The motion's duration T, s."""
+        return self._seconds.value()
+
+    def set_seconds(self, seconds: float) -> None:
+        self._seconds.setValue(seconds)
+
+    # ----- model and pose -------------------------------------------------------------
+    def set_robot(self, robot: Robot | Mechanism | None, same_joints: bool) -> None:
+        """Targets of `robot` from its home pose. Targets the user typed are kept when
+        `same_joints` (their number and types did not change), else reset."""
+        kept = self.target_pose() if self._targets_edited else None
+        self._robot = robot
+        # read once per robot: a pose change rebinds the rows in sight (a slider drag)
+        self._revolute = robot.is_revolute if robot is not None else np.zeros(0, dtype=bool)
+        self._names = robot.link_names if robot is not None else []
+        self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
+        self._rebuild_targets()
+        self._targets.refresh()
+        if kept is not None and same_joints:
+            self._show_targets(kept)
+        else:
+            self._targets_edited = False
+            self._set_default_targets()
+
+    def set_pose(self, q: np.ndarray) -> None:
+        """The current pose (n,), rad / m: the motion's start."""
+        self._pose = q.copy()
+        self._targets.refresh()
+        if not self._targets_edited:
+            self._set_default_targets()
+
+    def target_pose(self) -> np.ndarray:
+        """Target pose of the motion, shape (n,), rad / m. For a mechanism with loops
+        only the actuated joints' values count (the others are the current pose's)."""
+        if self._robot is None:
+            return np.zeros(0)
+        shown = np.nan_to_num(self._target_shown)
+        target = np.where(self._revolute, np.radians(shown), shown)
+        driven = list(driven_by_targets(self._robot))
+        out = self._pose.copy()
+        out[driven] = target[driven]
+        return out
+
+    def set_target_pose(self, q) -> None:
+        """Set the target pose, shape (n,), rad / m (counts as a user edit)."""
+        self._show_targets(np.asarray(q, dtype=float))
+        self._targets_edited = True
+
+    # ----- internals ------------------------------------------------------------------
+    def _rebuild_targets(self) -> None:
+        """Ranges and passive joints of the robot's targets; the list's rows follow."""
+        if self._robot is None:
+            self._ranges = np.zeros((0, 2))
+            self._target_shown = np.zeros(0)
+            self._targets.set_joints([])
+            return
+        lo, hi = self._robot.joint_limits.T
+        free = np.where(self._revolute, FREE_RANGE_DEG, FREE_RANGE_M)
+        self._ranges = np.column_stack([
+            np.where(np.isfinite(lo), self._display(np.where(np.isfinite(lo), lo, 0.0)), -free),
+            np.where(np.isfinite(hi), self._display(np.where(np.isfinite(hi), hi, 0.0)), free)])
+        driven = driven_by_targets(self._robot)
+        self._target_shown = np.array([0.0 if i in driven else np.nan
+                                       for i in range(self._robot.n)])
+        self._targets.set_joints(self._robot.link_names)
+
+    def _display(self, q: np.ndarray) -> np.ndarray:
+        return np.where(self._revolute, np.degrees(q), q)
+
+    def _show_targets(self, q: np.ndarray) -> None:
+        """Targets q (n,), rad / m (passive joints keep following), clipped to the boxes'
+        ranges and rounded as the boxes show them."""
+        passive = np.isnan(self._target_shown)
+        decimals = np.where(self._revolute, 2, 4)
+        shown = np.clip(self._display(q), self._ranges[:, 0], self._ranges[:, 1])
+        shown = np.array([round(float(v), int(d)) for v, d in zip(shown, decimals)])
+        self._target_shown = np.where(passive, np.nan, shown)
+        self._setting_targets = True
+        try:
+            self._targets.refresh()
+        finally:
+            self._setting_targets = False
+
+    def _set_default_targets(self) -> None:
+        """Target = current pose + a visible offset, kept inside the joint limits."""
+        if self._robot is None:
+            return
+        n = self._robot.n
+        degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
+        offset = np.where(self._revolute, np.radians(degrees), TARGET_OFFSET_M)
+        lo, hi = self._robot.joint_limits.T
+        if self._robot.loops:
+            self._show_targets(self._reachable_target(offset))
+            return
+        ahead = self._pose + offset
+        target = np.where((ahead >= lo) & (ahead <= hi), ahead, self._pose - offset)
+        self._show_targets(np.clip(target, lo, hi))
+
+    def _reachable_target(self, offset: np.ndarray) -> np.ndarray:
+        """A mechanism's default target: its actuated joints moved by the offsets (or
+        back, or by smaller steps) to a pose where the loops still close (checked by
+        core's assembly along the way), else the current pose."""
+        driven = list(driven_by_targets(self._robot))
+        for scale in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25):
+            target = self._pose.copy()
+            target[driven] += scale * offset[driven]
+            try:
+                return follow_independent(self._robot, self._pose, target)
+            except (LoopClosureError, SingularConfigurationError):
+                continue
+        return self._pose.copy()
+
+    def _on_target_edited(self, i: int, value: float) -> None:
+        """The user typed a target for joint i (0-based), shown units."""
+        if not self._setting_targets and i >= 0:
+            self._target_shown[i] = value
+            self._targets_edited = True
+
+    @Slot()
+    def _copy_current(self) -> None:
+        self.set_target_pose(self._pose)
