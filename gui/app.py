@@ -202,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from armdyn.core import RobotFileError
 
-    from .model.files import load_model
+    from armdyn.core.io.model_files import load_model
 
     if args.robot is None and DEFAULT_ROBOT.exists():
         args.robot = DEFAULT_ROBOT  # something to look at on the first start

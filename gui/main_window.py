@@ -402,7 +402,7 @@ class MainWindow(QMainWindow):
     def _summary(robot: Robot | Mechanism) -> str:
         """Status-bar summary: links and mass; a mechanism adds chains, loops and DOF."""
         text = f"{robot.n} links \u00b7 {robot.total_mass:.3g} kg"
-        if isinstance(robot, Mechanism):
+        if not robot.is_serial_arm:
             chains, loops = len(robot.chains), len(robot.loops)
             text = (f"{chains} chain{'s' * (chains != 1)} \u00b7 {loops} "
                     f"loop{'s' * (loops != 1)} \u00b7 {robot.dof} DOF \u00b7 " + text)

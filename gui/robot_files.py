@@ -2,7 +2,7 @@
 
 Edits are never lost silently: anything that would drop unsaved edits asks
 Save / Discard / Cancel first (`maybe_save`). Files are read and written by
-`gui.model.files` (robot and mechanism files, and URDF by the ``.urdf`` suffix;
+`core.io.model_files` (robot and mechanism files, and URDF by the ``.urdf`` suffix;
 writing is atomic); core's messages, which name the file, the joint or link and
 the field, are shown as they are. What a file could not hold or give (the
 model's ``warnings`` on opening, a save's warnings) is shown in a warning box
@@ -26,7 +26,7 @@ from .model.bundled import ROBOTS_DIR, is_bundled
 from .model.document import RobotDocument
 from .model.draft import new_robot
 from .error_report import show_error, show_warnings
-from .model.files import is_urdf, load_model, save_model
+from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
 
 __all__ = ["RobotFiles", "ROBOT_FILTER", "SAVE_FILTER", "TOML_FILTER", "URDF_FILTER", "filter_suffix"]

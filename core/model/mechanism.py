@@ -72,6 +72,18 @@ class Mechanism(Described):
         """Every link in joint order."""
         return tuple(link for chain in self.chains for link in chain.links)
 
+    def with_links(self, links, **changes) -> "Mechanism":
+        """A new mechanism with other links in joint order, each chain keeping its length
+        (and other `changes` of its fields), validated and its loops closed again."""
+        links = tuple(links)
+        if len(links) != self.n:
+            raise MechanismError(f"{len(links)} links given for {self.n} joints", field="link")
+        chains, k = [], 0
+        for chain in self.chains:
+            chains.append(replace(chain, links=links[k:k + len(chain.links)]))
+            k += len(chain.links)
+        return replace(self, chains=tuple(chains), **changes)
+
     def chain_of(self, joint: int) -> tuple[int, int]:
         """(chain index, link index in that chain) of a 0-based joint."""
         for c, chain in enumerate(self.chains):

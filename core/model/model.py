@@ -141,6 +141,13 @@ class Model:
         """kg."""
         return float(sum(link.mass for link in self.links))
 
+    @property
+    def is_serial_arm(self) -> bool:
+        """One chain on the base, in the base frame, and no loops: a serial arm (what a
+        robot file describes; a window draws it on a pedestal, with its tool)."""
+        return (len(self.chains) == 1 and not self.loops and self.chains[0].parent is None
+                and self.chains[0].base.is_identity)
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -211,6 +218,10 @@ class Described:
     @property
     def loops(self) -> tuple[Loop, ...]:
         return self.model.loops
+
+    @property
+    def is_serial_arm(self) -> bool:
+        return self.model.is_serial_arm
 
     def joint_index(self, name: str) -> int:
         return self.model.joint_index(name)

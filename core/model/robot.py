@@ -58,9 +58,10 @@ class Robot(Described):
         """The links' names; "link i" where a link has none."""
         return [link.name or f"link {i + 1}" for i, link in enumerate(self.links)]
 
-    def with_links(self, links) -> "Robot":
-        """A new robot with other links (validated)."""
-        return replace(self, links=tuple(links))
+    def with_links(self, links, **changes) -> "Robot":
+        """A new robot with other links in joint order (and other `changes` of its
+        fields), validated."""
+        return replace(self, links=tuple(links), **changes)
 
     def __hash__(self) -> int:  # tuples of floats: cheap and stable
         return hash((self.name, self.links, self.gravity))

@@ -206,7 +206,7 @@ class RobotEditor(QWidget):
         """Make link `row` current in both tables (keeping the current column); for a
         mechanism whose selector shows another chain, show the row's chain."""
         draft = self.document.draft
-        if isinstance(draft, MechanismDraft) and 0 <= row < draft.n and self._chain is not None:
+        if draft.edits_chains and 0 <= row < draft.n and self._chain is not None:
             chain = draft.chain_index_of_row(row)
             if chain != self._chain:
                 self.show_chain(chain)
@@ -219,7 +219,7 @@ class RobotEditor(QWidget):
     def show_chain(self, chain: int | None) -> None:
         """Show chain number `chain` in the link tables (None: every chain)."""
         draft = self.document.draft
-        if not isinstance(draft, MechanismDraft):
+        if not draft.edits_chains:
             return
         if chain is not None and not 0 <= chain < len(draft.chains):
             chain = 0
@@ -264,7 +264,7 @@ class RobotEditor(QWidget):
     def _error_cell(self, message: str) -> tuple[QWidget, int, str] | None:
         """(page, row, key) of the first cell marked with `message`, or None."""
         draft = self.document.draft
-        if not message or not isinstance(draft, MechanismDraft):
+        if not message or not draft.edits_chains:
             return None
         for row, key in sorted(k for k, v in draft.errors.items() if v == message and k[0] >= 0):
             sheet = draft.sheet_of(key)
@@ -283,7 +283,7 @@ class RobotEditor(QWidget):
         chain) and make it current."""
         draft = self.document.draft
         chain = None
-        if isinstance(draft, MechanismDraft):
+        if draft.edits_chains:
             row = self.current_row()
             chain = (self._chain if self._chain is not None
                      else draft.chain_index_of_row(row) if row is not None
@@ -312,7 +312,7 @@ class RobotEditor(QWidget):
         """`row` or, if it is not shown, the closest row shown before it."""
         draft = self.document.draft
         row = min(row, draft.n - 1)
-        if isinstance(draft, MechanismDraft) and self._chain is not None:
+        if draft.edits_chains and self._chain is not None:
             rows = draft.chain_rows(self._chain)
             if row not in rows:
                 row = rows[-1]
@@ -348,7 +348,7 @@ class RobotEditor(QWidget):
 
     def _on_chain_chosen(self, item: int) -> None:
         draft = self.document.draft
-        if isinstance(draft, MechanismDraft):
+        if draft.edits_chains:
             self.show_chain(item if item < len(draft.chains) else None)
 
     def _on_chain_row_changed(self, current, _previous=None) -> None:
@@ -359,19 +359,19 @@ class RobotEditor(QWidget):
 
     def _apply_chain_filter(self) -> None:
         draft = self.document.draft
-        if isinstance(draft, MechanismDraft) and self._chain is not None:
+        if draft.edits_chains and self._chain is not None:
             self._chain = min(self._chain, len(draft.chains) - 1)  # a chain was removed
         shown = (set(draft.chain_rows(self._chain))
-                 if isinstance(draft, MechanismDraft) and self._chain is not None else None)
+                 if draft.edits_chains and self._chain is not None else None)
         for view in self.link_views:
             for row in range(draft.n):
                 view.setRowHidden(row, shown is not None and row not in shown)
-        self.dh_model.set_chain_starts(isinstance(draft, MechanismDraft) and shown is None)
+        self.dh_model.set_chain_starts(draft.edits_chains and shown is None)
         self._fill_chain_combo()
 
     def _fill_chain_combo(self) -> None:
         draft = self.document.draft
-        if not isinstance(draft, MechanismDraft):
+        if not draft.edits_chains:
             return
         names = [draft.chain_name(c) or f"chain {c + 1}" for c in range(len(draft.chains))]
         combo = self.chain_combo
@@ -397,7 +397,7 @@ class RobotEditor(QWidget):
 
     def _on_sheet_changed(self, sheet: str) -> None:
         draft = self.document.draft
-        if sheet == "chains" and isinstance(draft, MechanismDraft):
+        if sheet == "chains" and draft.edits_chains:
             self._apply_chain_filter()
         if sheet in ("chains", "loops"):
             self.show_model_error(self.document.model_error)
@@ -421,7 +421,7 @@ class RobotEditor(QWidget):
         draft = self.document.draft
         on_links = self.tabs.currentWidget() in self.link_views
         row = self.current_row() if on_links else None
-        mechanism = isinstance(draft, MechanismDraft)
+        mechanism = draft.edits_chains
         self.add_action.setEnabled(on_links)
         self.add_action.setToolTip("Append a link at the end of the chain shown" if mechanism
                                    else "Append a link at the end of the arm (after the last row)")

@@ -157,7 +157,7 @@ class AssemblyForm(QGroupBox):
 
     def _draft(self) -> MechanismDraft | None:
         draft = self.document.draft
-        return draft if isinstance(draft, MechanismDraft) else None
+        return draft if draft.edits_chains else None
 
     def _on_sheet_changed(self, sheet: str) -> None:
         if sheet == "assembly":

@@ -222,7 +222,7 @@ class RobotTableModel(DraftTableModel):
         if not 0 <= section < self.rowCount():
             return None
         draft = self._doc.draft
-        mechanism = isinstance(draft, MechanismDraft)
+        mechanism = draft.edits_chains
         number = draft.link_number(section)
         if role == Qt.ItemDataRole.DisplayRole:
             if self._names_in_header:
@@ -272,13 +272,13 @@ class StructureTableModel(DraftTableModel):
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         draft = self._doc.draft
-        if parent.isValid() or not isinstance(draft, MechanismDraft):
+        if parent.isValid() or not draft.edits_chains:
             return 0
         return draft.row_count(self.sheet)
 
     def choices(self, index: _Index) -> list[str]:
         draft = self._doc.draft
-        assert isinstance(draft, MechanismDraft)
+        assert draft.edits_chains
         key = self.key(index.column())
         names = draft.link_names()
         if key == "parent":  # a link of another chain, or the base
@@ -295,7 +295,7 @@ class StructureTableModel(DraftTableModel):
         if not 0 <= section < self.rowCount():
             return None
         draft = self._doc.draft
-        assert isinstance(draft, MechanismDraft)
+        assert draft.edits_chains
         if self.sheet != "chains":
             if role == Qt.ItemDataRole.DisplayRole:
                 return str(section + 1)

@@ -114,13 +114,7 @@ def apply_changes(model: Robot | Mechanism, changes: Sequence[Change]) -> Robot 
                              f"{len(links)})")
         links[change.link] = _changed_link(links[change.link], change)
     name = f"{model.name}, {describe_changes(changes, model.link_names)}"
-    if isinstance(model, Mechanism):
-        chains, k = [], 0
-        for chain in model.chains:
-            chains.append(replace(chain, links=tuple(links[k:k + len(chain.links)])))
-            k += len(chain.links)
-        return replace(model, name=name, chains=tuple(chains), warnings=())
-    return replace(model, name=name, links=tuple(links), warnings=())
+    return model.with_links(links, name=name, warnings=())
 
 
 def describe_changes(changes: Sequence[Change], names: Sequence[str]) -> str:

@@ -74,12 +74,12 @@ class RobotDocument(QObject):
     @property
     def is_mechanism(self) -> bool:
         """True when the document holds a mechanism (chains and loops), not a serial arm."""
-        return isinstance(self.draft.robot, Mechanism)
+        return self.draft.edits_chains
 
     @property
     def mechanism_draft(self) -> MechanismDraft:
         """The draft of a mechanism (AssertionError for a serial robot's)."""
-        assert isinstance(self.draft, MechanismDraft)
+        assert self.draft.edits_chains
         return self.draft
 
     @property
@@ -165,7 +165,7 @@ class RobotDocument(QObject):
     def _row_label(self, row: int, key: str) -> str:
         """How an undo text names the row of a cell: the link, chain or loop name."""
         draft = self.draft
-        if not isinstance(draft, MechanismDraft) or draft.sheet_of(key) == "links":
+        if not draft.edits_chains or draft.sheet_of(key) == "links":
             return draft.link_name(row)
         sheet = draft.sheet_of(key)
         if sheet == "assembly":
@@ -177,7 +177,7 @@ class RobotDocument(QObject):
         """Insert a new link before `row` (None: append at the end, or at the end of
         chain number `chain` of a mechanism). Returns the new link's row."""
         draft = self.draft
-        if row is None and chain is not None and isinstance(draft, MechanismDraft):
+        if row is None and chain is not None and draft.edits_chains:
             index = draft.chain_rows(chain)[-1] + 1
             new = draft.new_row(index, chain=chain)
         else:
@@ -247,7 +247,7 @@ class RobotDocument(QObject):
         before = dict(self.draft.errors)
         changed = self.draft.set_cells(changes)
         draft = self.draft
-        rows = [r for r, k, _ in changes if not isinstance(draft, MechanismDraft)
+        rows = [r for r, k, _ in changes if not draft.edits_chains
                 or draft.sheet_of(k) == "links"]
         self._after(changed, before, min(rows, default=0), max(rows, default=-1))
 
@@ -317,7 +317,7 @@ class RobotDocument(QObject):
         """Tell the views: cells (link names and numbers move too), errors, robot."""
         if self.draft.n and last >= first:
             self.rows_changed.emit(max(first, 0), max(last, first, 0))
-        if isinstance(self.draft, MechanismDraft):
+        if self.draft.edits_chains:
             # Small tables, and they show link names and counts: refresh them all.
             for sheet in ("chains", "loops", "assembly"):
                 self.sheet_changed.emit(sheet)

@@ -21,7 +21,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Union
+from typing import ClassVar, Union
 
 from armdyn.core import JointType, Link, LoopJointType, Robot, RobotError
 from armdyn.core.model.robot import validate_link
@@ -349,6 +349,8 @@ class RobotDraft:
     robot: Robot
     rows: list[Row] = field(default_factory=list)
     errors: dict[tuple[int, str], str] = field(default_factory=dict)
+    #: whether the draft edits chains and loops (a mechanism) besides its links
+    edits_chains: ClassVar[bool] = False
 
     @classmethod
     def from_robot(cls, robot: Robot) -> "RobotDraft":

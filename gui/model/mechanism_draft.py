@@ -28,6 +28,8 @@ last edit, are marked with it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import singledispatch
+from typing import ClassVar
 
 import numpy as np
 
@@ -135,6 +137,8 @@ class MechanismDraft(RobotDraft):
     assembly    : the assembly settings (one record)
     model_error : core's reason why the valid cells make no mechanism, or ""
     """
+
+    edits_chains: ClassVar[bool] = True
 
     chains: list[Record] = field(default_factory=list)
     loops: list[Record] = field(default_factory=list)
@@ -280,7 +284,7 @@ class MechanismDraft(RobotDraft):
         k = len(self.loops) + 1
         while f"loop {k}" in taken:
             k += 1
-        chains = mech.chains if isinstance(mech, Mechanism) else ()
+        chains = mech.chains
         c = chain if chain is not None and 0 <= chain < len(chains) else len(chains) - 1
         name = chains[c].links[-1].name if chains else mech.links[-1].name
         frame = forward_kinematics(mech, mech.q_home).frames[mech.link_names.index(name) + 1]
@@ -425,8 +429,12 @@ class MechanismDraft(RobotDraft):
         return []
 
 
-def draft_for(model: Robot | Mechanism) -> RobotDraft:
-    """The draft that edits `model`: a `MechanismDraft` for a Mechanism."""
-    if isinstance(model, Mechanism):
-        return MechanismDraft.from_mechanism(model)
-    return RobotDraft.from_robot(model)
+@singledispatch
+def draft_for(model) -> RobotDraft:
+    """The draft that edits `model`: a `RobotDraft` for a Robot (a serial arm's DH table),
+    a `MechanismDraft` for a Mechanism (chains and loops)."""
+    raise TypeError(f"expected a Robot or Mechanism, got {type(model).__name__}")
+
+
+draft_for.register(Robot, RobotDraft.from_robot)
+draft_for.register(Mechanism, MechanismDraft.from_mechanism)

@@ -21,7 +21,7 @@ from armdyn.core import ArmDynError, Mechanism, Robot
 from ..jobs.comparison import Change, ChangeField, ChangeOp, apply_changes, describe_changes
 from ..jobs.runs import RunKind
 from ..look.scroll import scroll_area
-from ..model.files import load_model
+from armdyn.core.io.model_files import load_model
 
 __all__ = ["CompareForm"]
 
@@ -221,7 +221,7 @@ class CompareForm(QWidget):
         return self.set_changes(self._changes + [change])
 
     def set_file(self, path: str | Path) -> bool:
-        """Run B from a robot or mechanism file (read by `gui.model.files.load_model`)."""
+        """Run B from a robot or mechanism file (read by `core.io.model_files.load_model`)."""
         try:
             model = load_model(path)
         except (ArmDynError, OSError, ValueError) as err:

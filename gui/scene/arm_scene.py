@@ -47,7 +47,9 @@ from functools import cache
 import numpy as np
 import pyvista as pv
 
-from armdyn.core import JointType, Kinematics, Link, LoopJointType, Mechanism, Robot, forward_kinematics
+from armdyn.core import (JointType, Kinematics, Link, LoopJointType, Mechanism, Model, Robot,
+                         forward_kinematics)
+from armdyn.core.model.arguments import model_of
 
 from ..look.colors import joint_color
 
@@ -111,11 +113,11 @@ class Sizes:
     reach: float
 
     @classmethod
-    def of(cls, robot: Robot | Mechanism) -> "Sizes":
-        if isinstance(robot, Mechanism):
-            reach = _mechanism_span(robot)
-        else:
+    def of(cls, robot: Robot | Mechanism | Model) -> "Sizes":
+        if robot.is_serial_arm:
             reach = sum(abs(link.a) + _travel(link) for link in robot.links)
+        else:
+            reach = _mechanism_span(robot)
         return cls(reach if reach > 1e-6 else 0.5)
 
     @property
@@ -227,18 +229,17 @@ def up_vector(robot: Robot) -> np.ndarray:
     return -g / norm if norm > 0 else np.array([0.0, 0.0, 1.0])
 
 
-def _structure_key(model: Robot | Mechanism) -> tuple:
-    """A mechanism's chains (parents, bases) and loops; () for a serial arm."""
-    if not isinstance(model, Mechanism):
-        return ()
-    return (tuple((c.parent, c.base, len(c.links)) for c in model.chains),
-            tuple((loop.joint, loop.links, loop.at, loop.axis) for loop in model.loops))
+def _structure_key(model: Robot | Mechanism | Model) -> tuple:
+    """The chains (parents, bases, lengths) and loops of a model."""
+    m = model_of(model)
+    return (tuple((c.parent, c.base, len(c.links)) for c in m.chains),
+            tuple((loop.joint, loop.links, loop.at, loop.axis) for loop in m.loops))
 
 
-def topology_key(robot: Robot | Mechanism) -> tuple:
+def topology_key(robot: Robot | Mechanism | Model) -> tuple:
     """What decides which parts exist: rebuild the actors when it changes."""
     rows = tuple((link.joint, abs(link.a) > _EPS, abs(link.b) > _EPS) for link in robot.links)
-    return rows, isinstance(robot, Mechanism), _structure_key(robot)
+    return rows, _structure_key(robot)
 
 
 def geometry_key(robot: Robot) -> tuple:
@@ -332,14 +333,18 @@ class MergedParts:
 # Building the parts
 # ----------------------------------------------------------------------------------
 
-def build_parts(robot: Robot | Mechanism) -> list[Part]:
+def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     """All meshes of `robot` (a serial arm or a mechanism), each in the frame it rides on
-    (see module docstring)."""
+    (see module docstring). A serial arm (one chain on the base, in the base frame, no
+    loops: `Model.is_serial_arm`) stands on a pedestal and carries its tool; anything
+    else gets a plate under every chain on the base, struts to its branches and its
+    loops' cut joints."""
+    robot = model_of(robot)
     s = Sizes.of(robot)
     jr, lr = s.joint_radius, s.link_radius
     n = robot.n
     coarse = n > COARSE_ABOVE
-    mechanism = isinstance(robot, Mechanism)
+    mechanism = not robot.is_serial_arm  # chains placed on the base, branches, loops
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
     for i, link in enumerate(robot.links):
         color = joint_color(i)

@@ -113,7 +113,7 @@ def make_window(qtbot, settings) -> Iterator[Callable[..., "MainWindow"]]:  # no
     """make_window(path=PUMA, size=(1100, 720)) -> a shown MainWindow with a robot or
     mechanism file; closed at teardown."""
     from armdyn.gui.main_window import MainWindow
-    from armdyn.gui.model.files import load_model
+    from armdyn.core.io.model_files import load_model
 
     windows: list[MainWindow] = []
 
@@ -145,7 +145,7 @@ def shared_window(request, qapp, tmp_path_factory):
     the PUMA) at WINDOW_SIZE (default (1100, 720)), settings in a temporary INI file;
     closed after the module's last test (its own new widgets are not leaks)."""
     from armdyn.gui.main_window import MainWindow
-    from armdyn.gui.model.files import load_model
+    from armdyn.core.io.model_files import load_model
 
     path = _window_file(request)
     settings = QSettings(str(tmp_path_factory.mktemp("settings") / "armdyn.ini"),

@@ -23,7 +23,7 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 from armdyn.core import Mechanism, Robot, loop_residual
-from armdyn.gui.model.files import load_model
+from armdyn.core.io.model_files import load_model
 from armdyn.gui.panels.run_panel import FallMethod
 
 from gui_helpers import PLANAR, PUMA, ROBOTS, SCARA, flush_events

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from armdyn.core import Mechanism, inverse_dynamics, mass_matrix
 from armdyn.gui.error_report import WARNINGS_BOX_NAME
-from armdyn.gui.model.files import load_model
+from armdyn.core.io.model_files import load_model
 
 from gui_helpers import PUMA, ROBOTS, ROOT, flush_events
 from test_app import armdyn

@@ -1,4 +1,4 @@
-"""Robot, mechanism and URDF files, read and written by their kind. Qt-free.
+"""Robot, mechanism and URDF files, read and written by their kind.
 
 The kind follows the file:
 
@@ -16,12 +16,14 @@ whose ``str()`` names the file, joint or link and field, ready for a dialog.
 from __future__ import annotations
 
 import tomllib
+from functools import singledispatch
 from pathlib import Path
 
-from armdyn.core import Mechanism, Robot, load_urdf, save_urdf
-from armdyn.core.io.urdf import is_urdf
-from armdyn.core.io.mechanism_file import load_mechanism, save_mechanism
-from armdyn.core.io.robot_file import load_robot, save_robot
+from ..model.mechanism import Mechanism
+from ..model.robot import Robot
+from .mechanism_file import load_mechanism, save_mechanism
+from .robot_file import load_robot, save_robot
+from .urdf import is_urdf, load_urdf, save_urdf
 
 __all__ = ["MECHANISM_FORMAT", "URDF_SUFFIX", "file_format", "is_urdf", "load_model",
            "save_model"]
@@ -64,8 +66,15 @@ def save_model(model: Robot | Mechanism, path: str | Path) -> tuple[str, ...]:
     """
     if is_urdf(path):
         return tuple(save_urdf(model, path))
-    if isinstance(model, Mechanism):
-        save_mechanism(model, path)
-    else:
-        save_robot(model, path)
+    _save_in_own_format(model, path)
     return ()
+
+
+@singledispatch
+def _save_in_own_format(model, path) -> None:
+    """The writer of the description's own file format."""
+    raise TypeError(f"expected a Robot or Mechanism, got {type(model).__name__}")
+
+
+_save_in_own_format.register(Robot, save_robot)
+_save_in_own_format.register(Mechanism, save_mechanism)
