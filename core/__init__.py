@@ -69,19 +69,15 @@ from .algorithms.matrix_dynamics import (
 from .io.robot_file import load_robot, save_robot
 from .io.mechanism_file import load_mechanism, save_mechanism
 from .io.urdf import load_urdf, save_urdf
-from .sim.simulation import JointStops, simulate, simulate_chunks
+from .sim.simulation import simulate, simulate_chunks
+from .sim.stops import JointStops
 from .sim.pull import PointPull
-from .sim.trajectory import (
-    Trajectory,
-    cycloidal_trajectory,
-    inverse_dynamics_chunks,
-    output_grid,
-    run_inverse_dynamics,
-)
+from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inverse_dynamics
+from .sim.trajectory import RunKind, Trajectory, output_grid
 from .warmup import warm_up, warm_up_display
 
 __all__ = [
-    "ArgumentError", "ArgumentTypeError", "Model", "ResultOverflowError",
+    "ArgumentError", "ArgumentTypeError", "Model", "ResultOverflowError", "RunKind",
     "ArmDynError", "ArticulatedBodyInertias", "Assembly", "Chain", "ClosedChainInverseDynamics",
     "JointType", "Kinematics", "Link", "Loop", "LoopClosureError", "LoopJointType",
     "Mechanism", "MechanismError", "MechanismFileError", "Placement", "Robot", "RobotError",

@@ -32,10 +32,11 @@ from .errors import ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
-from .sim.simulation import (DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_STOP_DAMPING,
-                         DEFAULT_STOP_FREQUENCY, JointStops, simulate, simulation_warnings,
-                         stop_report)
-from .sim.trajectory import Trajectory, run_inverse_dynamics
+from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
+from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
+                        simulation_warnings, stop_report)
+from .sim.motions import run_inverse_dynamics
+from .sim.trajectory import Trajectory
 
 
 class _UsageError(Exception):

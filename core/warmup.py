@@ -22,7 +22,7 @@ from .model.mechanism import Mechanism
 from .model.parts import Chain, JointType, Link, Loop, Placement
 from .model.robot import Robot
 from .sim.simulation import simulate
-from .sim.trajectory import run_inverse_dynamics
+from .sim.motions import run_inverse_dynamics
 
 
 def _tiny_robot() -> Robot:

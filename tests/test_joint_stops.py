@@ -23,7 +23,7 @@ import pytest
 
 from armdyn.core import JointType, Link, Robot, cli, load_mechanism, load_robot, loop_residual
 from armdyn.core import JointStops, simulate, simulate_chunks
-from armdyn.core.sim.simulation import resolve_stops, simulation_warnings, stop_report
+from armdyn.core.sim.stops import resolve_stops, simulation_warnings, stop_report
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 G = 9.81

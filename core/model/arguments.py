@@ -8,6 +8,8 @@ argument: one rule for shapes, finiteness and defaults, whichever function is ca
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import ArgumentError, ArgumentTypeError
@@ -120,3 +122,26 @@ def link_wrenches(f_ext, n: int, T: int) -> np.ndarray:
         return np.ascontiguousarray(w)
     raise ArgumentError(f"f_ext must have shape (6,), ({n}, 6), ({T}, 6) or ({T}, {n}, 6), "
                         f"got {w.shape}")
+
+
+def positive_number(x, name: str, *, allow_zero: bool = False) -> float:
+    """x as a finite float > 0 (>= 0 with allow_zero), or an error naming `name`."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be a number, got {x!r}") from None
+    if not (math.isfinite(v) and (v >= 0 if allow_zero else v > 0)):
+        raise ArgumentError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
+                            f"got {x!r}")
+    return v
+
+
+def whole_number(x, name: str, low: int) -> int:
+    """x as an int >= low (not a bool), or an ArgumentError naming `name`."""
+    try:
+        ok = not isinstance(x, bool) and int(x) == x and int(x) >= low
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ArgumentError(f"{name} must be an integer >= {low}, got {x!r}")
+    return int(x)

@@ -92,10 +92,10 @@ from ..algorithms.closed_chains import (constrained_forward_dynamics, cut_joint_
 from ..algorithms.dynamics import forward_dynamics
 from ..algorithms.loops import assemble, loop_jacobian, loop_residual
 from ..algorithms.tree_dynamics import energy, mass_matrix, tree_inverse_dynamics
-from ..errors import SimulationError
-from ..model.arguments import joint_vector, model_of
-from .simulation import run_chunks
-from .trajectory import Trajectory
+from ..errors import ArgumentError
+from ..model.arguments import joint_vector, model_of, positive_number, whole_number
+from .driver import Failure, drive, run_chunks
+from .trajectory import RunKind, Trajectory
 
 #: Penalty factor alpha of the book's examples (unit masses, metres).
 DEFAULT_ALPHA = 1e7
@@ -283,25 +283,158 @@ def penalty_trapezoidal_step(mech, s: PenaltyState, h: float, Q_of: Callable, *,
 # Runs
 # ----------------------------------------------------------------------------------
 
-def _positive(x, name: str, *, allow_zero: bool = False) -> float:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {x!r}") from None
-    if not (math.isfinite(v) and (v >= 0 if allow_zero else v > 0)):
-        raise ValueError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
-                         f"got {x!r}")
-    return v
+class PenaltyStepper:
+    """A run of the penalty / augmented-Lagrangian / trapezoidal scheme
+    (`core.sim.driver.Stepper`): the set-up of `penalty_simulate_chunks` (same
+    arguments), its state and its recorded rows."""
 
+    def __init__(self, mech, duration: float, q0=None, qd0=None, h: float = DEFAULT_H,
+                 alpha=DEFAULT_ALPHA, mu=None, al_iterations: int = 1,
+                 newton_iterations: int = 2, newton_tol: float = 5e-7,
+                 dt_out: float | None = None, damping=None, tau: TorqueInput = None,
+                 f_ext=None, stats: dict | None = None) -> None:
+        mech = model_of(mech)
+        k = mech.kernel
+        n, m = k.n, k.m
+        duration = positive_number(duration, "duration")
+        h = positive_number(h, "h")
+        if duration / h > 1e8:
+            raise ArgumentError(f"{duration / h:.3g} steps requested (duration / h); use a "
+                                "larger h")
+        alpha_v = (joint_vector(alpha, m, "alpha", default=np.full(m, DEFAULT_ALPHA),
+                                scalar=True).copy() if m else np.zeros(0))
+        if np.any(alpha_v <= 0):
+            raise ArgumentError("alpha must be > 0")
+        mu_v = (joint_vector(mu, m, "mu", default=np.full(m, h / DEFAULT_H_OVER_MU),
+                             scalar=True).copy() if m else np.zeros(0))
+        if np.any(mu_v < 0):
+            raise ArgumentError("mu must be >= 0")
+        al_iterations = whole_number(al_iterations, "al_iterations", 0)
+        newton_iterations = whole_number(newton_iterations, "newton_iterations", 1)
+        newton_tol = positive_number(newton_tol, "newton_tol", allow_zero=True)
+        self.every = 1 if dt_out is None else max(1, round(positive_number(dt_out, "dt_out") / h))
+        c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True).copy()
+        if np.any(c < 0):
+            raise ArgumentError("damping must be >= 0")
+        q0 = joint_vector(q0, n, "q0", default=mech.q_home, scalar=True).copy()
+        qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n), scalar=True).copy()
+        if m:
+            q0 = assemble(mech, q0)
+            vt = velocity_transformation(mech, q0)
+            qd0 = vt.R @ qd0[list(vt.independent)]
+        self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
+        if callable(tau):
+            def applied(t, q, qd):
+                v = np.asarray(tau(t, q.copy(), qd.copy()), dtype=float)
+                if v.shape != (n,):
+                    raise ArgumentError(f"tau(t, q, qd) must return shape ({n},), got "
+                                        f"{v.shape}")
+                return v - c * qd
+        else:
+            tau_const = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True).copy()
 
-def _count(x, name: str, low: int) -> int:
-    try:
-        ok = not isinstance(x, bool) and int(x) == x and int(x) >= low
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{name} must be an integer >= {low}, got {x!r}")
-    return int(x)
+            def applied(t, q, qd):
+                return tau_const - c * qd
+
+        # the consistent start: exact accelerations and cut forces (Lagrange multipliers)
+        Q0 = applied(0.0, q0, qd0)
+        if m:
+            qdd0 = constrained_forward_dynamics(mech, q0, qd0, Q0, f_ext=f_ext)
+            lam0 = cut_joint_forces(mech, q0, qd0, Q0, f_ext=f_ext)  # core sign
+        else:
+            qdd0 = forward_dynamics(mech, q0, qd0, Q0, f_ext=f_ext)
+            lam0 = np.zeros(0)
+        self.state = PenaltyState(0.0, q0, qd0, qdd0, -lam0)
+        self.mech, self.n, self.m, self.h, self.t_end = mech, n, m, h, duration
+        self.applied, self.damping, self.f_ext = applied, c, f_ext
+        self.alpha, self.mu = alpha_v, mu_v
+        self.al_iterations, self.newton_iterations = al_iterations, newton_iterations
+        self.newton_tol = newton_tol
+        self.stats = stats
+        if stats is not None:
+            stats.update(steps=0, newton_iterations=0, unconverged_steps=0,
+                         max_correction=0.0, wall=0.0)
+        self.rows: dict[str, list] = {f: [] for f in ("t", "q", "qd", "qdd", "tau", "cut",
+                                                      "res")}
+        self._record(self.state, Q0, lam0, loop_residual(mech, q0) if m else np.zeros(0))
+        self.steps_total = max(1, math.ceil(duration / h - 1e-9))
+        self.step = 0
+        self.wall_start = _time.perf_counter()
+
+    @property
+    def t(self) -> float:
+        return self.state.t
+
+    def _record(self, s: PenaltyState, Q: np.ndarray, lam_core: np.ndarray,
+                Phi: np.ndarray) -> None:
+        rows = self.rows
+        rows["t"].append(s.t)
+        rows["q"].append(s.q)
+        rows["qd"].append(s.qd)
+        rows["qdd"].append(s.qdd)
+        rows["tau"].append(Q)
+        rows["cut"].append(lam_core)
+        rows["res"].append(float(np.max(np.abs(Phi), initial=0.0)))
+
+    def empty(self) -> Trajectory:
+        return Trajectory.empty(self.n, self.kind, self.m)
+
+    def begin_chunk(self) -> None:
+        pass
+
+    def take(self) -> Trajectory:
+        rows = self.rows
+        if not rows["t"]:
+            return self.empty()
+        q, qd = np.array(rows["q"]), np.array(rows["qd"])
+        part = Trajectory(t=np.array(rows["t"]), q=q, qd=qd, qdd=np.array(rows["qdd"]),
+                          tau=np.array(rows["tau"]), energy=energy(self.mech, q, qd),
+                          kind=self.kind,
+                          cut_forces=np.array(rows["cut"]).reshape(len(rows["t"]), self.m),
+                          loop_residual=np.array(rows["res"]))
+        for v in rows.values():
+            v.clear()
+        return part
+
+    def advance(self, t_stop: float, deadline: float) -> bool | Failure:
+        """Fixed steps h until t_stop (within 1e-12 of the run's duration), at least one."""
+        stats = self.stats
+        while self.step < self.steps_total and \
+                self.state.t < t_stop - 1e-12 * self.t_end:
+            state = self.state
+            h_n = self.h if self.step < self.steps_total - 1 else self.t_end - state.t
+            try:
+                new, rep = penalty_trapezoidal_step(
+                    self.mech, state, h_n, self.applied, alpha=self.alpha, mu=self.mu,
+                    damping=self.damping, al_iterations=self.al_iterations,
+                    newton_iterations=self.newton_iterations, newton_tol=self.newton_tol,
+                    f_ext=self.f_ext)
+            except NewtonDivergence as err:
+                return Failure(f"Newton's iteration diverged or did not converge in the "
+                               f"step from t = {state.t:.6g} s (last correction "
+                               f"{err.correction:.3g} rad or m); use a smaller step h or "
+                               "more Newton iterations", state.t)
+            y = np.abs(np.concatenate([new.q, new.qd]))
+            if not np.all(np.isfinite(y)) or np.max(y) > HUGE:
+                y = np.nan_to_num(y, nan=np.inf)
+                return Failure("the state became non-finite or huge (> 1e10): the motion "
+                               "blew up", new.t, int(np.argmax(y)) % self.n + 1)
+            self.step += 1
+            if self.step == self.steps_total:
+                new.t = self.t_end  # no round-off in the last time
+            self.state = new
+            if stats is not None:
+                stats["steps"] += 1
+                stats["newton_iterations"] += rep.iterations
+                stats["unconverged_steps"] += 0 if rep.converged else 1
+                stats["max_correction"] = max(stats["max_correction"], rep.correction)
+            if self.step % self.every == 0 or self.step == self.steps_total:
+                self._record(new, self.applied(new.t, new.q, new.qd), -rep.lam, rep.Phi)
+            if _time.perf_counter() >= deadline:
+                break
+        if stats is not None:
+            stats["wall"] = _time.perf_counter() - self.wall_start
+        return self.step == self.steps_total
 
 
 def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float = DEFAULT_H,
@@ -342,134 +475,13 @@ def penalty_simulate_chunks(mech, duration: float, q0=None, qd0=None, h: float =
     of `core.algorithms.closed_chains.cut_joint_forces` (at t = 0 the exact ones), and
     `loop_residual` max |Phi| of each sample.
     Raises SimulationError (with `.result`, the samples so far) when Newton's iteration
-    diverges or the state becomes non-finite or huge (> 1e10). Raises ValueError for
+    diverges or the state becomes non-finite or huge (> 1e10). Raises ArgumentError for
     invalid arguments.
     """
-    k = model_of(mech).kernel
-    n, m = k.n, k.m
-    duration = _positive(duration, "duration")
-    h = _positive(h, "h")
-    if duration / h > 1e8:
-        raise ValueError(f"{duration / h:.3g} steps requested (duration / h); use a larger h")
-    alpha_v = (joint_vector(alpha, m, "alpha", default=np.full(m, DEFAULT_ALPHA),
-                            scalar=True).copy() if m else np.zeros(0))
-    if np.any(alpha_v <= 0):
-        raise ValueError("alpha must be > 0")
-    mu_v = (joint_vector(mu, m, "mu", default=np.full(m, h / DEFAULT_H_OVER_MU),
-                         scalar=True).copy() if m else np.zeros(0))
-    if np.any(mu_v < 0):
-        raise ValueError("mu must be >= 0")
-    al_iterations = _count(al_iterations, "al_iterations", 0)
-    newton_iterations = _count(newton_iterations, "newton_iterations", 1)
-    newton_tol = _positive(newton_tol, "newton_tol", allow_zero=True)
-    every = 1 if dt_out is None else max(1, round(_positive(dt_out, "dt_out") / h))
-    chunk_duration = _positive(chunk_duration, "chunk_duration")
-    c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True).copy()
-    if np.any(c < 0):
-        raise ValueError("damping must be >= 0")
-    q0 = joint_vector(q0, n, "q0", default=mech.q_home, scalar=True).copy()
-    qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n), scalar=True).copy()
-    if m:
-        q0 = assemble(mech, q0)
-        vt = velocity_transformation(mech, q0)
-        qd0 = vt.R @ qd0[list(vt.independent)]
-    kind = "free-fall" if tau is None else "simulation"
-    if callable(tau):
-        def applied(t, q, qd):
-            v = np.asarray(tau(t, q.copy(), qd.copy()), dtype=float)
-            if v.shape != (n,):
-                raise ValueError(f"tau(t, q, qd) must return shape ({n},), got {v.shape}")
-            return v - c * qd
-    else:
-        tau_const = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True).copy()
-
-        def applied(t, q, qd):
-            return tau_const - c * qd
-
-    # the consistent start: exact accelerations and cut forces (Lagrange multipliers)
-    Q0 = applied(0.0, q0, qd0)
-    if m:
-        qdd0 = constrained_forward_dynamics(mech, q0, qd0, Q0, f_ext=f_ext)
-        lam0 = cut_joint_forces(mech, q0, qd0, Q0, f_ext=f_ext)  # core sign
-    else:
-        qdd0 = forward_dynamics(mech, q0, qd0, Q0, f_ext=f_ext)
-        lam0 = np.zeros(0)
-    state = PenaltyState(0.0, q0, qd0, qdd0, -lam0)
-
-    if stats is not None:
-        stats.update(steps=0, newton_iterations=0, unconverged_steps=0, max_correction=0.0,
-                     wall=0.0)
-    rows: dict[str, list] = {f: [] for f in ("t", "q", "qd", "qdd", "tau", "cut", "res")}
-    parts: list[Trajectory] = []
-
-    def record(s: PenaltyState, Q: np.ndarray, lam_core: np.ndarray, Phi: np.ndarray) -> None:
-        rows["t"].append(s.t)
-        rows["q"].append(s.q)
-        rows["qd"].append(s.qd)
-        rows["qdd"].append(s.qdd)
-        rows["tau"].append(Q)
-        rows["cut"].append(lam_core)
-        rows["res"].append(float(np.max(np.abs(Phi), initial=0.0)))
-
-    def take() -> Trajectory:
-        if not rows["t"]:
-            return Trajectory.empty(n, kind, m)
-        q, qd = np.array(rows["q"]), np.array(rows["qd"])
-        part = Trajectory(t=np.array(rows["t"]), q=q, qd=qd, qdd=np.array(rows["qdd"]),
-                          tau=np.array(rows["tau"]), energy=energy(mech, q, qd), kind=kind,
-                          cut_forces=np.array(rows["cut"]).reshape(len(rows["t"]), m),
-                          loop_residual=np.array(rows["res"]))
-        for v in rows.values():
-            v.clear()
-        parts.append(part)
-        return part
-
-    def failure(reason: str, joint: int | None, time: float) -> SimulationError:
-        if rows["t"]:
-            take()
-        partial = Trajectory.concatenate(parts) if parts else Trajectory.empty(n, kind, m)
-        return SimulationError(reason, time=time, joint=joint, result=partial)
-
-    record(state, Q0, lam0, loop_residual(mech, q0) if m else np.zeros(0))
-    steps_total = max(1, math.ceil(duration / h - 1e-9))
-    step = 0
-    wall_start = _time.perf_counter()
-    while step < steps_total:
-        t_stop = min(state.t + chunk_duration, duration)
-        wall_end = _time.perf_counter() + max_wall_per_chunk
-        while step < steps_total and state.t < t_stop - 1e-12 * duration \
-                and _time.perf_counter() < wall_end:
-            h_n = h if step < steps_total - 1 else duration - state.t
-            try:
-                new, rep = penalty_trapezoidal_step(
-                    mech, state, h_n, applied, alpha=alpha_v, mu=mu_v, damping=c,
-                    al_iterations=al_iterations, newton_iterations=newton_iterations,
-                    newton_tol=newton_tol, f_ext=f_ext)
-            except NewtonDivergence as err:
-                raise failure(f"Newton's iteration diverged or did not converge in the "
-                              f"step from t = {state.t:.6g} s (last correction "
-                              f"{err.correction:.3g} rad or m); use a smaller step h or "
-                              "more Newton iterations", None, state.t) from None
-            y = np.abs(np.concatenate([new.q, new.qd]))
-            if not np.all(np.isfinite(y)) or np.max(y) > HUGE:
-                y = np.nan_to_num(y, nan=np.inf)
-                raise failure("the state became non-finite or huge (> 1e10): the motion "
-                              "blew up", int(np.argmax(y)) % n + 1, new.t)
-            step += 1
-            if step == steps_total:
-                new.t = duration  # no round-off in the last time
-            state = new
-            if stats is not None:
-                stats["steps"] += 1
-                stats["newton_iterations"] += rep.iterations
-                stats["unconverged_steps"] += 0 if rep.converged else 1
-                stats["max_correction"] = max(stats["max_correction"], rep.correction)
-            if step % every == 0 or step == steps_total:
-                record(state, applied(state.t, state.q, state.qd), -rep.lam, rep.Phi)
-        if stats is not None:
-            stats["wall"] = _time.perf_counter() - wall_start
-        yield take()
-    return Trajectory.concatenate(parts)
+    stepper = PenaltyStepper(mech, duration, q0, qd0, h, alpha, mu, al_iterations,
+                             newton_iterations, newton_tol, dt_out, damping, tau, f_ext, stats)
+    return (yield from drive(stepper, positive_number(chunk_duration, "chunk_duration"),
+                             max_wall_per_chunk))
 
 
 def penalty_simulate(mech, duration: float, q0=None, qd0=None, h: float = DEFAULT_H,
@@ -485,7 +497,7 @@ def penalty_simulate(mech, duration: float, q0=None, qd0=None, h: float = DEFAUL
     [0, 1]. When cancel() returns True the run stops and SimulationCancelled is raised
     with `.result`, the samples so far.
     """
-    duration = _positive(duration, "duration")
+    duration = positive_number(duration, "duration")
     # chunks of 1/50 of the run; the wall-time bound of each keeps cancel() prompt
     gen = penalty_simulate_chunks(mech, duration, q0, qd0, h=h, alpha=alpha, mu=mu,
                                   al_iterations=al_iterations,

@@ -1,23 +1,36 @@
-"""Joint trajectories: the cycloidal motion of seed 001 eqs. 22-23 and the result type.
+"""The result of a run: `Trajectory`, what it computed (`RunKind`), and its sample grid.
 
-`Trajectory` is what both runs produce (inverse dynamics along a planned
-motion, free-fall simulation), so plots, playback and CSV export share one
-code path.
+`Trajectory` is what every run produces (inverse dynamics along a planned motion,
+`core.sim.motions`; a free fall or a simulation, `core.sim.simulation` and the other
+steppers of `core.sim.driver`), so plots, playback and CSV export share one code path.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
-from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
-from ..algorithms.dynamics import inverse_dynamics
-from ..algorithms.loops import loop_residual
-from ..algorithms.tree_dynamics import energy
 from ..kernels.pull import PULL_COLUMNS
-from ..model.arguments import model_of
+
+
+class RunKind(StrEnum):
+    """What a run computed. A string enum: its value is the text the CSV files and the
+    command line write ("inverse-dynamics", ...), and it compares equal to it."""
+
+    #: joint forces along a prescribed motion
+    INVERSE_DYNAMICS = "inverse-dynamics"
+    #: a motion under gravity (and passive forces) alone
+    FREE_FALL = "free-fall"
+    #: a motion under given joint forces tau(t, q, qd)
+    SIMULATION = "simulation"
+
+    @property
+    def label(self) -> str:
+        """For display: "Inverse dynamics", "Free fall", "Simulation"."""
+        return self.value.replace("-", " ").capitalize()
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,7 +45,7 @@ class Trajectory:
              (driving forces - damping + end stops)
     energy : (S, 3) kinetic, potential, total energy, J; in a simulation with end stops
              the potential energy holds the stops' spring energy too
-    kind   : "inverse-dynamics", "free-fall" or "simulation"
+    kind   : what the run computed (`RunKind`; a string is taken as its value)
     cut_forces    : (S, m) a mechanism's cut-joint forces (Lagrange multipliers) along
                     its m closure rows, N / N m (`constraint_row_labels`); (S, 0) for
                     a tree or arm
@@ -59,7 +72,7 @@ class Trajectory:
     qdd: np.ndarray
     tau: np.ndarray
     energy: np.ndarray
-    kind: str = "inverse-dynamics"
+    kind: RunKind = RunKind.INVERSE_DYNAMICS
     cut_forces: np.ndarray | None = None
     loop_residual: np.ndarray | None = None
     stop_forces: np.ndarray | None = None
@@ -68,6 +81,7 @@ class Trajectory:
 
     def __post_init__(self) -> None:
         S = self.t.shape[0]
+        object.__setattr__(self, "kind", RunKind(self.kind))
         if self.cut_forces is None:
             object.__setattr__(self, "cut_forces", np.zeros((S, 0)))
         if self.loop_residual is None:
@@ -84,7 +98,7 @@ class Trajectory:
         return self.t.shape[0]
 
     @classmethod
-    def empty(cls, n: int, kind: str, m: int = 0, warnings: tuple[str, ...] = (),
+    def empty(cls, n: int, kind: RunKind | str, m: int = 0, warnings: tuple[str, ...] = (),
               pulled: bool = False) -> "Trajectory":
         """No samples; `pulled`: with an empty `pull` column (a run with a pull)."""
         z = np.zeros((0, n))
@@ -126,85 +140,3 @@ def output_grid(duration: float, dt_out: float) -> np.ndarray:
     if steps > 10_000_000:
         raise ValueError(f"{steps} samples requested (duration / dt_out); use a larger dt_out")
     return np.linspace(0.0, duration, steps + 1)
-
-
-def cycloidal_trajectory(q_start, q_end, duration: float, times
-                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Cycloidal rest-to-rest motion, seed 001 eqs. 22a-b and 23.
-
-        q(t)   = q0 + (qT - q0)/T [t - T/(2 pi) sin(2 pi t / T)]
-        qd(t)  = (qT - q0)/T [1 - cos(2 pi t / T)]
-        qdd(t) = (qT - q0)/T (2 pi / T) sin(2 pi t / T)
-
-    q_start, q_end: (n,); times: (S,) seconds, clamped to [0, T] (the arm rests
-    outside). Returns q, qd, qdd, each (S, n).
-    """
-    q0 = np.asarray(q_start, dtype=float)
-    qT = np.asarray(q_end, dtype=float)
-    if q0.shape != qT.shape or q0.ndim != 1:
-        raise ValueError(f"q_start and q_end must be vectors of one length, got {q0.shape}, {qT.shape}")
-    T = float(duration)
-    if not (math.isfinite(T) and T > 0):
-        raise ValueError(f"duration must be positive, got {duration!r}")
-    t = np.clip(np.asarray(times, dtype=float), 0.0, T)[:, None]
-    slope = (qT - q0) / T
-    w = 2.0 * np.pi / T
-    q = q0 + slope * (t - np.sin(w * t) / w)  # eq. 22a
-    qd = slope * (1.0 - np.cos(w * t))  # eq. 22b
-    qdd = slope * w * np.sin(w * t)  # eq. 22b
-    return q, qd, qdd
-
-
-def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: float = 0.01,
-                            chunk_samples: int = 200, f_ext=None
-                            ) -> Iterator[Trajectory]:
-    """Joint torques along the cycloidal motion q_start -> q_end over `duration` s.
-
-    A serial arm or tree moves every joint along the cycloid. A mechanism with loops
-    drives its actuated joints along it (from q_start's to q_end's values, both (n,)
-    poses) and solves the other joints by position, velocity and acceleration analysis
-    (`core.algorithms.closed_chains.closed_chain_motion`); its samples carry the cut-joint forces
-    and the loop residual, and tau is zero at passive joints.
-    A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
-    GUI can stream and cancel between them) and returns the whole Trajectory
-    (StopIteration.value). Sample grid: `output_grid`.
-    """
-    model = model_of(model)
-    times = output_grid(duration, dt_out)
-    loops = bool(model.loops)
-    if loops:
-        driven = list(model.actuated)
-        guess = np.asarray(q_start, dtype=float).copy()
-    parts = []
-    for s in range(0, times.size, max(1, int(chunk_samples))):
-        t = times[s:s + chunk_samples]
-        q, qd, qdd = cycloidal_trajectory(q_start, q_end, duration, t)
-        if not loops:
-            tau = inverse_dynamics(model, q, qd, qdd, f_ext=f_ext)
-            part = Trajectory(t, q, qd, qdd, tau, energy(model, q, qd), kind="inverse-dynamics")
-        else:
-            q, qd, qdd = closed_chain_motion(model, guess, q[:, driven], qd[:, driven],
-                                             qdd[:, driven], driven)
-            guess = q[-1]
-            results = [closed_chain_inverse_dynamics(model, q[i], qd[i], qdd[i], f_ext=f_ext)
-                       for i in range(t.size)]
-            part = Trajectory(t, q, qd, qdd, np.array([r.tau for r in results]),
-                              energy(model, q, qd), kind="inverse-dynamics",
-                              cut_forces=np.array([r.lam for r in results]),
-                              loop_residual=np.array([np.max(np.abs(loop_residual(model, qi)),
-                                                             initial=0.0) for qi in q]))
-        parts.append(part)
-        yield part
-    return Trajectory.concatenate(parts)
-
-
-def run_inverse_dynamics(model, q_start, q_end, duration: float, dt_out: float = 0.01,
-                         f_ext=None) -> Trajectory:
-    """The whole inverse-dynamics run of `inverse_dynamics_chunks` at once."""
-    gen = inverse_dynamics_chunks(model, q_start, q_end, duration, dt_out,
-                                  chunk_samples=1_000_000, f_ext=f_ext)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value

@@ -25,7 +25,7 @@ import numpy as np
 from armdyn.core import (JointStops, Mechanism, PointPull, Robot, inverse_dynamics_chunks,
                          simulate_chunks)
 from armdyn.core.sim.penalty import penalty_simulate_chunks
-from armdyn.core.sim.simulation import real_time
+from armdyn.core.sim.driver import real_time
 from armdyn.core.sim.trajectory import Trajectory
 
 __all__ = ["RunKind", "FallMethod", "RunSpec", "RunOutcome", "RunResult", "ID_CHUNK_SAMPLES", "SIM_CHUNK_S",

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
                                QVBoxLayout, QWidget)
 
 from armdyn.core import JointStops, Mechanism, Robot
-from armdyn.core.sim.simulation import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY
+from armdyn.core.sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY
 
 from ..jobs.runs import FallMethod
 from .run_targets import caption, seconds_box

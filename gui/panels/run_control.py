@@ -21,7 +21,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal, Slot
 
 from armdyn.core import SimulationError, SingularConfigurationError
-from armdyn.core.sim.simulation import stop_report
+from armdyn.core.sim.stops import stop_report
 from armdyn.core.sim.trajectory import Trajectory
 
 from ..jobs.job import Job

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from armdyn.core import Mechanism, forward_kinematics, load_mechanism, loop_residual
-from armdyn.core.sim.trajectory import run_inverse_dynamics
+from armdyn.core import run_inverse_dynamics
 from armdyn.gui.scene.arm_scene import loop_points, scene_frames
 from armdyn.gui.panels.run_panel import FallMethod
 

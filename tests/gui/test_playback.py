@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from armdyn.core.io.robot_file import load_robot
-from armdyn.core.sim.trajectory import Trajectory, run_inverse_dynamics
+from armdyn.core import Trajectory, run_inverse_dynamics
 from armdyn.gui.plots.playback import SLIDER_STEP_S, PlaybackBar
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"

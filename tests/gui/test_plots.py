@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, Qt
 from armdyn.core import load_mechanism
 from armdyn.core.io.robot_file import load_robot
 from armdyn.core.sim.simulation import simulate
-from armdyn.core.sim.trajectory import Trajectory, inverse_dynamics_chunks
+from armdyn.core import Trajectory, inverse_dynamics_chunks
 from armdyn.gui.plots.plots_panel import PlotsPanel, _LogAxis
 
 ROBOTS = Path(__file__).resolve().parents[2] / "robots"

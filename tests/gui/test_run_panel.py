@@ -11,7 +11,7 @@ import pytest
 
 from armdyn.core import SimulationError, inverse_dynamics, simulate
 from armdyn.core.io.robot_file import load_robot
-from armdyn.core.sim.simulation import simulation_warnings, stop_report
+from armdyn.core.sim.stops import simulation_warnings, stop_report
 from armdyn.core.sim.trajectory import Trajectory
 from armdyn.gui.export import CSV_HEADER_LINES, export_trajectory_csv
 from armdyn.gui.jobs.runs import RunKind, RunSpec
