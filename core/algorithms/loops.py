@@ -1,26 +1,14 @@
 """Loop closure in joint coordinates: residual, Jacobian, acceleration term, assembly.
 
-A loop joint between link a (point P_a, fixed on a) and link b (or the base) is the
-cut joint of a closed chain (Jalon & Bayo Sec 8.3; Saha seed 001 Sec 4). Its closure
-is a few scalar rows Phi(q) = 0 (`core.kernels.layout`, ROW_*): the points coincide
-(revolute, spherical), the axes stay parallel (revolute, prismatic), P_b stays on a's
-line and the frames do not roll about it (prismatic). With the twists and twist rates
-the DeNOC recursions already compute:
-
-    Phi(q)                          closure residual (m, rad)
-    J(q) qd   = d Phi / dt          J's column j: p_j moved to the loop point, with
-                                    + for the joints on b's path, - on a's path
-    J qdd + gamma = d^2 Phi / dt^2  gamma = J' qd: the rows' second derivative with
-                                    qdd = 0, from the twist rates at qdd = 0
-
-Everything is in the base frame. Redundant rows (a planar loop seen in 3D, the
-Bricard) are allowed: rows that vanish identically are dropped when the model is
-compiled, and the solvers tolerate rows that depend on others (the mobility comes from
-the rank, not from counting rows). The kernels are `core.kernels.loops`; assembly and
-the rank are `core.model.closure`, which compiling a model with loops uses too.
-
-Public: `loop_residual`, `loop_jacobian`, `loop_acceleration_term`, `assemble`,
-`mobility`, `constraint_row_labels`, `constraint_row_units`.
+A loop joint is the cut joint of a closed chain (Jalon & Bayo Sec 8.3; Saha seed 001
+Sec 4); its closure is a few scalar rows Phi(q) = 0, with J(q) qd their rate and
+J qdd + gamma their second derivative (the rows and the formulas: `core.kernels.loops`,
+which computes them from the twists of the DeNOC recursions). Everything is in the base
+frame. Redundant rows (a planar loop seen in 3D, the Bricard) are allowed: rows that
+vanish identically are dropped when the model is compiled, and the solvers tolerate rows
+that depend on others (the mobility comes from the rank, not from counting rows).
+Assembly and the rank are `core.model.closure`, which compiling a model with loops uses
+too; this module is their public face.
 """
 from __future__ import annotations
 

@@ -11,7 +11,6 @@ counting rows). The public functions on top are `core.algorithms.loops`.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from ..kernels.data import thread_workspace
 from ..kernels.loops import closure_at
 from .arguments import joint_vector
 from .model import Model, with_chains
+from .parts import chains_with_q
 
 #: Rows whose Jacobian is below this (relative to the largest entry) at every sampled
 #: pose are structurally zero (the out-of-plane rows of a planar loop).
@@ -207,14 +207,8 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
         j = int(np.argmax(moved))
         warnings.append(f"closing the loops moved joint {names[j]!r} by "
                         f"{moved[j]:.3g} (rad or m) from the file's value")
-    chains, k = [], 0
-    for chain in model.chains:
-        links = []
-        for link in chain.links:
-            links.append(link.with_q(float(q[k])))
-            k += 1
-        chains.append(replace(chain, links=tuple(links)))
-    return with_chains(model, chains, row_loop, row_kind, dof=dof, warnings=tuple(warnings))
+    return with_chains(model, chains_with_q(model.chains, q), row_loop, row_kind, dof=dof,
+                       warnings=tuple(warnings))
 
 
 def _names(indices, names) -> str:

@@ -26,7 +26,7 @@ from ..errors import MechanismError, RobotError
 from .compile import compile_model
 from .model import Described, Model
 from .parts import (DEFAULT_GRAVITY, Assembly, Chain, Link, Loop, LoopJointType,
-                    Placement)
+                    Placement, chains_with_q)
 from .robot import Robot, validate_link
 from .units import MAX_ABS
 
@@ -94,15 +94,8 @@ class Mechanism(Described):
 
     def with_q(self, q) -> "Mechanism":
         """The same mechanism with other joint values as its guess (closed again)."""
-        q = np.asarray(q, dtype=float)
-        chains, k = [], 0
-        for chain in self.chains:
-            links = []
-            for link in chain.links:
-                links.append(link.with_q(float(q[k])))
-                k += 1
-            chains.append(replace(chain, links=tuple(links)))
-        return replace(self, chains=tuple(chains), warnings=())
+        return replace(self, chains=chains_with_q(self.chains, np.asarray(q, dtype=float)),
+                       warnings=())
 
     @classmethod
     def from_robot(cls, robot: Robot) -> "Mechanism":

@@ -183,3 +183,14 @@ class Assembly:
     def __post_init__(self) -> None:
         if self.independent is not None:
             object.__setattr__(self, "independent", tuple(self.independent))
+
+
+def chains_with_q(chains, q) -> tuple[Chain, ...]:
+    """The chains with the joint values q (in joint order: the chains' links in turn) as
+    their rows' joint variables (theta of a revolute row, b of a prismatic one)."""
+    out, k = [], 0
+    for chain in chains:
+        links = tuple(link.with_q(float(q[k + i])) for i, link in enumerate(chain.links))
+        out.append(replace(chain, links=links))
+        k += len(links)
+    return tuple(out)
