@@ -30,6 +30,7 @@ import numpy as np
 
 from .errors import ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
+from .io.bundled import model_path
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
@@ -199,7 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         _check_output(args.output)
-        robot = load_urdf(args.robot) if is_urdf(args.robot) else load_mechanism(args.robot)
+        path = model_path(args.robot)  # a file, or a bundled model's short name
+        robot = load_urdf(path) if is_urdf(path) else load_mechanism(path)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QFileDi
 
 from armdyn.core import RobotFileError
 
-from .model.bundled import ROBOTS_DIR, is_bundled
+from armdyn.core.io.bundled import ROBOTS_DIR, is_bundled
 from .model.document import RobotDocument
 from .model.draft import new_robot
 from .error_report import show_error, show_warnings
