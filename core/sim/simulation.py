@@ -31,7 +31,8 @@ from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR,
                               STATUS_STEP_TOO_SMALL, STATUS_TORQUE_FAILED, sample_torques)
 from ..kernels.pull import PULL_COLUMNS, pull_buffer
 from ..kernels.rhs import project_samples, sample_quantities
-from ..model.arguments import joint_vector, link_wrenches, model_of
+from ..model.arguments import (joint_vector, link_wrenches, model_of, physical_joint_values,
+                               tolerance)
 from .dop853 import Dop853State
 from .driver import Failure, SampleFailure, drive, run_chunks
 from .pull import PointPull
@@ -59,8 +60,10 @@ class Dop853Stepper:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
         n = k.n
-        q0 = joint_vector(q0, n, "q0", default=model.q_home)
-        qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n))
+        q0 = physical_joint_values(model, joint_vector(q0, n, "q0", default=model.q_home), "q0")
+        qd0 = physical_joint_values(model, joint_vector(qd0, n, "qd0", default=np.zeros(n)),
+                                    "qd0", rates=True)
+        rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
         if k.nl:
             q0 = assemble(model, q0)
             vt = velocity_transformation(model, q0)
@@ -68,8 +71,6 @@ class Dop853Stepper:
         c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True)
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
-        if not (rtol > 0 and atol > 0):
-            raise ArgumentError("rtol and atol must be positive")
         self.w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
         self.grid = output_grid(duration, dt_out)
         self.t_end = float(self.grid[-1])
@@ -190,15 +191,19 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     """Integrate the motion of an arm or mechanism from (q0, qd0) for `duration` seconds,
     chunk by chunk.
 
-    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest). With
-               loops, q0 is closed by `assemble` (its independent joints held) and the
-               rates of the dependent joints follow from the independent ones in qd0.
+    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest), within
+               the physical bounds of `core.model.arguments` (|q| <= 1e4 rad or 1e3 m,
+               |qd| <= 1e4 rad/s or 1e3 m/s); a q0 outside the joint limits is warned
+               about (`simulation_warnings`). With loops, q0 is closed by `assemble` (its
+               independent joints held) and the rates of the dependent joints follow
+               from the independent ones in qd0.
     tau      : None (free fall), a constant (n,) vector, or a function
                tau(t, q, qd) -> (n,), N m / N: a plain Python function, or one compiled
                by numba (`@numba.njit`, also as tau(t, q, qd, out) writing into out),
                which keeps the whole run compiled (`core.kernels.torque`)
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
-    rtol, atol : integrator tolerances on y = [q; qd]
+    rtol, atol : integrator tolerances on y = [q; qd], each in [1e-14, 1e-2]
+               (`core.model.arguments.RTOL_RANGE`, `ATOL_RANGE`)
     dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
     f_ext    : constant external wrenches (see `core.algorithms.dynamics`): (6,) on the last link,
                (n, 6) per link

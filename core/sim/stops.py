@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.tree_dynamics import mass_matrix
-from ..model.arguments import joint_vector, model_of
+from ..errors import ArgumentError, ArgumentTypeError
+from ..model.arguments import joint_vector, model_of, positive_number
 from .trajectory import Trajectory
 
 #: Default natural frequency of a joint on its stop, Hz (`JointStops.frequency`).
@@ -59,18 +60,22 @@ class JointStops:
     damping: float | Sequence[float] = DEFAULT_STOP_DAMPING
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.frequency, (int, float)) and math.isfinite(self.frequency)
-                and self.frequency > 0):
-            raise ValueError(f"stop frequency must be a positive number of Hz, got "
-                             f"{self.frequency!r}")
-        d = np.asarray(self.damping, dtype=float)
+        positive_number(self.frequency, "stop frequency (Hz)")
+        d = self._numbers(self.damping, "stop damping")
         if d.ndim > 1 or not (np.all(np.isfinite(d)) and np.all(d >= 0)):
-            raise ValueError(f"stop damping must be finite and >= 0, got {self.damping!r}")
+            raise ArgumentError(f"stop damping must be finite and >= 0, got {self.damping!r}")
         if self.stiffness is not None:
-            k = np.asarray(self.stiffness, dtype=float)
+            k = self._numbers(self.stiffness, "stop stiffness")
             if k.ndim > 1 or not (np.all(np.isfinite(k)) and np.all(k > 0)):
-                raise ValueError(f"stop stiffness must be finite and > 0, got "
-                                 f"{self.stiffness!r}")
+                raise ArgumentError(f"stop stiffness must be finite and > 0, got "
+                                    f"{self.stiffness!r}")
+
+    @staticmethod
+    def _numbers(x, name: str) -> np.ndarray:
+        try:
+            return np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise ArgumentTypeError(f"{name} must be numbers, got {x!r}") from None
 
     def table(self, model) -> np.ndarray:
         """(n, 4) rows [q_lo, q_hi, K, d] of the model's joints (rad / m, N m/rad / N/m,
@@ -103,7 +108,7 @@ def resolve_stops(model, stops: StopsInput = None) -> JointStops | None:
         return JointStops()
     if stops is False:
         return None
-    raise TypeError(f"stops must be None, True, False or a JointStops, got {stops!r}")
+    raise ArgumentTypeError(f"stops must be None, True, False or a JointStops, got {stops!r}")
 
 
 def _joints_in_loops(model) -> set[int]:
@@ -131,6 +136,27 @@ def _joint_value(model, j: int, value: float) -> str:
     return f"{math.degrees(value):.4g} deg" if model.is_revolute[j] else f"{value:.4g} m"
 
 
+def _past_limits(model, q):
+    """(j, side, limit, past) for every joint of q (n,) outside its limits: past > 0 is
+    how far (rad / m)."""
+    limits = model.joint_limits
+    for j in range(len(limits)):
+        lo, hi = limits[j]
+        for side, limit, past in (("lower", lo, lo - q[j]), ("upper", hi, q[j] - hi)):
+            if past > 0:
+                yield j, side, limit, float(past)
+
+
+def limit_warnings(model, q, name: str) -> tuple[str, ...]:
+    """One sentence per joint of the pose q (n,), the argument `name`, that lies outside
+    its limits (`Model.joint_limits`), e.g. "q_end: joint 2 ('shoulder') is 12 deg past
+    its upper limit (90 deg)"."""
+    names = model.joint_names
+    return tuple(f"{name}: joint {j + 1} ({names[j]!r}) is {_joint_value(model, j, past)} "
+                 f"past its {side} limit ({_joint_value(model, j, limit)})"
+                 for j, side, limit, past in _past_limits(model, np.asarray(q, dtype=float)))
+
+
 def simulation_warnings(model, q0=None, stops: StopsInput = None,
                         free_fall: bool = True) -> tuple[str, ...]:
     """What a run of `model` from q0 (n,) (default: home) with `stops` (see
@@ -138,7 +164,8 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
 
     - in a free fall, a prismatic joint (outside any loop) with no stop to hold it:
       no limits, or stops off; gravity may carry it away without bound;
-    - with stops, a joint that starts past one of its limits (its stop pushes it back).
+    - a joint that starts past one of its limits: with stops, its stop pushes it back;
+      without, nothing does (`limit_warnings`).
     `simulate_chunks` puts these in every chunk's `warnings`."""
     used = resolve_stops(model, stops)
     limits = model.joint_limits
@@ -159,13 +186,12 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
                            "off: nothing stops it in a free fall, it may slide away "
                            "without bound")
     if used is not None:
-        for j in range(len(names)):
-            lo, hi = limits[j]
-            for side, limit, past in (("lower", lo, lo - q[j]), ("upper", hi, q[j] - hi)):
-                if past > 0:
-                    out.append(f"joint {j + 1} ({names[j]!r}) starts "
-                               f"{_joint_value(model, j, past)} past its {side} limit "
-                               f"({_joint_value(model, j, limit)}): its stop pushes it back")
+        for j, side, limit, past in _past_limits(model, q):
+            out.append(f"joint {j + 1} ({names[j]!r}) starts "
+                       f"{_joint_value(model, j, past)} past its {side} limit "
+                       f"({_joint_value(model, j, limit)}): its stop pushes it back")
+    else:
+        out.extend(f"{w}; its stops are off" for w in limit_warnings(model, q, "q0"))
     return tuple(out)
 
 

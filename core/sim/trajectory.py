@@ -13,7 +13,13 @@ from enum import StrEnum
 
 import numpy as np
 
+from ..errors import ArgumentError
 from ..kernels.pull import PULL_COLUMNS
+from ..model.arguments import positive_number
+
+#: The most sample steps a run may ask for (duration / dt_out); the memory a run's
+#: samples need is checked too, before it starts (`check_sample_memory`).
+MAX_SAMPLES = 10_000_000
 
 
 class RunKind(StrEnum):
@@ -131,12 +137,14 @@ class Trajectory:
 
 
 def output_grid(duration: float, dt_out: float) -> np.ndarray:
-    """Regular sample times 0..duration (s), step <= dt_out, ending exactly at duration."""
-    if not (math.isfinite(duration) and duration > 0):
-        raise ValueError(f"duration must be a positive number of seconds, got {duration!r}")
-    if not (math.isfinite(dt_out) and dt_out > 0):
-        raise ValueError(f"dt_out must be a positive number of seconds, got {dt_out!r}")
-    steps = max(1, math.ceil(duration / dt_out - 1e-9))
-    if steps > 10_000_000:
-        raise ValueError(f"{steps} samples requested (duration / dt_out); use a larger dt_out")
+    """Regular sample times 0..duration (s), step <= dt_out, ending exactly at duration.
+    Raises ArgumentError for a duration or dt_out that is not a finite number > 0, or
+    that asks for more than MAX_SAMPLES steps."""
+    duration = positive_number(duration, "duration")
+    dt_out = positive_number(dt_out, "dt_out")
+    ratio = duration / dt_out  # (inf when it overflows: refused below, never converted)
+    if not ratio <= MAX_SAMPLES:
+        raise ArgumentError(f"duration / dt_out asks for {ratio:.3g} samples, more than "
+                            f"{MAX_SAMPLES:,}; use a larger dt_out or a shorter duration")
+    steps = max(1, math.ceil(ratio - 1e-9))
     return np.linspace(0.0, duration, steps + 1)
