@@ -338,3 +338,34 @@ def test_poses_outside_the_joint_limits_are_warned_about_by_name():
     assert any("joint 3 ('quill') starts 0.04 m past its upper limit" in w for w in on)
     assert "q0: joint 3 ('quill') is 0.04 m past its upper limit (0.21 m); its stops are off" \
         in off
+
+
+# ----------------------------------------------------------------------------------
+# The memory of a run is bounded before it starts
+# ----------------------------------------------------------------------------------
+
+def long_chain(n: int):
+    """A serial arm of n revolute links (each 0.1 m, 1 kg): many joints, many columns."""
+    from armdyn.core import Link, Robot
+    links = tuple(Link(name=f"link {k + 1}", a=0.1, mass=1.0, com=(-0.05, 0.0, 0.0))
+                  for k in range(n))
+    return Robot(name=f"{n}-link chain", links=links)
+
+
+def test_a_run_whose_samples_exceed_the_memory_is_refused_before_it_starts():
+    """The issue: -T 1e5 was accepted and grew to 6.4 GB. 10 million samples of a 100-joint
+    arm would need about 120 GB: refused at once, naming the sizes, not after minutes."""
+    import time
+    from armdyn.core.sim.trajectory import Trajectory, available_memory
+    arm = long_chain(100)
+    need = 10_000_001 * 3 * Trajectory.bytes_per_sample(100)
+    have = available_memory()
+    assert have is not None and need > 0.5 * have  # (true on any machine of today)
+    start = time.perf_counter()
+    with pytest.raises(ArgumentError, match=r"^duration / dt_out asks for 10,000,001 samples"
+                                            r": the run would need about 1\d\d GB"):
+        core.simulate(arm, 1e5, dt_out=0.01)
+    with pytest.raises(ArgumentError, match=r"GB this machine has available"):
+        core.run_inverse_dynamics(arm, arm.q_home, arm.q_home, 1e5, dt_out=0.01)
+    assert time.perf_counter() - start < 5.0
+    core.simulate(arm, 0.02, dt_out=0.01)  # a small run of it goes

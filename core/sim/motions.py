@@ -15,7 +15,7 @@ from ..model.arguments import (finite_array, finite_result, joint_vector, model_
                                physical_joint_values, positive_number)
 from .driver import run_chunks
 from .stops import limit_warnings
-from .trajectory import RunKind, Trajectory, output_grid
+from .trajectory import RUN_COPIES, RunKind, Trajectory, check_sample_memory, output_grid
 
 
 def cycloidal_trajectory(q_start, q_end, duration: float, times
@@ -69,12 +69,15 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
     and the loop residual, and tau is zero at passive joints.
     A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
     GUI can stream and cancel between them) and returns the whole Trajectory
-    (StopIteration.value). Sample grid: `output_grid`. The motion is checked first
+    (StopIteration.value). Sample grid: `output_grid` (a run whose samples would not fit
+    in memory is refused: `check_sample_memory`). The motion is checked first
     (`motion_warnings`: poses and rates beyond the physical bounds are refused, poses
     outside the joint limits warned about in every chunk's `warnings`).
     """
     model = model_of(model)
     times = output_grid(duration, dt_out)
+    check_sample_memory(times.size, RUN_COPIES * Trajectory.bytes_per_sample(model.n,
+                                                                            model.kernel.m))
     warnings = motion_warnings(model, q_start, q_end, duration)
     loops = bool(model.loops)
     if loops:

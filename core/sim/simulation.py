@@ -37,7 +37,7 @@ from .dop853 import Dop853State
 from .driver import Failure, SampleFailure, drive, run_chunks
 from .pull import PointPull
 from .stops import StopsInput, resolve_stops, simulation_warnings
-from .trajectory import RunKind, Trajectory, output_grid
+from .trajectory import RUN_COPIES, RunKind, Trajectory, check_sample_memory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
 #: better than 1e-6 of the peak kinetic energy (SciPy's defaults do not).
@@ -60,6 +60,9 @@ class Dop853Stepper:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
         n = k.n
+        self.grid = output_grid(duration, dt_out)
+        check_sample_memory(self.grid.size, RUN_COPIES * Trajectory.bytes_per_sample(
+            n, k.m, pulled=pull is not None))
         q0 = physical_joint_values(model, joint_vector(q0, n, "q0", default=model.q_home), "q0")
         qd0 = physical_joint_values(model, joint_vector(qd0, n, "qd0", default=np.zeros(n)),
                                     "qd0", rates=True)
@@ -72,7 +75,6 @@ class Dop853Stepper:
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
         self.w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
-        self.grid = output_grid(duration, dt_out)
         self.t_end = float(self.grid[-1])
         self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
         used_stops = resolve_stops(model, stops)
@@ -204,7 +206,9 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
     rtol, atol : integrator tolerances on y = [q; qd], each in [1e-14, 1e-2]
                (`core.model.arguments.RTOL_RANGE`, `ATOL_RANGE`)
-    dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
+    dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`;
+               a run whose samples would need more than half the machine's available
+               memory is refused before it starts (`check_sample_memory`)
     f_ext    : constant external wrenches (see `core.algorithms.dynamics`): (6,) on the last link,
                (n, 6) per link
     stops    : end stops at the joint limits: None (the default: `JointStops()` when the
