@@ -32,9 +32,9 @@ from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR,
 from ..kernels.pull import PULL_COLUMNS, pull_buffer
 from ..kernels.rhs import project_samples, sample_quantities
 from ..model.arguments import (joint_vector, link_wrenches, model_of, physical_joint_values,
-                               tolerance)
+                               positive_number, tolerance)
 from .dop853 import Dop853State
-from .driver import Failure, SampleFailure, drive, run_chunks
+from .driver import DEFAULT_MAX_WALL_TIME, Failure, SampleFailure, drive, run_chunks
 from .pull import PointPull
 from .stops import StopsInput, resolve_stops, simulation_warnings
 from .trajectory import RUN_COPIES, RunKind, Trajectory, check_sample_memory, output_grid
@@ -137,8 +137,20 @@ class Dop853Stepper:
             return Failure("the state became non-finite or huge (> 1e10): the motion blew up",
                            self.t, int(np.argmax(y)) % n + 1)
         assert status == STATUS_STEP_TOO_SMALL
+        where, joint = self.motion_now()
         return Failure("the integrator's step size collapsed (the motion is too stiff or "
-                       "singular at this point)", self.t)
+                       f"singular at this point); {where}", self.t, joint)
+
+    def motion_now(self) -> tuple[str, int | None]:
+        """(the step size and the fastest joint (largest |qd|) at the last accepted state,
+        in words; that joint, 1-based): what a run stopped by its budget or a collapsed
+        step reports (`core.sim.driver.ReportsMotion`)."""
+        n = self.kernel.n
+        qd = np.abs(np.nan_to_num(self.state.y[n:], nan=0.0))
+        j = int(np.argmax(qd))
+        unit = "rad/s" if self.model.is_revolute[j] else "m/s"
+        return (f"the step size is {self.state.h_abs:.3g} s and the fastest joint is {j + 1} "
+                f"({self.model.joint_names[j]!r}) at {qd[j]:.4g} {unit}", j + 1)
 
     def _torque_failure_text(self) -> str:
         error = self.state.torque_error
@@ -188,8 +200,8 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                     damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                     dt_out: float = 0.01, chunk_duration: float = 0.05,
                     max_wall_per_chunk: float = 0.05, f_ext=None,
-                    stops: StopsInput = None, pull: PointPull | None = None
-                    ) -> Iterator[Trajectory]:
+                    stops: StopsInput = None, pull: PointPull | None = None,
+                    max_wall_time: float = DEFAULT_MAX_WALL_TIME) -> Iterator[Trajectory]:
     """Integrate the motion of an arm or mechanism from (q0, qd0) for `duration` seconds,
     chunk by chunk.
 
@@ -219,6 +231,11 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                applied at every evaluation of the right-hand side. Its request is read at
                each chunk boundary (a change takes effect from the next chunk); the
                samples record it in `Trajectory.pull`. None: no pull (and no column).
+    max_wall_time : the run's wall-time budget, s (default 120; `core.sim.driver`): the
+               wall time its stepping may take. Measured over every half second of
+               stepping, a run whose pace projects it past the budget (a collapsed step
+               size, a stiff joint) stops at once with SimulationError (the time, the
+               pace, the step size and the fastest joint, and the samples so far).
     Yields Trajectory chunks of new samples (the first holds t = 0) every
     `chunk_duration` simulated seconds, or sooner when a chunk has taken
     `max_wall_per_chunk` wall seconds (a chunk may then be empty); returns the
@@ -230,18 +247,19 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     the cut-joint forces and the loop residual.
     Raises SimulationError (with `.result`, the samples so far, `.time` and
     `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
-    is singular or the step size collapses.
+    is singular, the step size collapses or the run is over its wall-time budget.
     """
     stepper = Dop853Stepper(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out, f_ext,
                             stops, pull)
-    return (yield from drive(stepper, chunk_duration, max_wall_per_chunk))
+    return (yield from drive(stepper, chunk_duration, max_wall_per_chunk, max_wall_time))
 
 
 def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
              damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
              dt_out: float = 0.01, progress: Callable[[float], None] | None = None,
              cancel: Callable[[], bool] | None = None, f_ext=None,
-             stops: StopsInput = None, pull: PointPull | None = None) -> Trajectory:
+             stops: StopsInput = None, pull: PointPull | None = None,
+             max_wall_time: float = DEFAULT_MAX_WALL_TIME) -> Trajectory:
     """Simulate the arm for `duration` seconds and return every sample (see `simulate_chunks`).
 
     progress(fraction) is called after each chunk with the simulated fraction in
@@ -251,6 +269,7 @@ def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
     # chunks of 1/10 of the run keep the per-chunk bookkeeping (about 25 us each) small;
     # the wall-time bound of each chunk keeps cancel() prompt
     gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out,
-                          chunk_duration=max(0.05, duration / 10), f_ext=f_ext,
-                          stops=stops, pull=pull)
+                          chunk_duration=max(0.05, positive_number(duration, "duration") / 10),
+                          f_ext=f_ext,
+                          stops=stops, pull=pull, max_wall_time=max_wall_time)
     return run_chunks(gen, duration, progress, cancel)

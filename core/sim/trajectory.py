@@ -157,8 +157,9 @@ def sample_count(duration: float, dt_out: float) -> int:
     dt_out = positive_number(dt_out, "dt_out")
     ratio = duration / dt_out  # (inf when it overflows: refused below, never converted)
     if not ratio <= MAX_SAMPLES:
-        raise ArgumentError(f"duration / dt_out asks for {ratio:.3g} samples, more than "
-                            f"{MAX_SAMPLES:,}; use a larger dt_out or a shorter duration")
+        raise ArgumentError(f"duration / dt_out = {duration:g} s / {dt_out:g} s asks for more "
+                            f"than {MAX_SAMPLES:,} samples; use a larger dt_out or a shorter "
+                            "duration")
     return max(1, math.ceil(ratio - 1e-9)) + 1
 
 
