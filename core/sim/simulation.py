@@ -78,6 +78,7 @@ class Dop853Stepper:
         self.t_end = float(self.grid[-1])
         self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
         used_stops = resolve_stops(model, stops)
+        self.counts_stops = used_stops is not None
         self.warnings = simulation_warnings(model, q0, False if used_stops is None
                                             else used_stops, free_fall=tau is None)
         if not callable(tau):
@@ -193,7 +194,8 @@ class Dop853Stepper:
                 raise SampleFailure(Failure(err.reason, self.t)) from None
         return Trajectory(t.copy(), q, qd, qdd, applied, E, self.kind,
                           lam if k.nl else None, resid, stop, self.warnings,
-                          pulled if self.pull is not None else None)
+                          pulled if self.pull is not None else None,
+                          self.state.contacts[:, :, :3].copy() if self.counts_stops else None)
 
 
 def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,

@@ -7,7 +7,9 @@ has limits (`stops=False` turns them off). Their force is part of the applied jo
 forces (`Trajectory.tau`, and alone `Trajectory.stop_forces`), their spring energy part
 of the potential energy, so the total energy falls by exactly the work of their dampers.
 `simulation_warnings` says before a run what may go wrong (a prismatic joint nothing
-stops); `stop_report` says after it which stops were hit.
+stops); `stop_report` says after it which stops were hit, from the hits the integrator
+counted at every accepted step (`core.kernels.passive.record_stop_contacts`), and
+`dissipated_energy` how much energy their dampers took out.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import numpy as np
 
 from ..algorithms.tree_dynamics import mass_matrix
 from ..errors import ArgumentError, ArgumentTypeError
+from ..kernels.passive import STOP_HIT_DEPTH
 from ..model.arguments import joint_vector, model_of, positive_number
 from .trajectory import Trajectory
 
@@ -26,6 +29,10 @@ from .trajectory import Trajectory
 DEFAULT_STOP_FREQUENCY = 50.0
 #: Default Hunt-Crossley damping of a stop, s/rad or s/m (`JointStops.damping`).
 DEFAULT_STOP_DAMPING = 5.0
+#: The total energy a run keeps to, relative to its energy scale (`dissipated_energy`):
+#: the default tolerances keep a 10 s free fall's energy to better than 1e-6 of its peak
+#: kinetic energy (`core.sim.simulation.DEFAULT_RTOL`).
+ENERGY_RESOLUTION = 1e-6
 
 
 @dataclass(frozen=True)
@@ -195,33 +202,70 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
     return tuple(out)
 
 
+def _contacts_of_samples(model, traj: Trajectory) -> np.ndarray:
+    """(n, 2, 3) [hits, peak force, deepest penetration] per joint and side (0 lower, 1
+    upper) as the samples show them: a hit is a run of samples past the limit that goes
+    more than STOP_HIT_DEPTH past it."""
+    rows = np.zeros((traj.n, 2, 3))
+    limits = model.joint_limits
+    for sign, side in ((1.0, 0), (-1.0, 1)):
+        pushed = np.flatnonzero(np.any(sign * traj.stop_forces > 0, axis=0))
+        for j in pushed:  # (only where a stop pushed: a stop there, touched)
+            f = traj.stop_forces[:, j]
+            past = sign * (limits[j, side] - traj.q[:, j])  # how far past the limit
+            inside = np.concatenate([[0], (past > 0).astype(np.int8), [0]])
+            edges = np.flatnonzero(np.diff(inside))  # [start, end) of each contact
+            deepest = np.maximum.reduceat(np.append(past, -np.inf), edges)[::2]
+            rows[j, side] = (np.count_nonzero(deepest > STOP_HIT_DEPTH),
+                             np.max(np.abs(f[sign * f > 0])), np.max(past))
+    return rows
+
+
 def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
-    """One sentence per stop that the samples of `traj` show touched: the joint, the
-    limit, how many contacts, the peak force and the deepest penetration, e.g.
-    "joint 3 ('quill') hit its upper stop (0.21 m) 4 times: peak force 1020 N, at most
-    2.1 mm past it". A contact shorter than the sample step can fall between samples."""
-    # the window asks at the end of every run: looking at each joint and side took 3 ms
-    # for a 600 s PUMA run that met no stop
-    if not traj.stop_forces.any():
+    """One sentence per stop hit during the run: the joint, the limit, how many hits, the
+    peak force and the deepest penetration, e.g. "joint 3 ('quill') hit its upper stop
+    (0.21 m) 4 times: peak force 1020 N, at most 2.1 mm past it".
+
+    A simulation's hits are those the integrator counted at every accepted step
+    (`Trajectory.stop_contacts`): a bounce between two output samples is named too.
+    Without that count (another run's Trajectory) the samples are read, and a contact
+    shorter than the sample step can fall between them. Either way a contact is a hit
+    once the joint goes more than STOP_HIT_DEPTH (1e-9 rad or m) past its limit: a joint
+    that starts on its limit and stays there within round-off is not hit."""
+    if traj.stop_contacts is not None:
+        rows = traj.stop_contacts
+    elif traj.stop_forces.any():
+        # the window asks at the end of every run: looking at each joint and side took
+        # 3 ms for a 600 s PUMA run that met no stop
+        rows = _contacts_of_samples(model, traj)
+    else:
         return ()
     out = []
     limits = model.joint_limits
     names = model.joint_names
     unit = ["N m" if r else "N" for r in model.is_revolute]
-    pushed = {1.0: np.any(traj.stop_forces > 0, axis=0),
-              -1.0: np.any(traj.stop_forces < 0, axis=0)}
     for j in range(traj.n):
-        f = traj.stop_forces[:, j]
-        for side, sign, limit in (("lower", 1.0, limits[j, 0]), ("upper", -1.0, limits[j, 1])):
-            if not pushed[sign][j]:  # no stop there, or never touched
+        for side, name in ((0, "lower"), (1, "upper")):
+            hits, peak, deepest = rows[j, side]
+            if hits < 1:  # no stop there, never touched, or only within round-off
                 continue
-            pushing = sign * f > 0
-            past = sign * (limit - traj.q[:, j])  # how far past the limit
-            touching = past > 0
-            contacts = int(touching[0]) + int(np.count_nonzero(touching[1:] & ~touching[:-1]))
-            times = "once" if contacts == 1 else f"{contacts} times"
-            out.append(f"joint {j + 1} ({names[j]!r}) hit its {side} stop "
-                       f"({_joint_value(model, j, limit)}) {times}: peak force "
-                       f"{float(np.max(np.abs(f[pushing]))):.4g} {unit[j]}, at most "
-                       f"{_joint_value(model, j, float(np.max(past)))} past it")
+            times = "once" if hits == 1 else f"{int(hits)} times"
+            out.append(f"joint {j + 1} ({names[j]!r}) hit its {name} stop "
+                       f"({_joint_value(model, j, limits[j, side])}) {times}: peak force "
+                       f"{float(peak):.4g} {unit[j]}, at most "
+                       f"{_joint_value(model, j, float(deepest))} past it")
     return tuple(out)
+
+
+def dissipated_energy(traj: Trajectory) -> float:
+    """E(0) - E(end), J: the energy a free fall's dampers (the joints' viscous damping, the
+    stops' Hunt-Crossley dampers) took out. A value within ENERGY_RESOLUTION of the
+    run's energy scale (its peak kinetic energy plus the range of its potential energy)
+    is the integrator's error, not dissipation, and is reported as 0.0: an elastic stop
+    dissipates nothing (it reported -2.2e-8 J)."""
+    if len(traj) == 0:
+        return 0.0
+    E = traj.energy
+    lost = float(E[0, 2] - E[-1, 2])
+    scale = float(np.max(np.abs(E[:, 0])) + np.ptp(E[:, 1]))
+    return 0.0 if abs(lost) <= ENERGY_RESOLUTION * scale else lost

@@ -77,6 +77,11 @@ class Trajectory:
                     pulling. None for a run without a pull. (`core.sim.pull.PULL_LINK`,
                     `PULL_AT`, `PULL_TARGET`, `PULL_FORCE`, `PULL_POWER` index it.)
                     `energy` stays the arm's own: the pull's work is not in it.
+    stop_contacts : (n, 2, 3) a simulation with end stops: per joint and side (0 lower,
+                    1 upper) [hits, peak force (N m / N), deepest penetration (rad / m)]
+                    counted by the integrator at every accepted step from the start to
+                    this chunk's end (`core.kernels.passive.record_stop_contacts`): a
+                    bounce between two samples is in it. None for other runs.
     """
 
     t: np.ndarray
@@ -91,6 +96,7 @@ class Trajectory:
     stop_forces: np.ndarray | None = None
     warnings: tuple[str, ...] = ()
     pull: np.ndarray | None = None
+    stop_contacts: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         S = self.t.shape[0]
@@ -127,7 +133,7 @@ class Trajectory:
     @classmethod
     def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
         """Join chunks in time order (the kind and n of the first; the warnings of all,
-        each once)."""
+        each once; the stop contacts of the last that has them)."""
         parts = [p for p in parts if p is not None]
         if not parts:
             raise ValueError("nothing to concatenate")
@@ -140,7 +146,9 @@ class Trajectory:
             joined["pull"] = np.concatenate([p.pull if p.pull is not None
                                              else np.zeros((len(p), width)) for p in parts])
         warnings = tuple(dict.fromkeys(w for p in parts for w in p.warnings))
-        return cls(kind=kind, warnings=warnings, **joined)
+        counted = [p.stop_contacts for p in parts if p.stop_contacts is not None]
+        return cls(kind=kind, warnings=warnings, stop_contacts=counted[-1] if counted else None,
+                   **joined)
 
     def at(self, time: float) -> np.ndarray:
         """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,)."""
