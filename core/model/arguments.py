@@ -5,6 +5,12 @@ that compiled into one: a `Robot` or a `Mechanism`) and joint arrays in SI units
 helpers here turn them into what the kernels take and refuse the rest with an
 `ArgumentError` (a ValueError) or `ArgumentTypeError` (a TypeError) that names the
 argument: one rule for shapes, finiteness and defaults, whichever function is called.
+A result that is not finite although its arguments are (they were too large for
+floating point) is a `ResultOverflowError` (`finite_result`), never a silent nan.
+
+Runs in time (`core.sim`) also refuse what no physical arm does and what no
+integrator can resolve, with the bounds below (`physical_joint_values`,
+`tolerance`): a joint value or rate beyond them is refused by name, before any work.
 """
 from __future__ import annotations
 
@@ -12,8 +18,25 @@ import math
 
 import numpy as np
 
-from ..errors import ArgumentError, ArgumentTypeError
+from ..errors import ArgumentError, ArgumentTypeError, ResultOverflowError
 from ..kernels.layout import KernelModel
+
+#: Physical bounds of a run's joint values and rates (`physical_joint_values`): a
+#: revolute joint's angle, rad (1e4 rad is 1,600 turns; angles stay resolved to 2e-12
+#: rad), a prismatic joint's travel, m, and their rates, rad/s (95,000 rpm) and m/s
+#: (three times the speed of sound). Beyond them an input is a typing error or a
+#: unit slip (deg for rad), and a run of it only produces overflow or a stalled
+#: integrator.
+MAX_ANGLE = 1e4
+MAX_TRAVEL = 1e3
+MAX_ANGULAR_RATE = 1e4
+MAX_LINEAR_RATE = 1e3
+#: The range of the integrators' relative tolerance `rtol` (`tolerance`): below 1e-14
+#: (about 50 ulp) no step can meet it, above 1e-2 the results are not the motion's.
+RTOL_RANGE = (1e-14, 1e-2)
+#: The range of the absolute tolerance `atol` (rad, m, rad/s, m/s): as rtol's, for
+#: values of order one.
+ATOL_RANGE = (1e-14, 1e-2)
 
 
 def model_of(model):
@@ -60,6 +83,20 @@ def joint_vector(x, n: int, name: str, *, default=None, scalar: bool = False) ->
     if not np.isfinite(a).all():
         bad = int(np.flatnonzero(~np.isfinite(a))[0])
         raise ArgumentError(f"{name} must be finite, got {a[bad]} at joint {bad + 1}")
+    return a
+
+
+def finite_array(x, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """x as a finite float64 array of `shape` (a point (3,), a rotation (3, 3)), or an
+    error naming `name` (ArgumentTypeError for something that is not numbers)."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be numbers of shape {shape}, got {x!r}") from None
+    if a.shape != shape:
+        raise ArgumentError(f"{name} must have shape {shape}, got {a.shape}")
+    if not np.isfinite(a).all():
+        raise ArgumentError(f"{name} must be finite")
     return a
 
 
@@ -134,6 +171,62 @@ def positive_number(x, name: str, *, allow_zero: bool = False) -> float:
         raise ArgumentError(f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
                             f"got {x!r}")
     return v
+
+
+def number_in(x, name: str, low: float, high: float, unit: str = "") -> float:
+    """x as a float in [low, high], or an error naming `name` and the range."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{name} must be a number, got {x!r}") from None
+    if not low <= v <= high:  # (nan fails too)
+        unit = f" {unit}" if unit else ""
+        raise ArgumentError(f"{name} must be between {low:g} and {high:g}{unit}, got {x!r}")
+    return v
+
+
+def tolerance(x, name: str) -> float:
+    """An integrator tolerance: `rtol` in RTOL_RANGE, `atol` in ATOL_RANGE."""
+    return number_in(x, name, *(RTOL_RANGE if name == "rtol" else ATOL_RANGE))
+
+
+def one_of(x, name: str, choices: tuple[str, ...]) -> str:
+    """x if it is one of `choices` (a method's name), else an ArgumentError naming them."""
+    if isinstance(x, str) and x in choices:
+        return x
+    listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+    raise ArgumentError(f"{name} must be {listed}, got {x!r}")
+
+
+def finite_result(x, what: str):
+    """x (an array or a number) if every entry is finite, else a ResultOverflowError: the
+    arguments were finite (checked on entry) but too large for floating point."""
+    if not np.isfinite(x).all():
+        raise ResultOverflowError(f"{what} is not finite although the arguments are: they "
+                                  "are too large for floating point (overflow)")
+    return x
+
+
+def physical_joint_values(model, x: np.ndarray, name: str, *, rates: bool = False
+                          ) -> np.ndarray:
+    """x (n,), the joint values (rates: the joint rates) of a run's input, if every one
+    is within the physical bounds (MAX_ANGLE, MAX_TRAVEL; MAX_ANGULAR_RATE,
+    MAX_LINEAR_RATE); else an ArgumentError naming `name`, the joint and the bound."""
+    m = model_of(model)
+    revolute = np.asarray(m.is_revolute, dtype=bool)
+    if rates:
+        bound = np.where(revolute, MAX_ANGULAR_RATE, MAX_LINEAR_RATE)
+        units = ("rad/s", "m/s")
+    else:
+        bound = np.where(revolute, MAX_ANGLE, MAX_TRAVEL)
+        units = ("rad", "m")
+    beyond = np.flatnonzero(~(np.abs(x) <= bound))
+    if beyond.size:
+        j = int(beyond[0])
+        unit = units[0] if revolute[j] else units[1]
+        raise ArgumentError(f"{name}: joint {j + 1} ({m.joint_names[j]!r}) is {x[j]:.4g} "
+                            f"{unit}, beyond the physical bound of {bound[j]:g} {unit}")
+    return x
 
 
 def whole_number(x, name: str, low: int) -> int:
