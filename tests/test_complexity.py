@@ -84,7 +84,7 @@ def test_the_printed_crossover_columns_and_the_note_on_them():
     assert (rows["valasek"].formula_star, rows["valasek"].formula_plus) == (13, 16)
     assert (rows["brandl"].formula_star, rows["brandl"].formula_plus) == (15, 18)
     note = table2_note()
-    for text in ("3 entries", "Valasek n+ 15 (its formulas: 16)",
+    for text in ("3 entries of n*", "Valasek n+ 15 (its formulas: 16)",
                  "Brandl et al. n* 14 (its formulas: 15)", "Brandl et al. n+ 16 (its formulas: 18)"):
         assert text in note
 

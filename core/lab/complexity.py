@@ -249,8 +249,9 @@ def table2_crossovers() -> list[PrintedCrossover]:
 def table2_note() -> str:
     """One sentence for the Lab: which of seed 001 Table 2's n* / n+ entries contradict
     the table's own formulas."""
-    wrong = []
+    wrong, entries = [], 0
     for row in table2_crossovers():
+        entries += 2
         for label, printed, formula in (("n*", row.printed_star, row.formula_star),
                                         ("n+", row.printed_plus, row.formula_plus)):
             if printed != formula:
@@ -258,10 +259,10 @@ def table2_note() -> str:
                              f"(its formulas: {formula})")
     if not wrong:
         return "Seed 001 Table 2's n* and n+ columns follow from its formulas."
-    return (f"Seed 001 Table 2's crossover columns (n*: M only, n+: M and A, against Walker "
-            f"and Orin): {len(wrong)} entries do not follow from the table's own formulas: "
-            + "; ".join(wrong) + ". The paper's printed numbers contradict its formulas; "
-            "the others reproduce.")
+    return (f"Seed 001 Table 2's crossover columns: {len(wrong)} entries of n* (from which "
+            f"n the M, and n+ the M and the A each, are below Walker and Orin's) do not "
+            f"follow from the table's own formulas: "
+            + "; ".join(wrong) + f". The other {entries - len(wrong)} entries reproduce.")
 
 
 # ----------------------------------------------------------------------------------
