@@ -20,7 +20,6 @@ import threading
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from armdyn.core import (convective_torques, forward_dynamics, gravity_torques, inverse_dynamics,
                          load_mechanism, load_robot, mass_matrix)

@@ -15,9 +15,10 @@ test_paper_formulation.py).
 
 Frames. Seed 000 App. A: frame i is fixed to link i-1, its z_i the axis of joint i;
 link i's mass centre and inertia are given in frame i+1. Here link i's quantities are
-taken in F_i = frame i turned by Rz(theta_i): fixed in link i (for a prismatic joint,
-turned with it), its z the axis of joint i, its origin O_i on that axis, the point the
-twist is taken at (seed 001 Fig. 1b). Frame i+1 is F_i turned by Rx(alpha_i), so the
+taken in F_i = frame i turned by Rz(theta_i): its axes turn with link i (a prismatic
+link slides along its z), its z is the axis of joint i, its origin O_i on that axis, the
+point the twist is taken at (seed 001 Fig. 1b). Frame i+1's axes are F_i's turned by
+Rx(alpha_i) (its origin is O_{i+1} = O_i + (a_i, 0, b_i) in F_i), so the
 inputs (mass centre, inertia about it) are turned into F_i once, when the model is
 built (`paper_model`), and in F_i
 
@@ -134,7 +135,7 @@ class PaperLink:
 
     revolute : the joint's kind (else prismatic)
     a, b     : r_i = O_{i+1} - O_i = (a, 0, b), m (b is the joint's value if prismatic)
-    ca, sa   : cos, sin alpha_i (Rx(alpha_i) turns F_{i+1}'s parent frame into F_i)
+    ca, sa   : cos, sin alpha_i (x_F = Rx(alpha_i) x for a vector x in frame i+1's axes)
     cc, ss, cs, cs2, dcs : cos^2, sin^2, cos sin, 2 cos sin, cos^2 - sin^2 of alpha_i
     ct, st   : cos, sin theta_i of a prismatic joint (constant)
     m        : mass, kg
