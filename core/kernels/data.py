@@ -36,11 +36,17 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
     Field("t", ("n", 6), "twists at O_k                                        (eq. 11c)"),
     Field("tdot", ("n", 6), "twist rates at O_k                                   (eq. 17)"),
     Field("w", ("n", 6), "wrenches at O_k: inertia + children             (Sec 2.4.1)"),
-    Field("psi_hat", ("n", 6), "psi^_k = M^_k p_k                                (eq. 19d)"),
+    Field("psi_hat", ("nv", 6), "psi^_k = M^_k p_k, a row per rate (a block pivot's columns\n"
+          "Psi^_k = M^_k P_k)                                 (eq. 19d)"),
     Field("eta", ("n", 6), "UDU^T solve, backward pass                        (eq. 19a)"),
     Field("mu", ("n", 6), "UDU^T solve, forward pass                          (eq. 21b)"),
     Field("no_wrench", ("n", 6), "zeros: no external wrench on any link; never written"),
-    Field("m_hat", ("n",), "m^_k = p_k^T psi^_k, the D of UDU^T                 (eq. 19d)"),
+    Field("S", ("nv", 6), "the columns of P_k of a joint of several degrees of freedom,\n"
+          "a row per rate (core.kernels.joints)"),
+    Field("L_hat", ("n", 6, 6), "a block pivot D_k = P_k^T Psi^_k = L diag(m^) L^T: its unit\n"
+          "lower factor L (joints of several degrees of freedom)"),
+    Field("m_hat", ("nv",), "m^_k = p_k^T psi^_k, the D of UDU^T (a block pivot's d)\n"
+          "                                                    (eq. 19d)"),
     Field("phi_hat", ("nv",), "UDU^T solve                                       (eq. 19b)"),
     Field("phi", ("nv",), "right-hand side of the UDU^T solve: tau - ID(q, qd, 0)"),
     Field("zero", ("nv",), "zeros (qdd = 0 for the bias forces); never written"),
@@ -49,8 +55,10 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
     Field("stop", ("nv",), "the end stops' share of tau       (core.kernels.passive)"),
     Field("qdd_free", ("nv",), "tree accelerations without the loops"),
     Field("dq", ("nv",), "a projection's correction of q or qd (project_onto_loops)"),
+    Field("x", ("nv",), "the joints' values per rate: a chart's point of q\n"
+          "(core.kernels.charts; the end stops read it)"),
     Field("g", (3,), "the gravity a call uses (the model's, or zeros)"),
-    Field("tmp66", (2, 6, 6), "scratch of the 6x6 recursions"),
+    Field("tmp66", (3, 6, 6), "scratch of the 6x6 recursions"),
     Field("s6", (4, 6), "scratch 6-vectors"),
     Field("G", (20, 3), "scratch of the loop kernels (core.kernels.loops names its rows)"),
     Field("Phi", ("m",), "loop-closure residual (m, rad)                      (Jalon 8.3)"),

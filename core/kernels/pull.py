@@ -39,7 +39,7 @@ import numpy as np
 from .buffers import inlined_kernel
 from .denoc import dh_frames
 from .fields import Field, FieldTable
-from .joints import point_velocity_per_rate
+from .joints import JOINT_NV, JOINT_PRISMATIC, motion_subspace, point_velocity_per_rate
 
 # ---- the kernel buffer (module docstring) ----
 LINK, POINT, TARGET, STIFFNESS, DAMPING = 0, 1, 4, 7, 8
@@ -55,22 +55,23 @@ PULL_POWER = 10
 PULL_COLUMNS = 11
 
 
-PULL_FIELDS = FieldTable("PullViews", __name__, ("n",), (np.float64,), (
+PULL_FIELDS = FieldTable("PullViews", __name__, ("n", "nv"), (np.float64,), (
     Field("header", (HEADER,), "the request and the last evaluation (above)"),
     Field("W", ("n", 6), "the wrenches f_ext + w_i on the links"),
     Field("Rj", ("n", 3, 3), "the DH frames at the last evaluation (core.kernels.denoc)"),
     Field("oj", ("n", 3), ""),
     Field("Rl", ("n", 3, 3), ""),
     Field("ol", ("n", 3), ""),
+    Field("S", ("nv", 6), "the motion subspaces of joints of several degrees of freedom"),
 ))
 PullViews = PULL_FIELDS.views_type
 __doc__ = __doc__.replace("{fields}", PULL_FIELDS.describe())
 _cut_pull = PULL_FIELDS.cutter()
 
 
-def pull_buffer(n: int) -> np.ndarray:
-    """The zeroed kernel buffer of a run on n joints (no pull)."""
-    return PULL_FIELDS.new_buffers(n=n)[0]
+def pull_buffer(n: int, nv: int | None = None) -> np.ndarray:
+    """The zeroed kernel buffer of a run on n joints of nv rates (default n; no pull)."""
+    return PULL_FIELDS.new_buffers(n=n, nv=n if nv is None else nv)[0]
 
 
 @inlined_kernel
@@ -79,7 +80,7 @@ def pull_force(mv, pull, q, qd):
     buffer's out fields and leaves the DH frames at q in its scratch. Link i must be set
     (pull[LINK] >= 1)."""
     i = int(pull[LINK]) - 1
-    P = _cut_pull((mv.n,), (pull,))
+    P = _cut_pull((mv.n, mv.nv), (pull,))
     Rj, oj, Rl, ol = P.Rj, P.oj, P.Rl, P.ol
     dh_frames(mv, q, Rj, oj, Rl, ol)
     # p = o_i + Q_i r
@@ -91,14 +92,24 @@ def pull_force(mv, pull, q, qd):
     vx = vy = vz = 0.0
     j = i
     while j >= 0:
-        # e_j: z of joint j's frame
-        Jx, Jy, Jz = point_velocity_per_rate(mv.kind[j], Rj[j, 0, 2], Rj[j, 1, 2],
-                                             Rj[j, 2, 2], oj[j, 0], oj[j, 1], oj[j, 2],
-                                             px, py, pz)
-        s = qd[mv.iv[j]]
-        vx += Jx * s
-        vy += Jy * s
-        vz += Jz * s
+        kind, b = mv.kind[j], mv.iv[j]
+        if kind <= JOINT_PRISMATIC:
+            # e_j: z of joint j's frame
+            Jx, Jy, Jz = point_velocity_per_rate(kind, Rj[j, 0, 2], Rj[j, 1, 2], Rj[j, 2, 2],
+                                                 oj[j, 0], oj[j, 1], oj[j, 2], px, py, pz)
+            s = qd[b]
+            vx += Jx * s
+            vy += Jy * s
+            vz += Jz * s
+        else:  # the twist P_j qd_j at O_j, moved to p
+            motion_subspace(kind, Rj, Rl, j, b, P.S)
+            rx, ry, rz = px - oj[j, 0], py - oj[j, 1], pz - oj[j, 2]
+            for c in range(JOINT_NV[kind]):
+                s = qd[b + c]
+                wx, wy, wz = P.S[b + c, 0], P.S[b + c, 1], P.S[b + c, 2]
+                vx += (P.S[b + c, 3] + wy * rz - wz * ry) * s
+                vy += (P.S[b + c, 4] + wz * rx - wx * rz) * s
+                vz += (P.S[b + c, 5] + wx * ry - wy * rx) * s
         j = mv.parent[j]
     # F = k (x* - p) - c v_p
     k, c = pull[STIFFNESS], pull[DAMPING]
@@ -118,7 +129,7 @@ def pulled_wrenches(mv, pull, q, qd, f_ext):
     a view of the buffer's scratch (valid until the next call)."""
     n = mv.n
     pull_force(mv, pull, q, qd)
-    P = _cut_pull((n,), (pull,))
+    P = _cut_pull((n, mv.nv), (pull,))
     W, ol = P.W, P.ol
     for k in range(n):
         for r in range(6):

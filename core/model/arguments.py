@@ -63,11 +63,14 @@ def joint_vector(x, n: int, name: str, *, default=None, scalar: bool = False) ->
     return a
 
 
-def joint_rows(n: int, **arrays) -> tuple[list[np.ndarray], bool]:
-    """The named joint arrays as finite (T, n) rows of one shape, and whether they were
-    single states (n,)."""
+def joint_rows(n, **arrays) -> tuple[list[np.ndarray], bool]:
+    """The named joint arrays as finite (T, n) rows of one length T, and whether they
+    were single states (n,). n: the entries of every array, or a pair (nq, nv): nq for
+    the first array (joint values q), nv for the others (rates, accelerations, forces)."""
     rows, singles, shapes = [], [], []
-    for name, value in arrays.items():
+    sizes = n if isinstance(n, tuple) else (n, n)
+    for i, (name, value) in enumerate(arrays.items()):
+        n = sizes[0] if i == 0 else sizes[1]
         try:
             a = np.ascontiguousarray(value, dtype=float)
         except (TypeError, ValueError):
@@ -83,7 +86,7 @@ def joint_rows(n: int, **arrays) -> tuple[list[np.ndarray], bool]:
         rows.append(a)
         singles.append(single)
         shapes.append(a.shape)
-    if len(set(shapes)) != 1:
+    if len({shape[0] for shape in shapes}) != 1 or len(set(singles)) != 1:
         raise ArgumentError(f"{', '.join(arrays)} must have the same shape, got "
                             f"{', '.join(map(str, shapes))}")
     return rows, singles[0]

@@ -59,7 +59,8 @@ def compile_model(*, name: str, chains, loops=(), gravity, joint_names=None,
         s["joint_names"] = tuple(joint_names)
     gravity = tuple(float(g) for g in gravity)
     kernel = pack(chains, loops, gravity, s["joint_names"], s["parent"], s["independent"])
-    model = Model(name=name, chains=chains, loops=loops, gravity=gravity, dof=len(links),
+    model = Model(name=name, chains=chains, loops=loops, gravity=gravity,
+                  dof=sum(link.joint.nv for link in links),
                   tolerance=float(tolerance), kernel=kernel, warnings=tuple(warnings), **s)
     if not loops:
         return model

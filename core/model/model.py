@@ -19,13 +19,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..kernels.joints import JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..kernels.joints import (JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL,
+                              JOINT_UNIVERSAL)
 from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
                               pack_model)
 from .parts import Chain, JointType, Link, Loop, LoopJointType
 
 #: The kernels' code of each joint type (`core.kernels.joints`).
-JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC}
+JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC,
+               JointType.SPHERICAL: JOINT_SPHERICAL, JointType.UNIVERSAL: JOINT_UNIVERSAL,
+               JointType.FREE: JOINT_FREE}
 #: The kernels' code of each loop-joint type (`core.kernels.layout`).
 LOOP_CODES = {LoopJointType.REVOLUTE: LOOP_REVOLUTE, LoopJointType.SPHERICAL: LOOP_SPHERICAL,
               LoopJointType.PRISMATIC: LOOP_PRISMATIC}
@@ -108,13 +111,13 @@ class Model:
         """The entries of q that belong to the joint called `name` (KeyError if none)."""
         k = self.joint_index(name)
         start = int(self.kernel.views.iq[k])
-        return slice(start, start + 1)
+        return slice(start, start + self.joint_types[k].nq)
 
     def v_slice(self, name: str) -> slice:
         """The entries of a rate vector (qd, qdd, tau) that belong to the joint `name`."""
         k = self.joint_index(name)
         start = int(self.kernel.views.iv[k])
-        return slice(start, start + 1)
+        return slice(start, start + self.joint_types[k].nv)
 
     def joint_index(self, name: str) -> int:
         """0-based index of the joint called `name` (KeyError if none)."""
@@ -125,8 +128,9 @@ class Model:
 
     @property
     def q_home(self) -> np.ndarray:
-        """The home configuration (closed, with loops), (nq,), rad / m."""
-        return np.array([link.q_home for link in self.links], dtype=float)
+        """The home configuration (closed, with loops), (nq,): rad / m, the unit
+        quaternions of spherical and free joints."""
+        return np.array([v for link in self.links for v in link.q_values], dtype=float)
 
     @property
     def joint_limits(self) -> np.ndarray:
@@ -238,18 +242,25 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
     """The kernel layout of chains and loops (optionally with chosen active loop rows)."""
     links = [link for chain in chains for link in chain.links]
     n = len(links)
-    place_R = np.tile(np.eye(3), (n, 1, 1))
-    place_p = np.zeros((n, 3))
+    # the pose of each joint's frame in its parent link's own frame: a chain's base for
+    # its first link, composed with the link's own placement (joints of several degrees
+    # of freedom; the identity for a DH row)
+    place = np.tile(np.eye(4), (n, 1, 1))
     k = 0
     for chain in chains:
-        place_R[k] = chain.base.rotation
-        place_p[k] = chain.base.xyz
+        base = np.eye(4)
+        base[:3, :3] = chain.base.rotation
+        base[:3, 3] = chain.base.xyz
+        for i, link in enumerate(chain.links):
+            place[k + i] = (base @ link.placement) if i == 0 else link.placement
         k += len(chain.links)
+    place_R, place_p = place[:, :3, :3], place[:, :3, 3]
     index = {name: i for i, name in enumerate(joint_names)}
     loop_body = [(index[l.links[0]], -1 if l.links[1] == "base" else index[l.links[1]])
                  for l in loops]
     return pack_model(
-        dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
+        dh=np.array([[l.a, l.b, l.alpha, l.theta] if l.joint.is_dh else [0.0] * 4
+                     for l in links], dtype=float).reshape(-1, 4),
         kind=[JOINT_CODES[l.joint] for l in links],
         mass=np.array([l.mass for l in links], dtype=float),
         com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),

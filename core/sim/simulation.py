@@ -58,14 +58,14 @@ class Dop853Stepper:
                  pull: PointPull | None = None) -> None:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
-        n = k.n
-        q0 = joint_vector(q0, n, "q0", default=model.q_home)
-        qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n))
+        n, nq, nv = k.n, k.nq, k.nv
+        q0 = joint_vector(q0, nq, "q0", default=model.q_home)
+        qd0 = joint_vector(qd0, nv, "qd0", default=np.zeros(nv))
         if k.nl:
             q0 = assemble(model, q0)
             vt = velocity_transformation(model, q0)
             qd0 = vt.R @ qd0[list(vt.independent)]
-        c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True)
+        c = joint_vector(damping, nv, "damping", default=np.zeros(nv), scalar=True)
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
         if not (rtol > 0 and atol > 0):
@@ -78,15 +78,15 @@ class Dop853Stepper:
         self.warnings = simulation_warnings(model, q0, False if used_stops is None
                                             else used_stops, free_fall=tau is None)
         if not callable(tau):
-            tau = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True)
-        stop_table = None if used_stops is None else used_stops.table(model)  # (n, 4)
+            tau = joint_vector(tau, nv, "tau", default=np.zeros(nv), scalar=True)
+        stop_table = None if used_stops is None else used_stops.table(model)  # (nv, 4)
         self.pull = pull
-        self.pull_now = pull_buffer(n)  # the request in force during the current chunk
+        self.pull_now = pull_buffer(n, k.nv)  # the request in force during the current chunk
         self.seen = -1 if pull is None else pull.copy_into(self.pull_now, n, -1)
         self.state = Dop853State(model, np.concatenate([q0, qd0]), 0.0, self.t_end, rtol,
                                  atol, tau=tau, damping=c, f_ext=self.w, stops=stop_table,
                                  pull=self.pull_now)
-        self.Y = np.full((self.grid.size, 2 * n), np.nan)
+        self.Y = np.full((self.grid.size, nq + nv), np.nan)
         self.sent = 0      # samples handed out by `take`
         self.next_out = 0  # samples the integrator has written
 
@@ -150,19 +150,19 @@ class Dop853Stepper:
         if hi == lo:
             return self.empty()
         k = self.kernel
-        n, m = k.n, k.m
+        n, m, nq, nv = k.n, k.m, k.nq, k.nv
         t, states = self.grid[lo:hi], self.Y[lo:hi]
         resid = None
         if k.nl:
             # dense-output samples onto the loops, as the accepted steps are
             resid = np.empty(hi - lo)
             project_samples(k.F, k.I, thread_workspace(k), states, 1e-14, resid)
-        q, qd = states[:, :n].copy(), states[:, n:].copy()
-        applied = np.empty((t.size, n))  # tau(t, q, qd); + damping and stops below
+        q, qd = states[:, :nq].copy(), states[:, nq:].copy()
+        applied = np.empty((t.size, nv))  # tau(t, q, qd); + damping and stops below
         if sample_torques(self.state.torque, t, states, self.state.tau, applied) >= 0:
             raise SampleFailure(Failure(self._torque_failure_text(), self.t, None,
                                         self.state.torque_error))
-        stop, qdd = np.empty_like(q), np.empty_like(q)
+        stop, qdd = np.empty_like(qd), np.empty_like(qd)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         pulled = np.empty((hi - lo, PULL_COLUMNS))
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
