@@ -31,6 +31,7 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .algorithms.kinematics import Kinematics, forward_kinematics
+from .algorithms.momentum import Momentum, center_of_mass, momentum
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .model.model import Model
 from .model.parts import Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement
@@ -92,6 +93,8 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
+    # the whole system's mass centre and momentum (core.algorithms.momentum)
+    "Momentum", "center_of_mass", "momentum",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)

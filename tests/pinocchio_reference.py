@@ -212,6 +212,11 @@ def q_to_pin(mech, model, joint_ids, q) -> np.ndarray:
     return out
 
 
+def q_from_pin(mech, model, joint_ids, qp) -> np.ndarray:
+    qi, _ = _index_maps(mech, model, joint_ids)
+    return np.asarray(qp, dtype=float)[qi]
+
+
 def v_to_pin(mech, model, joint_ids, v) -> np.ndarray:
     _, vi = _index_maps(mech, model, joint_ids)
     out = np.zeros(model.nv)

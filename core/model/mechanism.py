@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import MechanismError, RobotError
 from .compile import compile_model
 from .model import Described, Model
-from .parts import (DEFAULT_GRAVITY, Assembly, Chain, Link, Loop, LoopJointType,
+from .parts import (DEFAULT_GRAVITY, Assembly, Chain, JointType, Link, Loop, LoopJointType,
                     Placement, chains_with_q)
 from .robot import Robot, validate_link
 from .units import MAX_ABS
@@ -187,6 +187,11 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
                                      chain=chain.name, link=i, link_name=link.name,
                                      field="name")
             link_names[link.name] = chain.name
+            if link.joint == JointType.FREE and (i > 1 or chain.parent is not None):
+                raise MechanismError("a free joint joins a body to the base: it must be the "
+                                     "first link of a chain on the base (no parent)",
+                                     chain=chain.name, link=i, link_name=link.name,
+                                     field="joint")
         total += len(chain.links)
     if total > MAX_JOINTS:
         raise MechanismError(f"{total} joints; a mechanism has at most {MAX_JOINTS}",
