@@ -3,7 +3,7 @@
 The model of the pull (what it does, the threads) is `core.sim.pull`:
 
     p   = o_i + Q_i r                        the grabbed point        (o_i, Q_i: link i's frame)
-    v_p = sum_{j in path(i)} J_j qd_j        its velocity (J_j from core.kernels.joints)
+    v_p = sum_{j in path(i)} J_j qd_j        its velocity (core.kernels.points)
     F   = k (x* - p) - c v_p                 the force on the link at p (N)
     w_i = [(p - o_i) x F; F]                 as an external wrench on link i, moment about
                                              o_i, base frame
@@ -39,7 +39,7 @@ import numpy as np
 from .buffers import inlined_kernel
 from .denoc import dh_frames
 from .fields import Field, FieldTable
-from .joints import JOINT_NV, JOINT_PRISMATIC, motion_subspace, point_velocity_per_rate
+from .points import add_point_force, point_position, point_velocity
 
 # ---- the kernel buffer (module docstring) ----
 LINK, POINT, TARGET, STIFFNESS, DAMPING = 0, 1, 4, 7, 8
@@ -83,34 +83,8 @@ def pull_force(mv, pull, q, qd):
     P = _cut_pull((mv.n, mv.nv), (pull,))
     Rj, oj, Rl, ol = P.Rj, P.oj, P.Rl, P.ol
     dh_frames(mv, q, Rj, oj, Rl, ol)
-    # p = o_i + Q_i r
-    rx, ry, rz = pull[POINT], pull[POINT + 1], pull[POINT + 2]
-    px = ol[i, 0] + Rl[i, 0, 0] * rx + Rl[i, 0, 1] * ry + Rl[i, 0, 2] * rz
-    py = ol[i, 1] + Rl[i, 1, 0] * rx + Rl[i, 1, 1] * ry + Rl[i, 1, 2] * rz
-    pz = ol[i, 2] + Rl[i, 2, 0] * rx + Rl[i, 2, 1] * ry + Rl[i, 2, 2] * rz
-    # v_p = sum over the joints j from link i down to the base of J_j qd_j
-    vx = vy = vz = 0.0
-    j = i
-    while j >= 0:
-        kind, b = mv.kind[j], mv.iv[j]
-        if kind <= JOINT_PRISMATIC:
-            # e_j: z of joint j's frame
-            Jx, Jy, Jz = point_velocity_per_rate(kind, Rj[j, 0, 2], Rj[j, 1, 2], Rj[j, 2, 2],
-                                                 oj[j, 0], oj[j, 1], oj[j, 2], px, py, pz)
-            s = qd[b]
-            vx += Jx * s
-            vy += Jy * s
-            vz += Jz * s
-        else:  # the twist P_j qd_j at O_j, moved to p
-            motion_subspace(kind, Rj, Rl, j, b, P.S)
-            rx, ry, rz = px - oj[j, 0], py - oj[j, 1], pz - oj[j, 2]
-            for c in range(JOINT_NV[kind]):
-                s = qd[b + c]
-                wx, wy, wz = P.S[b + c, 0], P.S[b + c, 1], P.S[b + c, 2]
-                vx += (P.S[b + c, 3] + wy * rz - wz * ry) * s
-                vy += (P.S[b + c, 4] + wz * rx - wx * rz) * s
-                vz += (P.S[b + c, 5] + wx * ry - wy * rx) * s
-        j = mv.parent[j]
+    px, py, pz = point_position(Rl, ol, i, pull[POINT], pull[POINT + 1], pull[POINT + 2])
+    vx, vy, vz = point_velocity(mv, Rj, oj, Rl, P.S, i, px, py, pz, qd)
     # F = k (x* - p) - c v_p
     k, c = pull[STIFFNESS], pull[DAMPING]
     Fx = k * (pull[TARGET] - px) - c * vx
@@ -134,15 +108,8 @@ def pulled_wrenches(mv, pull, q, qd, f_ext):
     for k in range(n):
         for r in range(6):
             W[k, r] = f_ext[k, r]
-    i = int(pull[LINK]) - 1
-    ax, ay, az = pull[AT] - ol[i, 0], pull[AT + 1] - ol[i, 1], pull[AT + 2] - ol[i, 2]
-    Fx, Fy, Fz = pull[FORCE], pull[FORCE + 1], pull[FORCE + 2]
-    W[i, 0] += ay * Fz - az * Fy
-    W[i, 1] += az * Fx - ax * Fz
-    W[i, 2] += ax * Fy - ay * Fx
-    W[i, 3] += Fx
-    W[i, 4] += Fy
-    W[i, 5] += Fz
+    add_point_force(W, ol, int(pull[LINK]) - 1, pull[AT], pull[AT + 1], pull[AT + 2],
+                    pull[FORCE], pull[FORCE + 1], pull[FORCE + 2])
     return W
 
 

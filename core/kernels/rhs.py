@@ -12,6 +12,7 @@ from .buffers import compiled_kernel, inlined_kernel
 from .charts import chart_origin
 from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
 from .data import data_views
+from .elements import element_wrenches
 from .layout import model_views
 from .loops import closure_residual
 from .passive import applied_joint_forces
@@ -45,17 +46,21 @@ def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
 def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
     """qdd (nv,) at (q (nq,), qd (nv,)) under tau - c qd + the end stops' forces, the
     stops reading the joints' values per rate in x (nv,) (q itself when nq == nv; the
-    chart of `core.kernels.charts` otherwise). Returns -1 or the failure code."""
+    chart of `core.kernels.charts` otherwise), with the force elements' wrenches
+    (`core.kernels.elements`). Returns -1 or the failure code."""
     D = data_views(mv, ws)
     applied = D.tau
     applied_joint_forces(passive, x, qd, tau, applied, D.stop)
+    if mv.ne > 0:  # the force elements' wrenches join f_ext
+        f_ext, _ = element_wrenches(mv, D, q, qd, f_ext)
     if mv.m > 0:  # loops: the accelerations that keep them closed
         return constrained_forward_dynamics_kernel(mv, ws, q, qd, applied, f_ext, qdd)
     return denoc.forward_dynamics_tree(mv, ws, q, qd, applied, f_ext, mv.gravity, qdd)
 
 
 @compiled_kernel
-def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled):
+def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled,
+                      elements):
     """What a run records at each output sample, in one pass per sample, for the states
     Y (S, nq + nv) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
     link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.sim.pull`):
@@ -65,8 +70,9 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
     stop    (S, nv) out: the end stops' forces alone
     qdd     (S, nv) out: the accelerations (keeping the loops closed, with their
             multipliers in lam (S, m))
-    E       (S, 3) out: kinetic, potential (gravity and the stops' springs), total
-            energy (J), from the same pass's link quantities and twists.
+    E       (S, 3) out: kinetic, potential (gravity, the stops' and the force elements'
+            springs), total energy (J), from the same pass's link quantities and twists.
+    elements (S, ne) out: each force element's force (`core.kernels.elements`), N
     pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
             (`core.sim.pull`; zeros while the buffer holds none).
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
@@ -85,6 +91,11 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
         if pull[PULL_ACTIVE] > 0.0:  # f_ext + the pull's wrench at this state
             wrenches = pulled_wrenches(mv, pull, q, qd, f_ext)
         record_pull(pull, pulled[s])
+        V_elements = 0.0
+        if mv.ne > 0:
+            wrenches, V_elements = element_wrenches(mv, D, q, qd, wrenches)
+            for e in range(mv.ne):
+                elements[s, e] = D.element_force[e]
         if m > 0:
             bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], wrenches,
                                                       qdd[s])
@@ -98,8 +109,8 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
         # the pass left the link quantities and the twists t at (q, qd)
         T, V = denoc.energy_kernel(mv, D, mv.gravity)
         E[s, 0] = T
-        E[s, 1] = V + V_stop
-        E[s, 2] = T + V + V_stop
+        E[s, 1] = V + V_stop + V_elements
+        E[s, 2] = T + V + V_stop + V_elements
     return -1
 
 

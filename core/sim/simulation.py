@@ -165,8 +165,10 @@ class Dop853Stepper:
         stop, qdd = np.empty_like(qd), np.empty_like(qd)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         pulled = np.empty((hi - lo, PULL_COLUMNS))
+        elements = np.empty((hi - lo, k.ne))
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
-                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled)
+                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled,
+                                elements)
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             try:
