@@ -41,7 +41,8 @@ import numpy as np
 from ..errors import MechanismError, SingularConfigurationError
 from ..kernels.data import thread_workspace
 from ..kernels.dynamics import constrained_batch
-from ..model.arguments import joint_rows, joint_vector, link_wrenches, model_of
+from ..model.arguments import (finite_result, joint_rows, joint_vector, link_wrenches,
+                               model_of, one_of)
 from ..model.closure import RANK_TOL, numerical_rank
 from .loops import assemble, constraint_row_labels, loop_acceleration_term, loop_jacobian
 from .tree_dynamics import mass_matrix, singular_error, tree_inverse_dynamics
@@ -63,6 +64,8 @@ def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
     if bad >= 0:
         s, code = divmod(int(bad), k.n + k.m)
         raise constrained_failure(model, Q[s], code)
+    finite_result(qdd, "the accelerations qdd")
+    finite_result(lam, "the cut-joint forces")
     return (qdd[0], lam[0]) if single else (qdd, lam)
 
 
@@ -81,13 +84,14 @@ def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext
                                  ) -> np.ndarray:
     """Accelerations qdd (shape of q) that keep the loops closed under the tree joint
     forces tau; methods in the module docstring ("minimal": single states only)."""
+    method = one_of(method, "method", ("denoc", "composite", "minimal"))
     if method == "denoc":
         return kkt_forward_dynamics(model, q, qd, tau, f_ext)[0]
     if method == "composite":
-        return _kkt_dense(model, q, qd, tau, f_ext)[0]
-    if method == "minimal":
-        return minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext)
-    raise ValueError(f"method must be 'denoc', 'composite' or 'minimal', got {method!r}")
+        qdd = _kkt_dense(model, q, qd, tau, f_ext)[0]
+    else:
+        qdd = minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext)
+    return finite_result(qdd, "the accelerations qdd")
 
 
 def _kkt_dense(model, q, qd, tau, f_ext):
@@ -270,6 +274,7 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     q = joint_vector(q, n, "q")
     qd = joint_vector(qd, n, "qd")
     qdd = joint_vector(qdd, n, "qdd")
+    one_of(method, "method", ("subsystem", "system"))
     actuated = list(model.actuated)
     dof = model.dof
     if len(actuated) < dof:
@@ -288,8 +293,6 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     known_rows: set[int] = set()
     solved: list[Subsystem | None] = [None] * len(subs)
     order = 0
-    if method not in ("subsystem", "system"):
-        raise ValueError(f"method must be 'subsystem' or 'system', got {method!r}")
     progress = method == "subsystem"
     while progress:
         progress = False
@@ -344,6 +347,8 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
                                                  if j in actuated]
                                                 + [rows[r] for r in open_rows
                                                    if i in owners[r]]), False, order)
+    finite_result(tau, "the joint forces tau")
+    finite_result(lam, "the cut-joint forces")
     return ClosedChainInverseDynamics(tau, lam, tuple(solved), method)
 
 
@@ -365,7 +370,7 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
     model = model_of(model)
     k = model.kernel
     driven = sorted(model.actuated if driven is None else driven)
-    z, zd, zdd = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (z, zd, zdd))
+    (z, zd, zdd), _ = joint_rows(len(driven), z=z, zd=zd, zdd=zdd)
     S = z.shape[0]
     Q, Qd, Qdd = np.empty((S, k.n)), np.empty((S, k.n)), np.empty((S, k.n))
     guess = joint_vector(q_guess, k.n, "q_guess").copy()
@@ -377,4 +382,5 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
         vt = velocity_transformation(model, q, qd, independent=driven)
         Q[s], Qd[s], Qdd[s] = q, qd, vt.R @ zdd[s] + vt.S_c
         guess = q
-    return Q, Qd, Qdd
+    finite_result(Qd, "the joint rates qd")
+    return Q, Qd, finite_result(Qdd, "the accelerations qdd")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..kernels.layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
                               ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL)
-from ..model.arguments import model_of
+from ..model.arguments import finite_result, model_of
 from ..model.closure import (MAX_ASSEMBLY_ITERATIONS, RANK_TOL, assemble_pose, closure_values,
                              numerical_rank)
 
@@ -38,7 +38,8 @@ def loop_jacobian(model, q) -> np.ndarray:
 
 def loop_acceleration_term(model, q, qd) -> np.ndarray:
     """gamma = J' qd, (m,): accelerations qdd keep the loops closed iff J qdd + gamma = 0."""
-    return closure_values(model_of(model), q, qd, want=4)[2]
+    return finite_result(closure_values(model_of(model), q, qd, want=4)[2],
+                         "the acceleration term gamma")
 
 
 _ROW_NAMES = {ROW_POINT_X: "x", ROW_POINT_Y: "y", ROW_POINT_Z: "z", ROW_AXIS_U: "axis u",

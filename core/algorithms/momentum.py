@@ -17,7 +17,7 @@ import numpy as np
 
 from ..kernels.data import thread_workspace
 from ..kernels.dynamics import momentum_batch
-from ..model.arguments import joint_rows, model_of
+from ..model.arguments import finite_result, joint_rows, model_of
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def _momentum_rows(model, q, v) -> tuple[np.ndarray, bool]:
     (Q, V), single = joint_rows((k.nq, k.nv), q=q, v=v)
     out = np.empty((Q.shape[0], 9))
     momentum_batch(k.F, k.I, thread_workspace(k), Q, V, out)
-    return out, single
+    return finite_result(out, "the momentum"), single
 
 
 def momentum(model, q, v) -> Momentum:

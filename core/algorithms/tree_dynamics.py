@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SingularMassMatrixError
+from ..errors import ArgumentError, SingularMassMatrixError
 from ..kernels.data import data_of, new_workspace, thread_workspace
 from ..kernels.dynamics import (articulated_kernel, energy_batch, forward_dynamics_batch,
                                 forward_dynamics_composite_kernel, inverse_dynamics_batch,
                                 mass_matrix_kernel)
 from ..kernels.joints import JOINT_NV, JOINT_REVOLUTE
-from ..model.arguments import joint_rows, joint_vector, link_wrenches, model_of
+from ..model.arguments import (finite_result, joint_rows, joint_vector, link_wrenches,
+                               model_of, one_of)
 
 
 def singular_error(model, q, joint: int) -> SingularMassMatrixError:
@@ -45,6 +46,7 @@ def tree_inverse_dynamics(model, q, qd, qdd, f_ext=None, gravity: bool = True) -
     tau = np.empty_like(Qd)
     inverse_dynamics_batch(k.F, k.I, thread_workspace(k), Q, Qd, Qdd,
                            link_wrenches(f_ext, k.n, Q.shape[0]), gravity, tau)
+    finite_result(tau, "the joint forces tau")
     return tau[0] if single else tau
 
 
@@ -56,11 +58,10 @@ def tree_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) 
     m = model_of(model)
     k = m.kernel
     n, nq, nv = k.n, k.nq, k.nv
-    if method not in ("denoc", "composite"):
-        raise ValueError(f"method must be 'denoc' or 'composite', got {method!r}")
+    one_of(method, "method", ("denoc", "composite"))
     if np.ndim(q) == 2:
         if method != "denoc":
-            raise ValueError("batches (T, n) are computed with method='denoc'")
+            raise ArgumentError("batches (T, n) are computed with method='denoc'")
         (Q, Qd, Tau), _ = joint_rows((nq, nv), q=q, qd=qd, tau=tau)
         out = np.empty_like(Qd)
         bad = forward_dynamics_batch(k.F, k.I, thread_workspace(k), Q, Qd, Tau,
@@ -68,7 +69,7 @@ def tree_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) 
         if bad >= 0:
             s, j = divmod(int(bad), n)
             raise singular_error(m, Q[s], j)
-        return out
+        return finite_result(out, "the accelerations qdd")
     q = joint_vector(q, nq, "q")
     qd = joint_vector(qd, nv, "qd")
     tau = joint_vector(tau, nv, "tau")
@@ -82,7 +83,7 @@ def tree_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) 
                                                 qdd)
     if bad >= 0:
         raise singular_error(m, q, bad)
-    return qdd
+    return finite_result(qdd, "the accelerations qdd")
 
 
 def mass_matrix(model, q) -> np.ndarray:
@@ -96,7 +97,7 @@ def mass_matrix(model, q) -> np.ndarray:
     k = model_of(model).kernel
     GIM = np.empty((k.nv, k.nv))
     mass_matrix_kernel(k.F, k.I, thread_workspace(k), joint_vector(q, k.nq, "q"), GIM)
-    return GIM
+    return finite_result(GIM, "the mass matrix")
 
 
 def composite_body_inertias(model, q) -> np.ndarray:
@@ -108,7 +109,7 @@ def composite_body_inertias(model, q) -> np.ndarray:
     k = model_of(model).kernel
     ws = new_workspace(k)
     mass_matrix_kernel(k.F, k.I, ws, joint_vector(q, k.nq, "q"), np.empty((k.nv, k.nv)))
-    return data_of(k, ws).M_tilde
+    return finite_result(data_of(k, ws).M_tilde, "the composite-body inertias")
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,10 @@ def _articulated_data(model, q):
     k = model_of(model).kernel
     ws = new_workspace(k)
     bad = articulated_kernel(k.F, k.I, ws, joint_vector(q, k.nq, "q"))
-    return int(bad), data_of(k, ws)
+    D = data_of(k, ws)
+    if bad < 0:
+        finite_result(D.M_hat, "the articulated-body inertias")
+    return int(bad), D
 
 
 def articulated_body_inertias(model, q, check: bool = True) -> ArticulatedBodyInertias:
@@ -224,5 +228,5 @@ def energy(model, q, qd) -> np.ndarray:
     (Q, Qd), single = joint_rows((k.nq, k.nv), q=q, qd=qd)
     out = np.empty((Q.shape[0], 2))
     energy_batch(k.F, k.I, thread_workspace(k), Q, Qd, out)
-    res = np.column_stack([out, out.sum(axis=1)])
+    res = finite_result(np.column_stack([out, out.sum(axis=1)]), "the energy")
     return res[0] if single else res

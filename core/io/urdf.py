@@ -55,7 +55,8 @@ from pathlib import Path
 import numpy as np
 
 from .atomic import write_atomically
-from ..errors import ArmDynError, MechanismError, MechanismFileError, RobotError
+from ..errors import (ArgumentTypeError, ArmDynError, MechanismError, MechanismFileError,
+                      RobotError)
 from ..model.mechanism import Mechanism
 from ..model.parts import DEFAULT_GRAVITY, Chain, JointType, Link, Placement, rotation_rpy
 from ..model.robot import Robot
@@ -612,8 +613,11 @@ def _build(tree: _Tree, source: str) -> Mechanism:
 
 
 def mechanism_from_urdf(text: str, source: str = "<memory>") -> Mechanism:
-    """The Mechanism of a URDF's text (module docstring); `UrdfFileError` naming
-    `source`."""
+    """The Mechanism of a URDF's text (str or bytes; module docstring); `UrdfFileError`
+    naming `source`, ArgumentTypeError for a `text` that is neither."""
+    if not isinstance(text, (str, bytes)):
+        raise ArgumentTypeError(f"text must be a URDF's text (str or bytes), got "
+                                f"{type(text).__name__}")
     try:
         return _build(_read_tree(text), source)
     except _Problem as p:

@@ -62,7 +62,13 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
 
 Both kernels take a last, optional argument `pull`: a run's pull buffer (`core.sim.pull`;
 None: none), whose spring-damper wrench every right-hand side evaluation adds to f_ext
-while it holds a pull (`_rhs`).
+while it holds a pull (`_rhs`), and `chart`: None for a model whose q is its own chart
+(nq == nv), else the (2, nq) buffer of the chart the integrator steps (`core.kernels.charts`:
+y = [x; qd] with x a chart of q around chart[0], moved to each accepted state; the
+samples Y_out are [q; qd], (S, nq + nv)). `dop853_advance` takes one more, `contacts`:
+None, or the run's (nv, 2, CONTACT_COLUMNS) table of end-stop contacts, which every
+accepted state updates (`core.kernels.passive.record_stop_contacts`: hits counted by the
+integrator's steps, not by the output samples).
 
 The Python side (set-up, buffers, `advance`) is `core.sim.dop853`.
 """
@@ -78,6 +84,7 @@ from .buffers import address_of, compiled_kernel, inlined_kernel
 from .charts import chart_origin, chart_rates, chart_to_q, recentre
 from .constrained import project_onto_loops
 from .layout import model_views
+from .passive import record_stop_contacts
 from .pull import LINK as PULL_ACTIVE
 from .pull import pulled_wrenches
 from .rhs import accelerations, state_derivative_kernel
@@ -327,7 +334,7 @@ def _dense_eval(F, y_old, x, out):
 @compiled_kernel
 def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge, pull=None,
-                   chart=None):
+                   chart=None, contacts=None):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
     h_abs = state[1]
@@ -502,6 +509,9 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 if bad == TORQUE_FAILED:
                     return STATUS_TORQUE_FAILED, next_out, -1
                 return STATUS_SINGULAR, next_out, bad
+        # ---- end stops: count the contacts at every accepted state ----
+        if contacts is not None:
+            record_stop_contacts(passive, y, contacts)
 
         # ---- output samples in (t_old, t] ----
         built = False

@@ -60,7 +60,7 @@ def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
 
 @compiled_kernel
 def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled,
-                      elements):
+                      elements, momenta):
     """What a run records at each output sample, in one pass per sample, for the states
     Y (S, nq + nv) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
     link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.sim.pull`):
@@ -73,6 +73,8 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
     E       (S, 3) out: kinetic, potential (gravity, the stops' and the force elements'
             springs), total energy (J), from the same pass's link quantities and twists.
     elements (S, ne) out: each force element's force (`core.kernels.elements`), N
+    momenta (S, 9) out: the mass centre, linear momentum and angular momentum about the
+            mass centre (`core.kernels.denoc.momentum_kernel`)
     pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
             (`core.sim.pull`; zeros while the buffer holds none).
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
@@ -111,6 +113,7 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
         E[s, 0] = T
         E[s, 1] = V + V_stop + V_elements
         E[s, 2] = T + V + V_stop + V_elements
+        denoc.momentum_kernel(mv, D, momenta[s])
     return -1
 
 

@@ -107,6 +107,21 @@ class Model:
         """Boolean mask of revolute joints, shape (n,)."""
         return np.array([t is JointType.REVOLUTE for t in self.joint_types], dtype=bool)
 
+    @property
+    def rate_joint(self) -> np.ndarray:
+        """The joint (0-based) of each rate, shape (nv,)."""
+        return np.repeat(np.arange(self.n), [t.nv for t in self.joint_types])
+
+    @property
+    def rate_is_angular(self) -> np.ndarray:
+        """Whether each rate turns (rad/s) rather than slides (m/s), shape (nv,): a
+        revolute joint's, a spherical or universal joint's, a free joint's first three."""
+        out = []
+        for t in self.joint_types:
+            out += {"revolute": [True], "prismatic": [False],
+                    "free": [True] * 3 + [False] * 3}.get(t.value, [True] * t.nv)
+        return np.array(out, dtype=bool)
+
     def q_slice(self, name: str) -> slice:
         """The entries of q that belong to the joint called `name` (KeyError if none)."""
         k = self.joint_index(name)

@@ -12,7 +12,7 @@ from ..kernels.data import thread_workspace
 from ..kernels.dop853 import (N_STAGES_EXTENDED, STATUS_RUNNING, STATUS_SINGULAR,
                               STATUS_TORQUE_FAILED, TORQUE_FAILED, dop853_advance,
                               initial_step, new_scratch, rhs_at)
-from ..kernels.passive import passive_table
+from ..kernels.passive import passive_table, record_stop_contacts, stop_contacts
 from ..kernels.pull import pull_buffer
 from ..kernels.torque import torque_function
 from ..model.arguments import kernel_of, link_wrenches
@@ -42,7 +42,9 @@ class Dop853State:
 
     Attributes: t, h_abs (properties over `state`), q, y, f (2 nv,), chart (None or
     (2, nq): the base, a row for q), passive (nv, PASSIVE_COLUMNS), pull, K (16, 2 nv),
-    scratch (SCRATCH_ROWS, 2 nv), stats int64 [nfev, accepted, rejected, dense builds].
+    scratch (SCRATCH_ROWS, 2 nv), stats int64 [nfev, accepted, rejected, dense builds],
+    contacts (nv, 2, CONTACT_COLUMNS): the end stops' contacts at y0 and every accepted
+    state (`core.kernels.passive`).
     """
 
     def __init__(self, robot, y0, t0: float, t_bound: float, rtol: float, atol: float,
@@ -75,6 +77,8 @@ class Dop853State:
         self.K = np.zeros((N_STAGES_EXTENDED, m))
         self.scratch = new_scratch(m)
         self.stats = np.zeros(4, dtype=np.int64)
+        self.contacts = stop_contacts(nv)
+        record_stop_contacts(self.passive, self.y, self.contacts)
         # the last entry: tolerance of the projection onto the loops (0 = none, trees)
         project_tol = max(1e-14, 1e-3 * atol) if k.m else 0.0
         self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step, project_tol],
@@ -138,7 +142,7 @@ class Dop853State:
                                        self.passive, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
                                        Y_out, float(t_stop), int(max_steps), float(huge),
-                                       self.pull, self.chart)
+                                       self.pull, self.chart, self.contacts)
         return int(st), int(nxt), int(info)
 
 
