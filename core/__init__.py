@@ -34,7 +34,8 @@ from .algorithms.kinematics import Kinematics, forward_kinematics
 from .algorithms.momentum import Momentum, center_of_mass, momentum
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .model.model import Model
-from .model.parts import Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement
+from .model.parts import (Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement,
+                          Road, SpringDamper, Tyre)
 from .model.robot import Robot
 from .model.mechanism import Mechanism
 from .algorithms.loops import (
@@ -95,6 +96,8 @@ __all__ = [
     "warm_up", "warm_up_display", "JointStops", "PointPull",
     # the whole system's mass centre and momentum (core.algorithms.momentum)
     "Momentum", "center_of_mass", "momentum",
+    # force elements (core.model.parts, core.kernels.elements)
+    "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)

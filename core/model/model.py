@@ -21,9 +21,10 @@ import numpy as np
 
 from ..kernels.joints import (JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL,
                               JOINT_UNIVERSAL)
+from ..kernels.elements import ELEMENT_SPRING_DAMPER, ELEMENT_TYRE
 from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
                               pack_model)
-from .parts import Chain, JointType, Link, Loop, LoopJointType
+from .parts import Chain, ForceElement, JointType, Link, Loop, LoopJointType, Road, Tyre
 
 #: The kernels' code of each joint type (`core.kernels.joints`).
 JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC,
@@ -52,6 +53,9 @@ class Model:
     tolerance   : closure tolerance of assembly, m and rad
     kernel      : the kernels' buffers (core.kernels.layout.KernelModel)
     warnings    : what compiling found worth saying (loops moved to close, ...)
+    forces      : force elements (springs, dampers, tyres; `core.model.parts`), which a
+                  run's right-hand side adds (`core.kernels.elements`)
+    road        : the road under the tyres (None: the plane z = 0)
     """
 
     name: str
@@ -66,6 +70,8 @@ class Model:
     tolerance: float
     kernel: KernelModel = field(repr=False)
     warnings: tuple[str, ...] = ()
+    forces: tuple[ForceElement, ...] = ()
+    road: Road | None = None
 
     @property
     def model(self) -> "Model":
@@ -253,8 +259,9 @@ class Described:
 
 
 def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None,
-         row_kind=None) -> KernelModel:
-    """The kernel layout of chains and loops (optionally with chosen active loop rows)."""
+         row_kind=None, forces=(), road=None) -> KernelModel:
+    """The kernel layout of chains, loops and force elements (optionally with chosen
+    active loop rows)."""
     links = [link for chain in chains for link in chain.links]
     n = len(links)
     # the pose of each joint's frame in its parent link's own frame: a chain's base for
@@ -283,7 +290,28 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
         parent=parent, place_R=place_R, place_p=place_p, gravity=gravity,
         loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
         loop_point=[l.at for l in loops], loop_axis=[l.axis for l in loops],
-        independent=independent, row_loop=row_loop, row_kind=row_kind)
+        independent=independent, row_loop=row_loop, row_kind=row_kind,
+        **_element_layout(forces, road, index))
+
+
+def _element_layout(forces, road, index) -> dict:
+    """The force elements' and the road's arrays of `pack_model`."""
+    def link(name):
+        return -1 if name == "base" else index[name]
+    kinds, links, points, laws = [], [], [], []
+    for e in forces:
+        if isinstance(e, Tyre):
+            kinds.append(ELEMENT_TYRE)
+            links.append((link(e.link), -1))
+            points.append((e.at, (0.0, 0.0, 0.0)))
+            laws.append((e.stiffness, e.damping, e.radius))
+        else:
+            kinds.append(ELEMENT_SPRING_DAMPER)
+            links.append((link(e.links[0]), link(e.links[1])))
+            points.append(e.at)
+            laws.append((e.stiffness, e.damping, e.free_length))
+    return dict(element_kind=kinds, element_link=links, element_point=points,
+                element_law=laws, road=() if road is None else road.points)
 
 
 def with_chains(model: Model, chains, row_loop=None, row_kind=None, **changes) -> Model:
@@ -294,5 +322,5 @@ def with_chains(model: Model, chains, row_loop=None, row_kind=None, **changes) -
         v = model.kernel.views
         row_loop, row_kind = list(v.row_loop), list(v.row_kind)
     kernel = pack(chains, model.loops, model.gravity, model.joint_names, model.parent,
-                  model.independent, row_loop, row_kind)
+                  model.independent, row_loop, row_kind, model.forces, model.road)
     return replace(model, chains=chains, kernel=kernel, **changes)

@@ -248,6 +248,68 @@ class Loop:
 
 
 @dataclass(frozen=True)
+class SpringDamper:
+    """A linear spring and damper between a point of each of two links ("base" allowed
+    as either), acting along the line through the points (`core.kernels.elements`).
+
+    at          : the point in each link's own frame (base frame for "base"), m
+    stiffness   : k, N/m (>= 0)
+    damping     : c, N s/m (>= 0)
+    free_length : L0, m (>= 0): the spring pulls the points together when they are
+                  further apart, pushes them apart when nearer
+    """
+
+    name: str
+    links: tuple[str, str]
+    at: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0.0, 0.0, 0.0),
+                                                                         (0.0, 0.0, 0.0))
+    stiffness: float = 0.0
+    damping: float = 0.0
+    free_length: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "at", tuple(tuple(p) for p in self.at))
+
+
+@dataclass(frozen=True)
+class Tyre:
+    """A tyre: a unilateral vertical spring-damper between a point of a link (a wheel
+    centre) and the road below it (`Road`); it pushes up along the base z while the
+    point is nearer the road than `radius` (`core.kernels.elements`).
+
+    at        : the point in the link's own frame, m
+    stiffness : k, N/m (> 0);  damping : c, N s/m (>= 0);  radius : m (> 0)
+    """
+
+    name: str
+    link: str
+    at: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    stiffness: float = 0.0
+    damping: float = 0.0
+    radius: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at", tuple(self.at))
+
+
+@dataclass(frozen=True)
+class Road:
+    """The road's height h(x) (m) along the base x axis: piecewise linear through
+    `points` [(x, h), ...] (m), x strictly increasing (a road is a function of position),
+    flat beyond the first and last point. No road: h = 0 (the plane z = 0)."""
+
+    points: tuple[tuple[float, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "points", tuple(tuple(p) for p in self.points))
+
+
+#: A force element of a model.
+ForceElement = SpringDamper | Tyre
+
+
+@dataclass(frozen=True)
 class Assembly:
     """How loops are closed: `independent` joint names held (None: the actuated joints),
     `tolerance` on the closure residual (m and rad)."""
