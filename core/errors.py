@@ -186,17 +186,18 @@ class SimulationCancelled(ArmDynError):
 
 class MechanismFileError(RobotFileError):
     """A mechanism (or robot) file could not be read or written; the only error
-    `load_mechanism` raises. Names the file, then the chain, loop, link and field
-    that apply: ``"<path>: loop 'C', field 'links': 'rockr' is not a link"``.
+    `load_mechanism` raises. Names the file, then the chain, loop, force element, link
+    and field that apply: ``"<path>: loop 'C', field 'links': 'rockr' is not a link"``.
     """
 
     def __init__(self, path: str, reason: str, *, chain: str | None = None,
                  loop: str | None = None, link: int | None = None, link_name: str = "",
-                 field: str = "") -> None:
+                 field: str = "", element: str | None = None) -> None:
         self.chain = chain
         self.loop = loop
+        self.element = element
         inner = MechanismError(reason, chain=chain, loop=loop, link=link, link_name=link_name,
-                               field=field)
+                               field=field, element=element)
         ArmDynError.__init__(self, f"{path}: {inner}")
         self.path = str(path)
         self.link = link

@@ -480,3 +480,54 @@ def pinocchio_constrained_fd(mech, q, qd, tau, loops=None, planar: bool | None =
     settings = pin.ProximalSettings(*prox)
     a = pin.constraintDynamics(model, data, q_pin, v_pin, tau_pin, constraints, datas, settings)
     return pin_to_core(model, joint_ids, a)
+
+
+# ----------------------------------------------------------------------------------
+# Free falls with Pinocchio's dynamics
+# ----------------------------------------------------------------------------------
+
+def quaternion_rate(quat, w):
+    """d/dt of [x, y, z, w] under the body-frame angular velocity w: q (x) [w/2; 0]."""
+    x, y, z, s = quat
+    wx, wy, wz = 0.5 * np.asarray(w)
+    return np.array([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz,
+                     s * wz + x * wy - y * wx, -x * wx - y * wy - z * wz])
+
+
+def pin_configuration_rate(model, qp, vp):
+    """dq/dt of Pinocchio's q: quaternion components under the body-frame angular
+    velocity, the free flyer's position under R v; the other joints' rates."""
+    qdot = np.zeros(model.nq)
+    for j in range(1, model.njoints):
+        joint = model.joints[j]
+        iq, iv = joint.idx_q, joint.idx_v
+        name = joint.shortname()
+        if name == "JointModelFreeFlyer":
+            quat = qp[iq + 3:iq + 7]
+            qdot[iq:iq + 3] = pin.Quaternion(quat).matrix() @ vp[iv:iv + 3]
+            qdot[iq + 3:iq + 7] = quaternion_rate(quat, vp[iv + 3:iv + 6])
+        elif name == "JointModelSpherical":
+            qdot[iq:iq + 4] = quaternion_rate(qp[iq:iq + 4], vp[iv:iv + 3])
+        elif joint.nq == 2 and joint.nv == 1:  # a continuous joint's (cos, sin)
+            qdot[iq], qdot[iq + 1] = -qp[iq + 1] * vp[iv], qp[iq] * vp[iv]
+        else:
+            qdot[iq] = vp[iv]
+    return qdot
+
+
+def pinocchio_free_fall(model, data, qp0, vp0, t_out, rtol: float = 1e-11,
+                        atol: float = 1e-11) -> np.ndarray:
+    """(S, nq + nv) Pinocchio states [q; v] of a free fall from (qp0, vp0) at t_out:
+    its aba stepped by SciPy's DOP853 on [q; v], quaternion components moving by their
+    kinematic equation (not a chart): an integration independent of ArmDyn's."""
+    from scipy.integrate import solve_ivp
+
+    def f(t, y):
+        qp, vp = y[:model.nq], y[model.nq:]
+        a = pin.aba(model, data, qp, vp, np.zeros(model.nv))
+        return np.concatenate([pin_configuration_rate(model, qp, vp), a])
+
+    sol = solve_ivp(f, (t_out[0], t_out[-1]), np.concatenate([qp0, vp0]), method="DOP853",
+                    t_eval=t_out, rtol=rtol, atol=atol)
+    assert sol.success, sol.message
+    return sol.y.T

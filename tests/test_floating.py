@@ -14,13 +14,13 @@ import pinocchio as pin
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.integrate import solve_ivp
 
 from armdyn.core import (ArgumentError, Chain, JointType, Link, Mechanism, MechanismError,
                          Robot, RobotError, center_of_mass, energy, forward_dynamics,
                          inverse_dynamics, mass_matrix, momentum, simulate)
-from pinocchio_reference import (mass_matrix_from_pin, pinocchio_tree_model, q_from_pin,
-                                 q_to_pin, v_from_pin, v_to_pin)
+from pinocchio_reference import (mass_matrix_from_pin, pinocchio_free_fall,
+                                 pinocchio_tree_model, q_from_pin, q_to_pin, v_from_pin,
+                                 v_to_pin)
 from strategies import (assert_close, fast, random_inertia, random_state_of_any,
                         random_tree, random_unit_quaternion, seeds)
 
@@ -105,47 +105,13 @@ def test_layouts_sizes_and_batches(mech, seed):
 # Free fall: the trajectory against Pinocchio's, and the laws of mechanics
 # ----------------------------------------------------------------------------------
 
-def _quaternion_rate(quat, w):
-    """d/dt of [x, y, z, w] under the body-frame angular velocity w: q (x) [w/2; 0]."""
-    x, y, z, s = quat
-    wx, wy, wz = 0.5 * np.asarray(w)
-    return np.array([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz,
-                     s * wz + x * wy - y * wx, -x * wx - y * wy - z * wz])
-
-
-def _pin_configuration_rate(model, qp, vp):
-    """dq/dt of Pinocchio's q: quaternion components under the body-frame angular
-    velocity, the free flyer's position under R v; the other joints' rates."""
-    qdot = np.zeros(model.nq)
-    for j in range(1, model.njoints):
-        joint = model.joints[j]
-        iq, iv = joint.idx_q, joint.idx_v
-        name = joint.shortname()
-        if name == "JointModelFreeFlyer":
-            quat = qp[iq + 3:iq + 7]
-            qdot[iq:iq + 3] = pin.Quaternion(quat).matrix() @ vp[iv:iv + 3]
-            qdot[iq + 3:iq + 7] = _quaternion_rate(quat, vp[iv + 3:iv + 6])
-        elif name == "JointModelSpherical":
-            qdot[iq:iq + 4] = _quaternion_rate(qp[iq:iq + 4], vp[iv:iv + 3])
-        else:
-            qdot[iq] = vp[iv]
-    return qdot
-
-
 def _pinocchio_free_fall(mech, q0, v0, t_out):
     """Pinocchio's aba stepped by SciPy's DOP853 on [q; v], quaternion components moving
     by their kinematic equation (not a chart): an integration independent of ArmDyn's."""
     model, data, ids = _pin(mech)
-    qp0, vp0 = q_to_pin(mech, model, ids, q0), v_to_pin(mech, model, ids, v0)
-
-    def f(t, y):
-        qp, vp = y[:model.nq], y[model.nq:]
-        a = pin.aba(model, data, qp, vp, np.zeros(model.nv))
-        return np.concatenate([_pin_configuration_rate(model, qp, vp), a])
-
-    sol = solve_ivp(f, (t_out[0], t_out[-1]), np.concatenate([qp0, vp0]), method="DOP853",
-                    t_eval=t_out, rtol=1e-11, atol=1e-11)
-    return model, ids, sol.y.T
+    Y = pinocchio_free_fall(model, data, q_to_pin(mech, model, ids, q0),
+                            v_to_pin(mech, model, ids, v0), t_out)
+    return model, ids, Y
 
 
 def _floating_example():

@@ -184,6 +184,16 @@ def rotation_rpy(rpy) -> np.ndarray:
     return Rz @ Ry @ Rx
 
 
+def quaternion_rpy(rpy) -> tuple[float, float, float, float]:
+    """The unit quaternion [qx, qy, qz, qw] (scalar last) of Rz(y) Ry(p) Rx(r), rpy in
+    rad: q(z, y) q(y, p) q(x, r)."""
+    r, p, y = (0.5 * float(v) for v in rpy)
+    cr, sr, cp, sp, cy, sy = (math.cos(r), math.sin(r), math.cos(p), math.sin(p),
+                              math.cos(y), math.sin(y))
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+
+
 @dataclass(frozen=True)
 class Placement:
     """Pose of a chain's DH frame 0: xyz (m) and rpy (rad, Rz(y) Ry(p) Rx(r)) in the base
