@@ -233,3 +233,25 @@ def test_a_floating_base_saves_as_urdfs_root_and_reads_back(tmp_path):
         written.v_back(pin.rnea(written.model, written.data, written.q(q), written.v(v),
                                 written.v(a))), inverse_dynamics(mech, q, v, a), rtol=1e-9,
         atol=1e-9)
+
+
+def test_the_command_line_floats_a_urdfs_base_when_asked(tmp_path, capsys):
+    from armdyn.core.cli import main
+    path = _example_robot_data() / ROBOTS["solo12 (quadruped)"][0]
+    out = tmp_path / "fall.csv"
+    assert main(["simulate", str(path), "--floating-base", "-T", "0.3", "-o", str(out),
+                 "--stops", "off"]) == 0
+    header = out.read_text().splitlines()[2].split(",")
+    assert header[1:4] == ["q1 base_link x [m]", "q1 base_link y [m]", "q1 base_link z [m]"]
+    table = np.loadtxt(out, delimiter=",", skiprows=3)
+    z = table[:, 3]  # the base falls: z = -g t^2 / 2 at first (nothing under it)
+    assert z[-1] < -0.3
+    assert "angular momentum z [kg m^2/s]" in header
+    # without the option the same file is a fixed-base tree
+    assert main(["simulate", str(path), "-T", "0.1", "-o", str(tmp_path / "fixed.csv"),
+                 "--stops", "off"]) == 0
+    fixed = (tmp_path / "fixed.csv").read_text().splitlines()[2].split(",")
+    assert not any("base_link" in c for c in fixed)
+    assert main(["simulate", str(path), "--floating-base", "--q0", "1,2", "-T", "0.1",
+                 "-o", str(tmp_path / "x.csv")]) == 2
+    assert "set this model's state from Python" in capsys.readouterr().err

@@ -269,6 +269,10 @@ class Described:
         return self.model.is_revolute
 
     @property
+    def joint_types(self) -> tuple[JointType, ...]:
+        return self.model.joint_types
+
+    @property
     def rate_joint(self) -> np.ndarray:
         return self.model.rate_joint
 

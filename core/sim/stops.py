@@ -198,7 +198,7 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
     if free_fall:
         bound = _joints_in_loops(model)
         for j in range(len(names)):
-            if model.is_revolute[j] or j in bound:
+            if model.joint_types[j].value != "prismatic" or j in bound:
                 continue
             if not np.isfinite(limits[j]).all():
                 out.append(f"joint {j + 1} ({names[j]!r}) is prismatic and has no limits: "
