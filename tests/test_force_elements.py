@@ -118,3 +118,22 @@ def test_the_penalty_method_refuses_force_elements_by_name():
     mech = _with_forces([Tyre("front", "box", stiffness=1e4, radius=0.3)])
     with pytest.raises(ArgumentError, match="box"):
         penalty_simulate(mech, 0.1)
+
+
+def test_the_csv_has_a_column_per_element_and_the_floating_bodys_momentum(tmp_path):
+    from armdyn.core.io.results_io import trajectory_header, write_trajectory_csv
+    mech = Mechanism("drop", [_free_body("box", (0.0, 0.0, 0.5))],
+                     forces=[Tyre("wheel", "box", stiffness=2.0e4, damping=400.0, radius=0.3)])
+    run = simulate(mech, 0.5, stops=False)
+    header = trajectory_header(run, mech)
+    assert header[1:8] == ["q1 box x [m]", "q1 box y [m]", "q1 box z [m]", "q1 box qx [-]",
+                           "q1 box qy [-]", "q1 box qz [-]", "q1 box qw [-]"]
+    assert "qd1 box vz [m/s]" in header and "tau1 box wx [N m]" in header
+    assert header[-1] == "force wheel [N]" and "angular momentum z [kg m^2/s]" in header
+    path = tmp_path / "drop.csv"
+    write_trajectory_csv(run, mech, path)
+    table = np.loadtxt(path, delimiter=",", skiprows=3)
+    assert table.shape == (len(run.t), len(header))
+    np.testing.assert_allclose(table[:, -1], run.element_forces[:, 0], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(table[:, header.index("mass centre z [m]")],
+                               run.center_of_mass[:, 2], rtol=1e-9, atol=1e-9)

@@ -208,3 +208,9 @@ def chart_of(MF, MI, q, x):
 def q_of_chart(MF, MI, q_b, x, q):
     """q (nq,) of the chart values x (nv,) around q_b (`chart_to_q`), from Python."""
     chart_to_q(model_views(MF, MI), q_b, x, q)
+
+
+@compiled_kernel
+def retracted(MF, MI, q, dx, scale):
+    """q <- q (+) scale dx in place (`retract`), from Python."""
+    retract(model_views(MF, MI), q, dx, scale)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..kernels.joints import (JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL,
                               JOINT_UNIVERSAL)
+from ..kernels.charts import retracted
 from ..kernels.elements import ELEMENT_SPRING_DAMPER, ELEMENT_TYRE
 from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
                               pack_model)
@@ -117,6 +118,41 @@ class Model:
     def rate_joint(self) -> np.ndarray:
         """The joint (0-based) of each rate, shape (nv,)."""
         return np.repeat(np.arange(self.n), [t.nv for t in self.joint_types])
+
+    @property
+    def value_is_angle(self) -> np.ndarray:
+        """Whether each entry of q is an angle that may wrap by 2 pi (a revolute joint's,
+        a universal joint's two), shape (nq,)."""
+        out = []
+        for t in self.joint_types:
+            out += [t in (JointType.REVOLUTE, JointType.UNIVERSAL)] * t.nq
+        return np.array(out, dtype=bool)
+
+    @property
+    def value_joint(self) -> np.ndarray:
+        """The joint (0-based) of each entry of q, shape (nq,)."""
+        return np.repeat(np.arange(self.n), [t.nq for t in self.joint_types])
+
+    def moved_by(self, q, dx) -> np.ndarray:
+        """q (+) dx: the joint values q (nq,) moved by the rates-sized step dx (nv,),
+        quaternions turned by exp(dx) in the body frame (`core.kernels.charts.retract`);
+        q + dx when nq == nv."""
+        if self.nq == self.nv:
+            return q + dx
+        out = np.array(q, dtype=float)
+        retracted(self.kernel.F, self.kernel.I, out, np.ascontiguousarray(dx, dtype=float),
+                  1.0)
+        return out
+
+    def rates_of(self, joints) -> list[int]:
+        """The rate indices (into qd, qdd, tau) of the given joints, in their order."""
+        iv = self.kernel.views.iv
+        return [int(iv[j]) + c for j in joints for c in range(self.joint_types[j].nv)]
+
+    def values_of(self, joints) -> list[int]:
+        """The indices into q of the given joints' values, in their order."""
+        iq = self.kernel.views.iq
+        return [int(iq[j]) + c for j in joints for c in range(self.joint_types[j].nq)]
 
     @property
     def rate_is_angular(self) -> np.ndarray:
@@ -231,6 +267,31 @@ class Described:
     @property
     def is_revolute(self) -> np.ndarray:
         return self.model.is_revolute
+
+    @property
+    def rate_joint(self) -> np.ndarray:
+        return self.model.rate_joint
+
+    @property
+    def rate_is_angular(self) -> np.ndarray:
+        return self.model.rate_is_angular
+
+    @property
+    def value_is_angle(self) -> np.ndarray:
+        return self.model.value_is_angle
+
+    @property
+    def value_joint(self) -> np.ndarray:
+        return self.model.value_joint
+
+    def rates_of(self, joints) -> list[int]:
+        return self.model.rates_of(joints)
+
+    def values_of(self, joints) -> list[int]:
+        return self.model.values_of(joints)
+
+    def moved_by(self, q, dx) -> np.ndarray:
+        return self.model.moved_by(q, dx)
 
     @property
     def joint_limits(self) -> np.ndarray:

@@ -323,7 +323,7 @@ class PenaltyStepper:
         if m:
             q0 = assemble(mech, q0)
             vt = velocity_transformation(mech, q0)
-            qd0 = vt.R @ qd0[list(vt.independent)]
+            qd0 = vt.R @ qd0[list(vt.rates)]
         self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
         if callable(tau):
             def applied(t, q, qd):

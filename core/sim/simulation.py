@@ -71,7 +71,7 @@ class Dop853Stepper:
         if k.nl:
             q0 = assemble(model, q0)
             vt = velocity_transformation(model, q0)
-            qd0 = vt.R @ qd0[list(vt.independent)]
+            qd0 = vt.R @ qd0[list(vt.rates)]
         c = joint_vector(damping, nv, "damping", default=np.zeros(nv), scalar=True)
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
