@@ -121,7 +121,9 @@ class Link:
             if self.joint in (JointType.SPHERICAL, JointType.FREE) and len(home) >= 4:
                 quat = np.array(home[-4:])
                 norm = float(np.linalg.norm(quat))
-                if abs(norm - 1.0) <= QUATERNION_TOLERANCE:  # further off: refused
+                # unit to round-off already: kept as given, so that a file written from
+                # this link reads back equal (normalising again moves the last bits)
+                if 1e-15 < abs(norm - 1.0) <= QUATERNION_TOLERANCE:  # further off: refused
                     home = home[:-4] + tuple(float(v) for v in quat / norm)
             object.__setattr__(self, "home", home)
 
