@@ -380,6 +380,258 @@ settled car against it). Road: flat, with a bump 6 cm high over 0.4 m (x = 6.1 t
 6.5 m), 5 m ahead of the front wheels. examples/build_vehicles.py writes this file."""
 
 
+# ----------------------------------------------------------------------------------
+# The heavy truck of Sec 8.4.2 / Fig. 8.20
+# ----------------------------------------------------------------------------------
+
+#: Our truck (reconstructed: the book gives no number). m, kg, N/m, N s/m.
+TRUCK = dict(
+    front_axle=2.0, rear_axle=-2.5, track=2.0, wheel_radius=0.5, wheel_width=0.3,
+    rail_half_width=0.45, chassis_mass=8000.0, chassis_size=(7.5, 1.0, 1.0),
+    chassis_height=1.1, cab_mass=800.0, cab_size=(2.0, 2.2, 2.0),
+    axle_masses={"front": 600.0, "rear": 900.0}, wheel_mass=80.0, knuckle_mass=40.0,
+    half_leaf_mass=30.0, shackle_mass=3.0, bar_half_mass=10.0, droplink_mass=2.0,
+    pitman_mass=3.0, drag_link_mass=5.0, track_rod_mass=8.0,
+    leaf_stiffness=3.0e5, leaf_damping=1.2e4, bar_stiffness=2.0e5, bar_damping=2.0e3,
+    cab_stiffness=1.5e5, cab_damping=6.0e3, tyre_stiffness=1.0e6, tyre_damping=0.0,
+)
+#: The road: flat, then a bump 8 cm high over 0.6 m, 5 m ahead of the front wheels.
+TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
+
+
+def _truck_layout(za: dict[str, float], b: Builder) -> dict:
+    """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
+    returns, per axle, the parts that move with it (for the hand loads)."""
+    c = TRUCK
+    X, Y, Z = np.eye(3)
+    zc, yr = c["chassis_height"], c["rail_half_width"]
+    b.free(part("chassis", (0.0, 0.0, zc), np.eye(3), c["chassis_mass"],
+                inertia=box_inertia(c["chassis_mass"], *c["chassis_size"])))
+    # the cab on a spherical joint at its front mount, sprung at the rear
+    cab_front = np.array([3.2, 0.0, zc + 0.5])
+    cab_com = np.array([2.6, 0.0, zc + 1.5])
+    b.ball("chassis", part("cab", cab_front, np.eye(3), c["cab_mass"], cab_com,
+                           box_inertia(c["cab_mass"], *c["cab_size"])))
+    for side, s in (("left", 1.0), ("right", -1.0)):
+        mount = np.array([1.7, s * 0.8, zc + 0.5])
+        b.spring(f"{side} cab mount", "chassis", mount, "cab", mount + [0, 0, 0.3],
+                 c["cab_stiffness"], c["cab_damping"], 0.0)
+    # and a lateral one (the spherical mount lets the cab yaw)
+    b.spring("cab lateral mount", "chassis", (1.7, -0.8, zc + 0.8), "cab", (1.7, 0.0, zc + 0.8),
+             c["cab_stiffness"], c["cab_damping"], 0.0)
+    axles = {}
+    for axle in ("front", "rear"):
+        xa, z = c[f"{axle}_axle"], za[axle]
+        seat = z + 0.12  # the leaves' seats on top of the axle
+        ax = part(f"{axle} axle", (xa, 0.0, z), np.eye(3), c["axle_masses"][axle],
+                  inertia=rod_inertia(c["axle_masses"][axle], (xa, -1.0, z), (xa, 1.0, z), 0.08))
+        moving = [ax.name]
+        # the leaf springs: per side a front half-leaf from the front hanger to the seat,
+        # a rear half-leaf from the seat to a shackle, the shackle up to the rear hanger,
+        # all turning about y; the axle sits on the left front half-leaf on a spherical
+        # joint and is closed to the other three by spherical joints, a little apart
+        # along x (the clamp's length)
+        for side, s in (("left", 1.0), ("right", -1.0)):
+            y = s * yr
+            front_hanger = np.array([xa + 0.7, y, seat + 0.10])
+            seat_front = np.array([xa, y, seat])
+            seat_rear = np.array([xa, y, seat])
+            shackle_low = np.array([xa - 0.70, y, seat + 0.08])
+            rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
+            Ry = frame_z(Y)
+            fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
+                      0.5 * (front_hanger + seat_front),
+                      rod_inertia(c["half_leaf_mass"], front_hanger, seat_front, 0.04))
+            sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
+                      0.5 * (rear_hanger + shackle_low),
+                      rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
+            if side == "left":
+                b.revolute("chassis", fh)
+                b.revolute("chassis", sh)
+            else:
+                # on the right the hanger and the shackle are universal joints (about y,
+                # then about the turned vertical): the leaf swings sideways a little, so
+                # that the rolling axle's seats can come nearer (without it the seats'
+                # distance across, fixed by planar leaves, would lock the roll at second
+                # order: a singular pose)
+                fh.R = sh.R = frame_z(Y, hint=Z)
+                b.universal("chassis", fh)
+                b.universal("chassis", sh)
+            rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
+                      0.5 * (shackle_low + seat_rear),
+                      rod_inertia(c["half_leaf_mass"], shackle_low, seat_rear, 0.04))
+            b.revolute(sh.name, rh)
+            if side == "left":
+                # the axle on the left front half-leaf on a universal joint: it turns
+                # about x (the leaf twists as the axle rolls), then about the turned
+                # vertical (the leaves of the two sides move apart along x): its frame
+                # at the seat, z along x, x up
+                ax.origin, ax.R = seat_front.copy(), frame_z(X, hint=(0.0, 0.0, 1.0))
+                b.universal(fh.name, ax)
+            else:
+                b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_front)
+            # the rear half-leaf meets the front one at the seat (on the right, the axle
+            # is closed to the front half only: a second closure to the axle there would
+            # repeat the lateral row of the first)
+            b.loop(f"{side} {axle} rear seat", rh.name, ax.name if side == "left" else fh.name,
+                   seat_rear)
+            moving += [fh.name, rh.name, sh.name]
+            # the leaf's stiffness: a vertical spring-damper from the frame to the seat
+            b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
+                     (xa, y, seat), c["leaf_stiffness"], c["leaf_damping"], 0.0)
+        # the stabiliser bar: a tube across the frame in two halves turning about y (the
+        # right half on the left one: their relative turn is the tube's twist, held by a
+        # spring between two levers), an arm from each half to a drop link, the drop
+        # links on universal joints closed to the axle by spherical joints
+        xb, zb = xa + 0.5, seat + 0.25
+        left_bar = part(f"{axle} stabiliser left half", (xb, 0.0, zb), frame_z(Y),
+                        c["bar_half_mass"], (xb - 0.15, 0.3, zb),
+                        box_inertia(c["bar_half_mass"], 0.3, 0.8, 0.05))
+        b.revolute("chassis", left_bar)
+        right_bar = part(f"{axle} stabiliser right half", (xb, 0.0, zb), frame_z(Y),
+                         c["bar_half_mass"], (xb - 0.15, -0.3, zb),
+                         box_inertia(c["bar_half_mass"], 0.3, 0.8, 0.05))
+        b.revolute(left_bar.name, right_bar)
+        b.spring(f"{axle} stabiliser twist", left_bar.name, (xb, 0.0, zb + 0.1), right_bar.name,
+                 (xb + 0.15, 0.0, zb + 0.1), c["bar_stiffness"], c["bar_damping"], 0.0)
+        for side, s, bar in (("left", 1.0, left_bar), ("right", -1.0, right_bar)):
+            top = np.array([xb - 0.4, s * 0.6, zb])
+            low = np.array([xb - 0.4, s * 0.6, z + 0.05])
+            b.universal(bar.name, rod(f"{side} {axle} drop link", top, low, c["droplink_mass"],
+                                      hint=(1.0, 0.0, 0.0)))
+            b.loop(f"{side} {axle} drop link end", f"{side} {axle} drop link", ax.name, low)
+        moving += [left_bar.name, right_bar.name, f"left {axle} drop link",
+                   f"right {axle} drop link"]
+        axles[axle] = moving
+    # the front axle's ends: knuckles on king pins (vertical), the wheels on them
+    xf, zf = c["front_axle"], za["front"]
+    xr, zr = c["rear_axle"], za["rear"]
+    yk, yw = c["track"] / 2 - 0.15, c["track"] / 2
+    for side, s in (("left", 1.0), ("right", -1.0)):
+        kn = part(f"{side} knuckle", (xf, s * yk, zf), frame_z(Z), c["knuckle_mass"],
+                  inertia=box_inertia(c["knuckle_mass"], 0.3, 0.3, 0.4))
+        b.revolute("front axle", kn)
+        wheel = part(f"{side} front wheel", (xf, s * yw, zf), frame_z(Y), c["wheel_mass"],
+                     inertia=wheel_inertia(c["wheel_mass"], c["wheel_radius"], c["wheel_width"]))
+        b.revolute(kn.name, wheel)
+        b.tyre(f"{side} front tyre", wheel.name, c["tyre_stiffness"], c["tyre_damping"],
+               c["wheel_radius"])
+        wheel = part(f"{side} rear wheel", (xr, s * yw, zr), frame_z(Y), c["wheel_mass"],
+                     inertia=wheel_inertia(c["wheel_mass"], c["wheel_radius"], c["wheel_width"]))
+        b.revolute("rear axle", wheel)
+        b.tyre(f"{side} rear tyre", wheel.name, c["tyre_stiffness"], c["tyre_damping"],
+               c["wheel_radius"])
+        axles["front"] += [f"{side} knuckle", f"{side} front wheel"]
+        axles["rear"] += [f"{side} rear wheel"]
+    # steering: the track rod joins the knuckles' rear arms (a universal joint on the
+    # left, spherical on the right); a pitman arm turning about y on the frame pushes a
+    # drag link, closed to the left knuckle's arm
+    left_arm, right_arm = np.array([xf - 0.25, yk - 0.1, zf]), np.array([xf - 0.25, -yk + 0.1, zf])
+    b.universal("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
+    b.loop("track rod end", "track rod", "right knuckle", right_arm)
+    pivot = np.array([xf + 0.4, yk - 0.2, zf + 0.45])
+    arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
+    b.revolute("chassis", part("pitman arm", pivot, frame_z(Y), c["pitman_mass"],
+                               0.5 * (pivot + arm_end),
+                               rod_inertia(c["pitman_mass"], pivot, arm_end)))
+    steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
+    b.universal("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
+    b.loop("drag link end", "drag link", "left knuckle", steer_arm)
+    axles["front"] += ["track rod", "drag link"]
+    return axles
+
+
+def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
+          description: str = "") -> Mechanism:
+    c = TRUCK
+    r, kt = c["wheel_radius"], c["tyre_stiffness"]
+    first = Builder()
+    axles = _truck_layout({"front": r, "rear": r}, first)
+    masses = {n: p.mass for n, p in first.parts.items()}
+    sprung = {n: m for n, m in masses.items()}
+    front, rear = axle_loads(sum(masses.values()), first.com()[0],
+                             (c["front_axle"], c["rear_axle"]))
+    load = {"front": front, "rear": rear}
+    za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
+    b = Builder()
+    axles = _truck_layout(za, b)
+    # preloads: each leaf spring carries half its axle's load less half the weight of
+    # what moves with the axle (the leaves, bar and links counted whole: a hand value);
+    # the cab's rear springs carry its weight's moment about the front mount
+    cab = b.parts["cab"]
+    for n in axles["front"] + axles["rear"]:
+        sprung.pop(n, None)
+    forces = []
+    for f in b.forces:
+        if isinstance(f, SpringDamper) and f.name.endswith("leaf spring"):
+            axle = f.name.split()[1]
+            unsprung = sum(masses[n] for n in axles[axle]) * G
+            f = replace_force(f, (load[axle] - unsprung) / 2)
+        elif isinstance(f, SpringDamper) and f.name.endswith("cab mount"):
+            front_mount = b.chains[1].links[0].xyz[0]  # the cab's pivot, chassis frame
+            f = replace_force(f, 0.5 * cab.mass * G * (front_mount - cab.com[0])
+                              / (front_mount - 1.7))
+        forces.append(f)
+    del cab
+    held = ["chassis", "cab", "left front front half-leaf", "right front rear half-leaf",
+            "left rear front half-leaf", "right rear rear half-leaf", "pitman arm",
+            "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
+    return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
+                     description=description, forces=tuple(forces), road=Road(TRUCK_ROAD),
+                     assembly=Assembly(independent=tuple(held), tolerance=1e-8))
+
+
+def replace_force(f: SpringDamper, force: float) -> SpringDamper:
+    """The spring-damper f carrying `force` (N, compression) at its present free length's
+    reference length: free length = reference length + force / k."""
+    return SpringDamper(f.name, f.links, f.at, f.stiffness, f.damping,
+                        clean(f.free_length + force / f.stiffness))
+
+
+TRUCK_DESCRIPTION = """\
+The heavy truck of Garcia de Jalon and Bayo, "Kinematic and Dynamic Simulation of \
+Multibody Systems", Sec 8.4.2, Fig. 8.20 and Table 8.4 (seed 002): "the chassis, the \
+front axle, the rear axle, the leaf-springs modeled by four articulated rigid bodies, \
+the front and rear stabilization bars, the elements of the steering system, and the \
+wheels"; "33 (21 + 12)" rigid bodies, joints "23R + 15S + 6U + 1G", 18 degrees of \
+freedom (39 open-loop ones in the book's formulation A). The book gives that and a \
+figure, no number: the layout and every number here are ours (reconstructed), a \
+two-axle truck. Bodies (33, as in the book): the chassis on a free joint (the book's \
+G); the cab on a spherical joint at its front mount, sprung at the rear; two rigid \
+axles; per leaf spring (four: 12 bodies, the book's "+ 12") a front half-leaf from the \
+front hanger to the seat on the axle, a rear half-leaf from the seat to a shackle and \
+the shackle up to the rear hanger; per axle a stabiliser bar in two halves (a tube \
+across the frame, the right half turning on the left one, its twist held by a \
+spring) and two drop links down to the axle; the steering (a pitman arm on the frame, \
+a drag link to the left knuckle, a track rod between the knuckles); two knuckles on \
+king pins; four wheels. Each axle hangs on its left front half-leaf by a universal \
+joint (the leaf twists as the axle rolls; the axle yaws a little as the sides move \
+apart along x, as leaf-sprung axles do) and is closed to the other leaves and to the \
+drop links by spherical joints. Joints: 19 revolute, 13 spherical (1 in the tree, 12 \
+loops), 12 universal and 1 free: 45 joints as in the book, sorted differently. \
+Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab) + 2 + 2 (each axle's \
+bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds differ: the book's model \
+has 4 redundant constraints (its joints count 14 by Gruebler's formula against its \
+18); built from planar leaves on revolute joints, ours had them too, but a rolling \
+axle then needs its seats to come nearer at second order, which planar leaves forbid \
+(a singular pose the simulation refuses): the right-hand leaves hang on universal \
+joints at the front hanger and the shackle, which lets them swing sideways, and the \
+axles sit on universal joints. Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
+2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
+chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
+at the reference pose), cab 800 kg (2.0 x 2.2 x 2.0 m box), front axle 600 kg, rear 900 \
+kg, knuckles 40 kg, half-leaves 30 kg, shackles 3 kg, bar halves 10 kg, drop links 2 \
+kg, pitman arm 3 kg, drag link 5 kg, track rod 8 kg (11,016 kg in all); the leaves' \
+stiffness is a vertical spring-damper from the frame to each seat, 300 kN/m and 12 \
+kN s/m, preloaded so that the reference pose is near the static one (each carries half \
+its axle's load, by moment balance, less half the weight of what moves with the \
+axle); the bars' twist 200 kN/m at 0.1 m levers; the cab's rear mounts 150 kN/m and 6 \
+kN s/m each (preloaded with the cab's weight moment about its front mount) and a \
+lateral one; tyres 1 MN/m, undamped, radius 0.5 m, vertical only. Road: flat, with a \
+bump 8 cm high over 0.6 m (x = 7.0 to 7.6 m), 5 m ahead of the front wheels. \
+examples/build_vehicles.py writes this file."""
+
+
 def write(mech: Mechanism, filename: str, check: bool = False) -> bool:
     """Save `mech` as robots/`filename` (the description wrapped), or with check=True
     say whether the file already holds it."""
@@ -395,6 +647,7 @@ def write(mech: Mechanism, filename: str, check: bool = False) -> bool:
 def main() -> int:
     check = "--check" in sys.argv
     ok = write(car(description=CAR_DESCRIPTION), "car_jalon.toml", check)
+    ok = write(truck(description=TRUCK_DESCRIPTION), "truck_jalon.toml", check) and ok
     if check:
         print("robots/ matches" if ok else "robots/ differs from this script")
     return 0 if ok else 1
