@@ -409,7 +409,7 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
                 inertia=box_inertia(c["chassis_mass"], *c["chassis_size"])))
     # the cab on a spherical joint at its front mount, sprung at the rear
     cab_front = np.array([3.2, 0.0, zc + 0.5])
-    cab_com = np.array([2.6, 0.0, zc + 1.5])
+    cab_com = np.array([2.8, 0.0, zc + 1.2])
     b.ball("chassis", part("cab", cab_front, np.eye(3), c["cab_mass"], cab_com,
                            box_inertia(c["cab_mass"], *c["cab_size"])))
     for side, s in (("left", 1.0), ("right", -1.0)):
