@@ -445,18 +445,19 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
             sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
                       0.5 * (rear_hanger + shackle_low),
                       rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
+            # universal joints (about y, then about the turned vertical) let the leaves
+            # swing sideways a little: on the right at the hanger and the shackle, so
+            # that the rolling axle's seats can come nearer (planar leaves would fix
+            # their distance across and lock the roll at second order: a singular pose);
+            # on the left at the shackle only (the left front half-leaf places the axle
+            # across; a planar left leaf would make a loop row identically zero)
+            sh.R = frame_z(Y, hint=Z)
+            b.universal("chassis", sh)
             if side == "left":
                 b.revolute("chassis", fh)
-                b.revolute("chassis", sh)
             else:
-                # on the right the hanger and the shackle are universal joints (about y,
-                # then about the turned vertical): the leaf swings sideways a little, so
-                # that the rolling axle's seats can come nearer (without it the seats'
-                # distance across, fixed by planar leaves, would lock the roll at second
-                # order: a singular pose)
-                fh.R = sh.R = frame_z(Y, hint=Z)
+                fh.R = frame_z(Y, hint=Z)
                 b.universal("chassis", fh)
-                b.universal("chassis", sh)
             rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
                       0.5 * (shackle_low + seat_rear),
                       rod_inertia(c["half_leaf_mass"], shackle_low, seat_rear, 0.04))
@@ -607,16 +608,18 @@ a drag link to the left knuckle, a track rod between the knuckles); two knuckles
 king pins; four wheels. Each axle hangs on its left front half-leaf by a universal \
 joint (the leaf twists as the axle rolls; the axle yaws a little as the sides move \
 apart along x, as leaf-sprung axles do) and is closed to the other leaves and to the \
-drop links by spherical joints. Joints: 19 revolute, 13 spherical (1 in the tree, 12 \
-loops), 12 universal and 1 free: 45 joints as in the book, sorted differently. \
-Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab) + 2 + 2 (each axle's \
-bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds differ: the book's model \
-has 4 redundant constraints (its joints count 14 by Gruebler's formula against its \
-18); built from planar leaves on revolute joints, ours had them too, but a rolling \
-axle then needs its seats to come nearer at second order, which planar leaves forbid \
-(a singular pose the simulation refuses): the right-hand leaves hang on universal \
-joints at the front hanger and the shackle, which lets them swing sideways, and the \
-axles sit on universal joints. Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
+drop links by spherical joints. Joints: 17 revolute, 13 spherical (1 in the tree, 12 \
+loops), 14 universal and 1 free: 45 joints as in the book, sorted differently. \
+Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab on its spherical mount) \
++ 2 + 2 (each axle's bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds \
+differ: the book's model has 4 redundant constraints (its joints count 14 degrees of \
+freedom by Gruebler's formula against its 18), which planar leaf springs on parallel \
+revolute joints make. Ours had them too, but a rolling axle then needs its two seats \
+to come nearer by a second-order amount that planar leaves cannot give (a singular \
+pose, which the simulation refuses), and a loop row that is identically zero stops a \
+run as well. So the shackles and the right-hand front half-leaves hang on universal \
+joints (about y, then about the turned vertical: the leaves swing sideways a little), \
+the axles sit on universal joints, and no constraint is redundant. Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
 2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
 chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
 at the reference pose), cab 800 kg (2.0 x 2.2 x 2.0 m box), front axle 600 kg, rear 900 \
