@@ -243,7 +243,7 @@ def test_the_vehicles_run_over_the_bump_and_their_dampers_take_the_energy_they_l
     car: front tyres peak at 3.5x, rear at 4.2x their static load; the road puts in
     1502 J and takes back 361, the dampers take 1138 J; the balance holds to 5.9 J (the
     quadrature at 2 ms samples); the loops stay closed to 1e-14. Truck: 2.9x and 3.8x;
-    road 14.7 kJ in, 4.2 kJ back; dampers 10.3 kJ; balance to 10 J; loops to 3e-11."""
+    road 14.7 kJ in, 4.2 kJ back; dampers 10.3 kJ; balance to 10 J; loops to 1e-14."""
     mech = load(name)
     run = _over_the_bump(mech)
     assert run.t[-1] == pytest.approx(1.4)
