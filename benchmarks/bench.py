@@ -466,7 +466,8 @@ def main() -> int:
         print("\n4. forward dynamics cost vs number of joints (us per call)")
         print("     n     denoc  composite  denoc/n   composite/denoc")
         for n, t_d, t_c in rows:
-            print(f"   {n:4d} {t_d * 1e6:9.2f} {t_c * 1e6:10.2f} {t_d * 1e6 / n:8.3f}   {t_c / t_d:8.2f}")
+            print(f"   {n:4d} {t_d * 1e6:9.2f} {t_c * 1e6:10.2f} {t_d * 1e6 / n:8.3f}   "
+                  f"{t_c / t_d:8.2f}")
         ns = np.array([r_[0] for r_ in rows], dtype=float)
         td = np.array([r_[1] for r_ in rows])
         tc = np.array([r_[2] for r_ in rows])
@@ -476,7 +477,8 @@ def main() -> int:
         linear = resid.max() < 0.25
         verdicts.append(linear)
         growth_c = np.log(tc[-1] / tc[-2]) / np.log(ns[-1] / ns[-2])
-        print(f"   denoc: {slope * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us fixed, worst residual of "
+        print(f"   denoc: {slope * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us fixed, "
+              "worst residual of "
               f"the straight line {resid.max():.0%} -> {'linear' if linear else 'NOT linear'}")
         print(f"   composite grows as n^{growth_c:.1f} between n = {int(ns[-2])} and {int(ns[-1])}")
         small = bench_scaling(range(2, 21, 2), reps)
@@ -521,7 +523,8 @@ def main() -> int:
         verdicts.append(loglog <= 1.1)
         print("7. tree forward dynamics vs joints: " + ", ".join(
             f"n={int(n)} {t * 1e6:.1f} us" for n, t in rows))
-        print(f"   {slope_lin * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us fixed; log-log slope of "
+        print(f"   {slope_lin * 1e6:.3f} us/joint + {intercept * 1e6:.2f} us fixed; "
+              "log-log slope of "
               f"the part above the fixed cost {loglog:.2f}  (target <= 1.1)  "
               f"{'ok' if loglog <= 1.1 else 'MISSED'}")
         (_, big), = bench_tree_scaling([1000], reps)

@@ -313,7 +313,8 @@ def corner_loads(masses: dict[str, float], com_x: float, corners: dict, axles: d
     return out
 
 
-def car(name: str = "Car (Jalon and Bayo Table 8.5, Fig. 8.23)", description: str = "") -> Mechanism:
+def car(name: str = "Car (Jalon and Bayo Table 8.5, Fig. 8.23)",
+        description: str = "") -> Mechanism:
     c = CAR
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     # the loads depend on the x of the masses only: lay out once, compute, lay out again
@@ -619,7 +620,8 @@ to come nearer by a second-order amount that planar leaves cannot give (a singul
 pose, which the simulation refuses), and a loop row that is identically zero stops a \
 run as well. So the shackles and the right-hand front half-leaves hang on universal \
 joints (about y, then about the turned vertical: the leaves swing sideways a little), \
-the axles sit on universal joints, and no constraint is redundant. Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
+the axles sit on universal joints, and no constraint is redundant. Numbers (m, kg, \
+N/m, N s/m): axles 2.0 m ahead of and \
 2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
 chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
 at the reference pose), cab 800 kg (2.0 x 2.2 x 2.0 m box), front axle 600 kg, rear 900 \
