@@ -56,9 +56,25 @@ from strategies import (
 
 ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 RTOL = 1e-9
-# files with and without loops, told apart by their text (nothing is loaded at import)
-OPEN_FILES = sorted(p.name for p in ROBOTS.glob("*.toml") if "[[loop]]" not in p.read_text())
-LOOP_FILES = sorted(p.name for p in ROBOTS.glob("*.toml") if "[[loop]]" in p.read_text())
+def _files(with_loops: bool) -> list[str]:
+    """The files of revolute and prismatic rows only (the 4x4 matrix method's joints;
+    spherical, universal and free joints are not Legnani's), with or without loops, told
+    apart by their TOML (nothing is compiled at import; a version-2 file's header
+    comment names [[loop]] whether it has loops or not)."""
+    import tomllib
+    out = []
+    for path in sorted(ROBOTS.glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        rows = data.get("link", []) + [row for chain in data.get("chain", [])
+                                       for row in chain.get("link", [])]
+        if all(row.get("joint", "revolute") in ("revolute", "prismatic") for row in rows) \
+                and bool(data.get("loop")) == with_loops:
+            out.append(path.name)
+    return out
+
+
+OPEN_FILES = _files(with_loops=False)
+LOOP_FILES = _files(with_loops=True)
 
 
 def reach(model, q) -> float:
