@@ -459,3 +459,17 @@ def test_link_motion_matrices_for_inspect():
         link_motion_matrices(robot, q, qd, qdd, robot.n)
     with pytest.raises(ValueError):
         link_motion_matrices(robot, q, qd, qdd, 0, frame="tool")
+
+
+def test_joints_of_several_degrees_of_freedom_are_refused_by_name():
+    """The 4x4 formulation of seed 003 is written for revolute and prismatic joints: a
+    free or spherical joint is named, not met by a shape error deep inside."""
+    from armdyn.core import ArgumentError, load_mechanism
+    space_robot = load_mechanism(Path(__file__).resolve().parents[1] / "robots" /
+                                 "space_robot.toml")
+    free = space_robot.joint_names[0]
+    with pytest.raises(ArgumentError, match=f"joint '{free}' is free"):
+        link_matrices(space_robot, space_robot.q_home)
+    with pytest.raises(ArgumentError, match="4x4 matrix formulation"):
+        joint_action_matrices(space_robot, space_robot.q_home, np.zeros(space_robot.nv),
+                              np.zeros(space_robot.nv))
