@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .model.bundled import ROBOTS_DIR
+from armdyn.core.io.bundled import ROBOTS_DIR, bundled_models, model_path
 
 __all__ = ["main", "image_format", "output_problem", "save_window_image"]
 
@@ -87,9 +87,12 @@ def _frame_rate(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="armdyn", description="ArmDyn: dynamics of robot arms and mechanisms. "
                 "`armdyn inverse ...` and `armdyn simulate ...` run without a window.")
-    p.add_argument("robot", nargs="?", type=Path,
-                   help="robot or mechanism file (.toml) or URDF (.urdf) to open (default: "
-                   "the bundled PUMA 560)")
+    p.add_argument("robot", nargs="?", type=model_path,
+                   help="robot or mechanism file (.toml), URDF (.urdf), or the short name of "
+                   "a bundled model (fourbar, puma560_saha, ...) to open (default: the "
+                   "bundled PUMA 560)")
+    p.add_argument("--list-models", action="store_true",
+                   help="list the bundled models' short names and exit")
     run = p.add_mutually_exclusive_group()
     run.add_argument("--free-fall", type=_seconds, metavar="SECONDS",
                      help="start a free-fall run of this length from the home pose")
@@ -195,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _UsageError as e:
         print(f"armdyn: {e}", file=sys.stderr)
         return 2
+    if args.list_models:
+        print(bundled_model_list())
+        return 0
     problem = _check_outputs(args)
     if problem is not None:
         print(f"armdyn: {problem}", file=sys.stderr)
@@ -213,10 +219,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         except RobotFileError as e:
             report_startup_error(str(e), dialog=not _scripted(args))
             return 2
+        from armdyn.gui.model.support import unsupported_reason
+        reason = unsupported_reason(robot)
+        if reason is not None:
+            report_startup_error(f"{args.robot}: {reason}", dialog=not _scripted(args))
+            return 2
     if _scripted(args):
         for warning in getattr(robot, "warnings", ()):
             print(f"armdyn: warning: {warning}", file=sys.stderr)
     return _run_window(robot, args)
+
+
+def bundled_model_list() -> str:
+    """The bundled models, a line each: short name and title, robots then mechanisms."""
+    robots, mechanisms = bundled_models()
+    lines = []
+    for heading, entries in (("robots", robots), ("mechanisms", mechanisms)):
+        lines.append(f"{heading}:")
+        lines += [f"  {path.stem:<22} {title}" for title, path in
+                  sorted(entries, key=lambda e: e[1].stem)]
+    return "\n".join(lines)
 
 
 def _scripted(args: argparse.Namespace) -> bool:

@@ -31,7 +31,7 @@ from .editors.robot_editor import RobotEditor
 from .export import export_trajectory_csv
 from .jobs.runs import RunOutcome, RunResult
 from .look.scroll import scroll_area
-from .model.bundled import bundled_models
+from armdyn.core.io.bundled import bundled_models
 from .model.document import RobotDocument
 from .model.draft import new_robot
 from .model.recent_files import RecentFiles

@@ -2,6 +2,9 @@
 # Set up ArmDyn on a fresh Debian 12 machine: a virtual environment in .venv with the
 # application (and, with --test, the test tools), plus the Debian packages that Qt's
 # xcb platform and the headless GUI tests need (Xvfb and a few xcb libraries).
+# pip runs only when .venv was not yet set up for this pyproject.toml (and these
+# extras): a set-up checkout starts and tests offline. `setup.sh --check` only says
+# (exit status) whether .venv is up to date.
 #
 # Python: 3.11 or newer, `python3` or the interpreter in $PYTHON. Debian packages
 # already installed are skipped; apt waits (up to $APT_WAIT s, 300) for another
@@ -11,7 +14,25 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras=""
-if [[ "${1:-}" == "--test" ]]; then extras="[test]"; fi
+check=0
+case "${1:-}" in
+    --test) extras="[test]" ;;
+    --check) check=1 ;;  # exit 0 if .venv is set up for this pyproject.toml, else 1
+esac
+
+# What the last setup installed: the hash of pyproject.toml and the extras, in .venv.
+STAMP=.venv/armdyn-setup.stamp
+want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+installed_for() {  # was .venv set up for this pyproject.toml with extras $1 (or more)?
+    [[ -x .venv/bin/python && -f "$STAMP" ]] || return 1
+    local hash have
+    read -r hash have <"$STAMP" || return 1
+    [[ "$hash" == "$want" && ( -z "$1" || "$have" == "$1" ) ]]
+}
+if ((check)); then
+    installed_for "" && [[ -x .venv/bin/armdyn ]]
+    exit
+fi
 
 PY=${PYTHON:-python3}
 if ! command -v "$PY" >/dev/null; then
@@ -65,7 +86,12 @@ else
 fi
 
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
+if installed_for "$extras"; then
+    echo "setup: .venv is up to date with pyproject.toml (nothing to install)"
+else
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras}"
+    echo "$want ${extras}" >"$STAMP"
+fi
 # An editable install leaves our own modules uncompiled; compiled now, a start does not
 # compile them again each time where bytecode is not written (PYTHONDONTWRITEBYTECODE).
 .venv/bin/python -m compileall -q core gui

@@ -2,14 +2,14 @@
 transformation, inverse dynamics (subsystem recursion and system approach), the cut
 forces, the shipped mechanisms in motion, and Pinocchio's constraintDynamics.
 
-The random closed mechanisms are those of tests/test_loops.py (`closed_mechanisms`):
-random trees with 1..3 revolute, spherical or prismatic loops closed at the drawn
-pose, the independent (actuated) joints chosen where they fix the pose. The motions
-that keep the loops closed (the columns of N) come from the relative twists at the
-loop joints (test_loops.py `twist_constraints`), not from ArmDyn's closure rows, so
-d'Alembert's principle N^T (M qdd + h - tau) = 0 with J qdd + gamma = 0 pins down the
-constrained accelerations independently of the method that solved them. M and h are
-the tree's (checked against Pinocchio in test_trees.py).
+The random closed mechanisms are tests/strategies.py's `closed_mechanisms` (also
+used by test_loops.py): random trees with 1..3 revolute, spherical or prismatic loops
+closed at the drawn pose, the independent (actuated) joints chosen where they fix the
+pose. The motions that keep the loops closed (the columns of N) come from the relative
+twists at the loop joints (strategies.py `twist_constraints`), not from ArmDyn's
+closure rows, so d'Alembert's principle N^T (M qdd + h - tau) = 0 with
+J qdd + gamma = 0 pins down the constrained accelerations independently of the method
+that solved them. M and h are the tree's (checked against Pinocchio in test_trees.py).
 
 Tolerances are relative to the magnitudes involved (tests/strategies.py).
 """
@@ -29,8 +29,8 @@ from armdyn.core import (SingularConfigurationError, assemble, closed_chain_inve
                          run_inverse_dynamics, simulate, tree_inverse_dynamics,
                          velocity_transformation)
 from armdyn.core.model.closure import numerical_rank
-from strategies import assert_close, fast, scale_of, seeds
-from test_loops import closed_mechanisms, closed_rates, null_space, residual_scale
+from strategies import (assert_close, closed_mechanisms, closed_rates, fast, null_space,
+                        residual_scale, rusr_mechanism, scale_of, seeds, twist_constraints)
 
 ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 METHODS = ("denoc", "composite", "minimal")
@@ -236,7 +236,6 @@ def test_cut_force_is_the_force_on_the_second_link():
 def test_the_constrained_checks_can_fail():
     """The tree's own accelerations open the loop; closed accelerations plus a closed
     motion break d'Alembert's equation."""
-    from test_loops import twist_constraints
     mech = load_mechanism(ROBOTS / "fourbar.toml")
     q = mech.q_home
     N, _ = null_space(twist_constraints(mech, q))
@@ -520,7 +519,6 @@ def compare_with_pinocchio(mech, q, N, rng, rtol=1e-7):
                                   "carpet_scraper_saha.toml", "bricard.toml"])
 @pytest.mark.parametrize("seed", range(3))
 def test_shipped_mechanisms_against_pinocchio(name, seed):
-    from test_loops import twist_constraints
     mech = load_mechanism(ROBOTS / name)
     rng = np.random.default_rng(seed)
     q = mech.q_home
@@ -534,8 +532,7 @@ def test_shipped_mechanisms_against_pinocchio(name, seed):
 
 
 def test_spatial_rusr_against_pinocchio():
-    from test_loops import _rusr, twist_constraints
-    mech = _rusr()
+    mech = rusr_mechanism()
     N, _ = null_space(twist_constraints(mech, mech.q_home))
     for seed in range(3):
         compare_with_pinocchio(mech, mech.q_home, N, np.random.default_rng(seed))

@@ -216,10 +216,11 @@ def _command_options(line: str) -> tuple[str, list[str]] | None:
     except ValueError:
         words = line.split()
     for k, word in enumerate(words):
-        if word == "armdyn" or word.endswith("/armdyn") or word in ("gui.app", "core.cli"):
+        if word == "armdyn" or word.endswith("/armdyn") or word in ("armdyn.gui.app",
+                                                                    "armdyn.core.cli"):
             rest = words[k + 1:]
             command = rest[0] if rest and rest[0] in ("inverse", "simulate") else ""
-            if word == "core.cli" and not command:
+            if word == "armdyn.core.cli" and not command:
                 return None
             options = [w.split("=")[0] for w in rest if OPTION.fullmatch(w.split("=")[0])]
             return command, options

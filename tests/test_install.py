@@ -64,7 +64,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def _probe(venv: Path, cwd: Path) -> dict:
     """Where the installed packages are, and what they find (run outside the checkout)."""
     code = ("import json, importlib.util as u, armdyn.core as core, "
-            "armdyn.gui.model.bundled as b, armdyn.gui.look.style as s; print(json.dumps({"
+            "armdyn.core.io.bundled as b, armdyn.gui.look.style as s; print(json.dumps({"
             "'core': core.__file__, 'robots': str(b.ROBOTS_DIR), "
             "'top': [m for m in ('core', 'gui') if u.find_spec(m) is not None], "
             "'files': sorted(p.name for p in b.ROBOTS_DIR.glob('*.toml')), "

@@ -22,7 +22,7 @@ from armdyn.core.kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_R
 from armdyn.core.sim.dop853 import Dop853State, integrate
 from armdyn.core.model.robot import validate_robot
 from armdyn.core import load_robot
-from tests.strategies import random_link
+from strategies import random_link
 
 TOL = 1e-9
 

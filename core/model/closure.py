@@ -21,7 +21,7 @@ from ..kernels.data import thread_workspace
 from ..kernels.loops import closure_at
 from .arguments import joint_vector
 from .model import Model, with_chains
-from .parts import chains_with_q, tolerance_floor
+from .parts import JointType, chains_with_q, tolerance_floor
 
 #: Rows whose Jacobian is below this (relative to the largest entry) at every sampled
 #: pose are structurally zero (the out-of-plane rows of a planar loop).
@@ -71,8 +71,8 @@ def loop_of_row(model: Model, r: int) -> str:
 
 
 def _wrap_angles(q, guess, revolute):
-    """Revolute joints back onto the sheet of the guess (within pi of it); a joint that
-    is already there is left bit for bit as it is."""
+    """Angles (the entries of q where `revolute`) back onto the sheet of the guess
+    (within pi of it); an angle that is already there is left bit for bit as it is."""
     out = q.copy()
     turns = np.round((out - guess) / (2 * math.pi))
     moved = revolute & (turns != 0)
@@ -81,15 +81,47 @@ def _wrap_angles(q, guess, revolute):
 
 
 def _size(model: Model) -> float:
-    """The mechanism's largest DH length (m, at least 1 mm): the scale of a prismatic
-    joint's move, as 1 rad is a revolute joint's."""
-    return max(1e-3, float(np.max(np.abs(model.kernel.views.dh[:, :2]))))
+    """The mechanism's largest DH length or joint placement (m, at least 1 mm): the scale
+    of a sliding rate's move, as 1 rad is a turning one's."""
+    v = model.kernel.views
+    size = max(1e-3, float(np.max(np.abs(v.dh[:, :2]))))
+    placed = [j for j, t in enumerate(model.joint_types) if not t.is_dh]
+    if placed:  # joints placed by xyz rather than DH lengths
+        size = max(size, float(np.max(np.abs(v.place_p[placed]))))
+    return size
+
+
+def _rate_scale(model: Model, rates) -> np.ndarray:
+    """Per rate in `rates`: 1 (rad) for a turning rate, `_size` (m) for a sliding one."""
+    return np.where(model.rate_is_angular[rates], 1.0, _size(model))
 
 
 def _pose_text(model: Model, q) -> str:
-    """q as "name = value unit" per joint: degrees for revolute joints, m for prismatic."""
-    return ", ".join(f"{name} = {math.degrees(v):.6g} deg" if rev else f"{name} = {v:.6g} m"
-                     for name, v, rev in zip(model.joint_names, q, model.is_revolute))
+    """q as "name = value unit" per joint: degrees for revolute joints, m for prismatic,
+    the values themselves for a joint of several degrees of freedom."""
+    iq = model.kernel.views.iq
+    out = []
+    for j, (name, kind) in enumerate(zip(model.joint_names, model.joint_types)):
+        v = q[int(iq[j]):int(iq[j]) + kind.nq]
+        if kind is JointType.REVOLUTE:
+            out.append(f"{name} = {math.degrees(v[0]):.6g} deg")
+        elif kind is JointType.PRISMATIC:
+            out.append(f"{name} = {v[0]:.6g} m")
+        else:
+            out.append(f"{name} = ({', '.join(f'{x:.6g}' for x in v)})")
+    return ", ".join(out)
+
+
+def _moved(model: Model, q, rates, dq) -> np.ndarray:
+    """q moved by dq along `rates` (the others still): q + dq there when nq == nv, else
+    quaternions turned by exp (`Model.moved_by`)."""
+    if model.kernel.nq == model.kernel.nv:
+        out = np.array(q, dtype=float)
+        out[rates] += dq
+        return out
+    step = np.zeros(model.kernel.nv)
+    step[rates] = dq
+    return model.moved_by(q, step)
 
 
 def checked_tolerance(model: Model, tolerance) -> float:
@@ -133,7 +165,7 @@ class _Loops:
 
 class _Newton(NamedTuple):
     """What a damped Newton solve ended with."""
-    q: np.ndarray     # the last pose (n,)
+    q: np.ndarray     # the last pose (nq,)
     Phi: np.ndarray   # its residual (m,)
     err: float        # max |Phi|, m or rad
     steps: int        # steps taken (0: it could not leave its start)
@@ -150,8 +182,7 @@ def _newton(model: Model, q, free, tol: float, max_iterations: int, Phi=None,
     both). `strict`: give up at the first step that is not a full one (the caller only
     wants a solve that never searched)."""
     loops = _Loops(model)
-    revolute = model.is_revolute[free]
-    scale = np.where(revolute, 1.0, _size(model))  # a joint's move in "rad": dq / scale
+    scale = _rate_scale(model, free)  # a rate's move in "rad": dq / scale
     max_step = 0.3 * scale
     qk = np.array(q, dtype=float)
     if Phi is None:
@@ -175,8 +206,7 @@ def _newton(model: Model, q, free, tol: float, max_iterations: int, Phi=None,
             full = False
             if strict:
                 break
-        trial = qk.copy()
-        trial[free] += dq
+        trial = _moved(model, qk, free, dq)
         Phi_t = loops.residual(trial)
         err_t = float(np.max(np.abs(Phi_t)))
         # a step is taken when |Phi|^2 descends (the least-squares sense: max |Phi|
@@ -233,35 +263,74 @@ class _BranchEnds(Exception):
         self.q, self.s, self.exhausted = q, s, exhausted
 
 
-def _continue(model: Model, q: np.ndarray, target, held, free, tol: float,
+def _quaternion_blocks(model: Model, joints) -> list[slice]:
+    """The entries of q that hold the unit quaternions of `joints` (a spherical joint's
+    four, a free joint's last four)."""
+    iq = model.kernel.views.iq
+    out = []
+    for j in joints:
+        kind = model.joint_types[j]
+        if kind is JointType.SPHERICAL:
+            out.append(slice(int(iq[j]), int(iq[j]) + 4))
+        elif kind is JointType.FREE:
+            out.append(slice(int(iq[j]) + 3, int(iq[j]) + 7))
+    return out
+
+
+def _continue(model: Model, q: np.ndarray, target: np.ndarray, held, free, tol: float,
               max_iterations: int, max_step: float = CONTINUATION_STEP) -> np.ndarray:
-    """Continuation: from the closed pose q, move the held joints to their `target`
-    values along the straight path between, closing the loops at each step from the
-    previous closed pose moved along its tangent (first-order predictor), and return
-    the closed pose at the end. A step is kept when its Newton solve closes the loops
-    with full steps and the dependent joints' Jacobian keeps its orientation
-    (`_orientation`: so it cannot have jumped to another branch), else halved; a step
-    below MIN_CONTINUATION_STEP of the path means the branch ends there (a singular
-    pose, or a turning point of the held joints): raises _BranchEnds."""
-    held = np.asarray(held, dtype=int)
-    start = q[held].copy()
-    target = np.asarray(target, dtype=float)
-    delta = target - start
-    size = _size(model)
-    span = float(np.max(np.abs(delta) / np.where(model.is_revolute[held], max_step,
-                                                   max_step * size), initial=0.0))
+    """Continuation: from the closed pose q (nq,), move the held joints to their values
+    in `target` (nq,) along the straight path between (quaternions: the normalised
+    chord, nlerp, the target's sign taken nearer the start), closing the loops over the
+    rates `free` at each step, and return the closed pose at the end.
+
+    Each step starts from the previous closed pose moved along the branch's tangent,
+    dq_free = -J_free^+ J_held d(held) (first-order predictor; with quaternions held,
+    from the previous pose itself, whose first Newton step is that predictor to first
+    order). A step is kept when its Newton solve closes the loops with full steps and
+    the dependent joints' Jacobian keeps its orientation (`_orientation`: so it cannot
+    have jumped to another branch), else halved; a step below MIN_CONTINUATION_STEP of
+    the path means the branch ends there (a singular pose, or a turning point of the
+    held joints): raises _BranchEnds."""
+    values = np.array(model.values_of(held), dtype=int)
+    rates = np.array(model.rates_of(held), dtype=int)
+    quaternions = _quaternion_blocks(model, held)
+    start, end = q[values].copy(), np.array(target, dtype=float)[values]
+    where = np.full(model.kernel.nq, -1)
+    where[values] = np.arange(values.size)
+    for block in quaternions:  # the nearer of the target's two signs
+        e = where[block]
+        if float(start[e] @ end[e]) < 0.0:
+            end[e] = -end[e]
+    delta = end - start
+    # the path's length in steps: rad for angles (and twice a quaternion's entries, about
+    # the angle they turn), sizes for lengths
+    reach = np.where(model.value_is_angle[values], 1.0, _size(model))
+    for block in quaternions:
+        reach[where[block]] = 0.5
+    span = float(np.max(np.abs(delta) / (max_step * reach), initial=0.0))
     if span == 0.0:
         return q
+    scalar = not quaternions  # the tangent predictor needs d(held) as rates
+
+    def on_path(s: float) -> np.ndarray:
+        v = end.copy() if s == 1.0 else start + s * delta
+        for block in quaternions:
+            e = where[block]
+            v[e] /= np.linalg.norm(v[e])
+        return v
+
     s, ds, tries = 0.0, min(1.0, 1.0 / span), 0
     sign, frame = _orientation(model, q, free)
     while s < 1.0:
         s_next = min(1.0, s + ds)
         guess = q.copy()
-        guess[held] = target if s_next == 1.0 else start + s_next * delta
-        # predictor: the tangent of the branch, dq_free = -J_free^+ J_held d(held)
-        J = closure_values(model, q, want=2)[1]
-        step = guess[held] - q[held]
-        guess[free] -= np.linalg.lstsq(J[:, free], J[:, held] @ step, rcond=None)[0]
+        guess[values] = on_path(s_next)
+        if scalar:  # predictor: the tangent of the branch, dq_free = -J_free^+ J_held dh
+            J = closure_values(model, q, want=2)[1]
+            dh = guess[values] - q[values]
+            guess = _moved(model, guess, free,
+                           -np.linalg.lstsq(J[:, free], J[:, rates] @ dh, rcond=None)[0])
         last = _newton(model, guess, free, tol, max_iterations, strict=True)
         tries += 1
         if last.err <= tol and last.full and (
@@ -304,11 +373,12 @@ def _singular_at(model: Model, q, cols) -> tuple[int, int]:
     """(rank of the loop Jacobian's columns `cols` at q, their largest rank at three
     random poses within 0.01 rad (or 0.01 sizes) of q)."""
     rng = np.random.default_rng(7)
-    size = _size(model)
+    every = np.arange(model.nv)
     rank = numerical_rank(closure_values(model, q, want=2)[1][:, cols])
     near = 0
     for _ in range(3):
-        p = q + np.where(model.is_revolute, 1e-2, 1e-2 * size) * rng.uniform(-1, 1, q.size)
+        p = _moved(model, q, every, 1e-2 * _rate_scale(model, every)
+                   * rng.uniform(-1, 1, every.size))
         near = max(near, numerical_rank(closure_values(model, p, want=2)[1][:, cols]))
     return rank, near
 
@@ -365,8 +435,12 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
         return q0
     tol = checked_tolerance(model, tolerance)
     held = sorted(set(model.independent if independent is None else independent))
-    free = np.array([j for j in range(n) if j not in held], dtype=int)
-    revolute = model.is_revolute
+    # the rates and values of the held joints, the rates that move (a joint of several
+    # degrees of freedom has several of each)
+    held_rates = np.array(model.rates_of(held), dtype=int)
+    held_values = np.array(model.values_of(held), dtype=int)
+    free = np.array(model.rates_of([j for j in range(n) if j not in held]), dtype=int)
+    revolute = model.value_is_angle  # per entry of q
     Phi = closure_values(model, q0)[0]
     if not held:  # nothing held: the closed pose nearest the guess
         direct = _newton(model, q0, free, tol, max_iterations, Phi)
@@ -384,14 +458,14 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
         return q0  # closed already: the guess itself, bit for bit
     # 1. the guess's branch: the closed pose its dependent joints reach by moving the
     #    independent ones (for a drag, the pose dragged from) ...
-    anchor = _newton(model, q0, np.array(held), tol, max_iterations, Phi, polish=0)
+    anchor = _newton(model, q0, held_rates, tol, max_iterations, Phi, polish=0)
     for side in (1.0, -1.0):  # stuck (a stationary point of |Phi|^2): start beside it
         if anchor.err <= tol:
             break
-        beside = q0.copy()
-        beside[held] += side * np.where(revolute[held], NUDGE, NUDGE * _size(model))
-        anchor = min(anchor, _newton(model, beside, np.array(held), tol, max_iterations,
-                                     polish=0), key=lambda r: r.err)
+        nudge = np.zeros(k.nv)
+        nudge[held_rates] = side * _rate_scale(model, held_rates) * NUDGE
+        anchor = min(anchor, _newton(model, model.moved_by(q0, nudge), held_rates, tol,
+                                     max_iterations, polish=0), key=lambda r: r.err)
     # 2. Newton from the guess over the dependent joints, kept if it never searched and
     #    ends with the branch's orientation (it did not jump to another assembly mode)
     direct = _newton(model, q0, free, tol, max_iterations, Phi, strict=True)
@@ -407,7 +481,7 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
     #    values, the branch is that of the closed pose nearest the guess (every joint
     #    moved, from the guess and then from where the first try ended) ...
     if anchor.err > tol:
-        every = np.arange(n)
+        every = np.arange(k.nv)
         first = anchor
         anchor = _newton(model, q0, every, tol, max_iterations, Phi)
         if anchor.err > tol and first.steps:
@@ -416,7 +490,7 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
             raise _unclosable(model, q0, free, holding(), max_iterations)
     # ... continued back to the guess's independent values
     try:
-        q = _continue(model, anchor.q, q0[held], held, free, tol, max_iterations)
+        q = _continue(model, anchor.q, q0, held, free, tol, max_iterations)
     except _BranchEnds as end:
         direct = holding()
         if direct.err > tol or end.exhausted:
@@ -428,7 +502,7 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
             f"closes them at {_pose_text(model, direct.q)}, off that path (another "
             f"assembly mode, or the branch's far side): start the guess nearer it",
             loop=_loop_losing_rank(model, end.q, free)) from None
-    q[held] = q0[held]  # bit for bit
+    q[held_values] = q0[held_values]  # bit for bit
     return _wrap_angles(q, q0, revolute)
 
 
@@ -437,13 +511,13 @@ def _structural_rows(model: Model) -> tuple[list[int], list[int]]:
     random poses near it (the out-of-plane rows of a planar loop are dropped)."""
     rng = np.random.default_rng(12345)
     q_home = model.q_home
-    revolute = model.is_revolute
+    angular = model.rate_is_angular
     keep = np.zeros(model.kernel.m, dtype=bool)
     for s in range(4):
         q = q_home.copy()
         if s:
-            q = q + np.where(revolute, rng.uniform(-1.0, 1.0, q.size),
-                             rng.uniform(-0.1, 0.1, q.size))
+            q = model.moved_by(q, np.where(angular, rng.uniform(-1.0, 1.0, angular.size),
+                                           rng.uniform(-0.1, 0.1, angular.size)))
         J = closure_values(model, q, want=2)[1]
         big = max(1e-300, float(np.max(np.abs(J)))) if J.size else 1.0
         keep |= np.max(np.abs(J), axis=1) > STRUCTURAL_ZERO * big
@@ -480,24 +554,25 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
     #    the pose only nearby, not there, that is what is said (not "too few of them");
     #    a singular pose they do fix is kept, with its own mobility, and a warning.
     independent = list(model.independent)
-    dependent = [j for j in range(model.n) if j not in independent]
+    held = model.rates_of(independent)  # their rates
+    dependent = [r for r in range(model.nv) if r not in set(held)]
     J = closure_values(active, q, want=2)[1]
     rank, rank_dep = numerical_rank(J), numerical_rank(J[:, dependent])
     generic, generic_dep, J_near = rank, rank_dep, J
     if rank < J.shape[0] or rank_dep < len(dependent):  # else no pose has more
         generic, generic_dep, J_near = _ranks_nearby(active, q, dependent, J)
     singular = rank < generic or rank_dep < generic_dep
-    if model.n - generic <= 0:
+    if model.nv - generic <= 0:
         raise MechanismError("the mechanism has no mobility: its loops lock every joint "
-                             f"(rank of the loop Jacobian {generic} = {model.n} joints)",
+                             f"(rank of the loop Jacobian {generic} = {model.nv} joint rates)",
                              field="loop")
     if rank_dep < len(dependent):
         if singular and generic_dep == len(dependent):
             reason, loop = _singular_pose(active, q, J, dependent, generic, generic_dep)
             raise LoopClosureError(reason, loop=loop)
-        dof = model.n - generic
-        missing = dof - len(independent)
-        hint = _suggest_independent(J_near, names)
+        dof = model.nv - generic
+        missing = dof - len(held)
+        hint = _suggest_independent(J_near, names, model.rate_joint)
         if missing > 0:
             reason = (f"the mechanism has {dof} degree(s) of freedom but only "
                       f"{len(independent)} independent joint(s) are given "
@@ -506,8 +581,8 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
             reason = (f"the independent joints {_names(independent, names)} do "
                       f"not fix the pose (the remaining joints can still move); {hint}")
         raise LoopClosureError(reason, field=independent_field)
-    dof = model.n - rank
-    if len(independent) > dof:
+    dof = model.nv - rank
+    if len(held) > dof:
         raise LoopClosureError(
             f"{len(independent)} independent joints are given but the mechanism has only "
             f"{dof} degree(s) of freedom ({_names(independent, names)})",
@@ -517,12 +592,12 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
     if singular:
         reason, loop = _singular_pose(active, q, J, dependent, generic, generic_dep)
         warnings.append(f"loop {loop!r}: {reason}; its mobility there is {dof}, "
-                        f"{model.n - generic} elsewhere")
+                        f"{model.nv - generic} elsewhere")
     moved = np.abs(q - q_guess)
     if np.max(moved) > model.tolerance:
-        j = int(np.argmax(moved))
-        warnings.append(f"closing the loops moved joint {names[j]!r} by "
-                        f"{moved[j]:.3g} (rad or m) from the file's value")
+        e = int(np.argmax(moved))
+        warnings.append(f"closing the loops moved joint {names[model.value_joint[e]]!r} by "
+                        f"{moved[e]:.3g} (rad or m) from the file's value")
     return with_chains(model, chains_with_q(model.chains, q), row_loop, row_kind, dof=dof,
                        warnings=tuple(warnings))
 
@@ -533,11 +608,11 @@ def _ranks_nearby(model: Model, q, dependent, J) -> tuple[int, int, np.ndarray]:
     to 0.01 rad (0.01 sizes for prismatic joints) at random and closed again, every
     joint free. Where q is singular, the poses nearby are not (almost surely)."""
     rng = np.random.default_rng(2718)
-    size = _size(model)
-    every = np.arange(model.n)
+    every = np.arange(model.nv)
     rank, rank_dep, J_best = numerical_rank(J), numerical_rank(J[:, dependent]), J
     for _ in range(3):
-        p = q + np.where(model.is_revolute, 1e-2, 1e-2 * size) * rng.uniform(-1, 1, q.size)
+        p = _moved(model, q, every, 1e-2 * _rate_scale(model, every)
+                   * rng.uniform(-1, 1, every.size))
         near = _newton(model, p, every, model.tolerance, MAX_ASSEMBLY_ITERATIONS)
         if near.err > model.tolerance:
             continue
@@ -567,7 +642,8 @@ def _singular_pose(model: Model, q, J, dependent, generic: int, generic_dep: int
         u = np.linalg.svd(Jd)[0]
         rank_dep = numerical_rank(Jd)
         lost = u[:, rank_dep:generic_dep]
-        independent = [j for j in range(model.n) if j not in dependent]
+        independent = sorted({int(model.rate_joint[r]) for r in range(model.nv)
+                              if r not in set(dependent)})
         reason = (f"the closed pose is a singular configuration ({_pose_text(model, q)}): "
                   f"the independent joints ({_names(independent, names)}) do not fix the "
                   f"others there (the dependent joints' Jacobian has rank {rank_dep} there "
@@ -581,7 +657,7 @@ def _names(indices, names) -> str:
     return ", ".join(repr(names[i]) for i in indices)
 
 
-def _suggest_independent(J, names) -> str:
+def _suggest_independent(J, names, rate_joint) -> str:
     """Which joints to hold: the pivots of a column-pivoted QR of the null space."""
     import scipy.linalg  # only for this message: not at every start (about 0.1 s)
     # null-space basis of J; independent coordinates = rows of the basis that are
@@ -592,5 +668,5 @@ def _suggest_independent(J, names) -> str:
     if N.shape[1] == 0:
         return "the loops lock the mechanism"
     _, _, piv = scipy.linalg.qr(N.T, pivoting=True)
-    chosen = [int(p) for p in piv[:N.shape[1]]]
-    return f"for example hold {_names(sorted(chosen), names)}"
+    chosen = sorted({int(rate_joint[p]) for p in piv[:N.shape[1]]})
+    return f"for example hold {_names(chosen, names)}"

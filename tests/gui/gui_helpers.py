@@ -1,10 +1,18 @@
 """Paths and small helpers shared by the GUI tests (import as `gui_helpers`)."""
 from __future__ import annotations
 
+import math
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QCoreApplication, QEvent
+
+from armdyn.core import Link, Robot
 
 ROOT = Path(__file__).resolve().parents[2]
 ROBOTS = ROOT / "robots"
@@ -60,3 +68,26 @@ def screen_pixels(widget) -> np.ndarray:
     corner = widget.mapToGlobal(QPoint(0, 0))
     return rgb_array(QGuiApplication.primaryScreen().grabWindow(
         0, corner.x(), corner.y(), widget.width(), widget.height()).toImage())
+
+
+def chain(n: int) -> Robot:
+    """A generated serial arm of n revolute links, 2 m and 10 kg in all."""
+    length, mass = 2.0 / n, 10.0 / n
+    inertia = mass * length ** 2 / 12
+    return Robot(f"chain of {n}", tuple(
+        Link(a=length, alpha=(np.pi / 2, -np.pi / 2, 0.0)[i % 3], theta=0.3 * math.sin(i),
+             mass=mass, com=(-length / 2, 0.0, 0.0),
+             inertia=(inertia / 10, inertia, inertia, 0.0, 0.0, 0.0), name=f"j{i + 1}")
+        for i in range(n)), gravity=(0.0, 0.0, -9.81))
+
+
+def armdyn(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
+    """Run `python -m armdyn.gui.app ARGS` under its own Xvfb (xvfb-run -a)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
+    env["QT_QPA_PLATFORM"] = "xcb"
+    command = [sys.executable, "-m", "armdyn.gui.app", *args]
+    if shutil.which("xvfb-run") is None:
+        pytest.skip("xvfb-run is not installed")
+    command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *command]
+    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=timeout)

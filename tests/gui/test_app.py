@@ -2,28 +2,15 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 from PySide6.QtGui import QImage
 
-from gui_helpers import PUMA, ROOT
+from gui_helpers import PUMA, ROOT, armdyn
 
 pytestmark = pytest.mark.gui
-
-
-def armdyn(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
-    """Run `python -m gui.app ARGS` under its own Xvfb (xvfb-run -a)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "QT_QPA_PLATFORM")}
-    env["QT_QPA_PLATFORM"] = "xcb"
-    command = [sys.executable, "-m", "armdyn.gui.app", *args]
-    if shutil.which("xvfb-run") is None:
-        pytest.skip("xvfb-run is not installed")
-    command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *command]
-    return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
 
 
 def test_free_fall_screenshot_run(tmp_path):
@@ -177,7 +164,7 @@ def test_scripted_runs_of_a_mechanism_file(tmp_path, run):
 
 def test_the_default_robot_is_a_bundled_one():
     from armdyn.gui import app
-    from armdyn.gui.model.bundled import ROBOTS_DIR, is_bundled
+    from armdyn.core.io.bundled import ROBOTS_DIR, is_bundled
 
     assert app.DEFAULT_ROBOT.parent == ROBOTS_DIR  # an installed wheel has it in gui/robots
     assert app.DEFAULT_ROBOT.exists() and is_bundled(app.DEFAULT_ROBOT)

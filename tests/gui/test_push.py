@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 from armdyn.core import forward_kinematics
 from armdyn.core.sim.pull import PULL_FORCE, PULL_LINK
 
-from gui_helpers import PLANAR
+from gui_helpers import PLANAR, chain
 
 
 def widget_pixel(window, point) -> QPoint:
@@ -117,7 +117,6 @@ def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path)
 
     from armdyn.gui.scene.arm_scene import build_parts, part_link, part_matrices, scene_frames
     from armdyn.gui.scene.view3d import MERGE_ABOVE
-    from test_responsiveness import chain
 
     path = tmp_path / "chain40.toml"
     save_robot(chain(40), path)

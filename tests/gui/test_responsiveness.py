@@ -5,7 +5,6 @@ measured by benchmarks/gui_heartbeat.py.
 """
 from __future__ import annotations
 
-import math
 import time
 
 import numpy as np
@@ -13,27 +12,16 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QProgressBar, QTableView
 
-from armdyn.core import Link, Robot, simulate
+from armdyn.core import simulate
 from armdyn.core.io.robot_file import load_robot
 from armdyn.core.sim.trajectory import Trajectory
 from armdyn.gui.plots.plots_panel import PlotsPanel
 from armdyn.gui.editors.pose_panel import PosePanel
 from armdyn.gui.panels.run_panel import DISPLAY_MS, RunPanel
 
-from gui_helpers import PUMA, flush_events
+from gui_helpers import PUMA, chain, flush_events
 
 pytestmark = pytest.mark.gui
-
-
-def chain(n: int) -> Robot:
-    """A generated serial arm of n revolute links, 2 m and 10 kg in all."""
-    length, mass = 2.0 / n, 10.0 / n
-    inertia = mass * length ** 2 / 12
-    return Robot(f"chain of {n}", tuple(
-        Link(a=length, alpha=(np.pi / 2, -np.pi / 2, 0.0)[i % 3], theta=0.3 * math.sin(i),
-             mass=mass, com=(-length / 2, 0.0, 0.0),
-             inertia=(inertia / 10, inertia, inertia, 0.0, 0.0, 0.0), name=f"j{i + 1}")
-        for i in range(n)), gravity=(0.0, 0.0, -9.81))
 
 
 class Heartbeat:

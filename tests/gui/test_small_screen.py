@@ -9,7 +9,7 @@ from PySide6.QtGui import QImage, QPainter
 
 from armdyn.gui.plots.plots_panel import _LogAxis
 
-from gui_helpers import PUMA, ROBOTS, flush_events
+from gui_helpers import PUMA, ROBOTS, chain, flush_events
 
 pytestmark = pytest.mark.gui
 
@@ -139,7 +139,6 @@ def test_plots_and_run_panel_fit_their_docks(make_window, qtbot, path, size, tmp
     plot beside it out of the view."""
     if path == "chain of 40":
         from armdyn.core.io.robot_file import save_robot
-        from test_responsiveness import chain
         path = tmp_path / "chain40.toml"
         save_robot(chain(40), path)
     window = make_window(path, size)

@@ -15,8 +15,7 @@ from armdyn.core import Mechanism, inverse_dynamics, mass_matrix
 from armdyn.gui.error_report import WARNINGS_BOX_NAME
 from armdyn.core.io.model_files import load_model
 
-from gui_helpers import PUMA, ROBOTS, ROOT, flush_events
-from test_app import armdyn
+from gui_helpers import PUMA, ROBOTS, ROOT, armdyn, flush_events
 
 pytestmark = pytest.mark.gui
 

@@ -16,8 +16,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
 from armdyn.gui.video import (MAX_GIF_FPS, VideoFormat, VideoOptionsDialog, VideoRecorder,
                        VideoSettings, frame_times, start_window_recording)
 
-from gui_helpers import PUMA, ROOT, flush_events
-from test_app import armdyn
+from gui_helpers import PUMA, ROOT, armdyn, flush_events
 
 pytestmark = pytest.mark.gui
 

@@ -12,7 +12,8 @@ from armdyn.core.io.robot_file import load_robot
 from armdyn.gui.scene.arm_scene import LAYERS, Sizes, build_parts, up_vector
 from armdyn.gui.scene.view3d import ArmView
 
-from gui_helpers import PLANAR, PUMA, ROBOT_FILES, SCARA, flush_events, rgb_array, screen_pixels
+from gui_helpers import (PLANAR, PUMA, ROBOT_FILES, SCARA, chain, flush_events, rgb_array,
+                         screen_pixels)
 
 pytestmark = pytest.mark.gui
 
@@ -308,7 +309,6 @@ def test_the_screen_shows_the_rendered_picture(make_window, path):
     showed a black strip over stale pixels of the plots."""
     window = make_window(path, size=(1400, 900))
     if path is None:
-        from test_responsiveness import chain
         window.view3d.set_robot(chain(40))
     QTest.qWait(300)
     picture = rgb_array(window.view3d.image())

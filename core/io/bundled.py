@@ -1,15 +1,20 @@
-"""The robots shipped in robots/ (File > Bundled robots). Qt-free."""
+"""The models shipped with ArmDyn (robots/): found by short name, listed, and in the
+window's File > Bundled menus.
+
+`armdyn fourbar`, `armdyn simulate puma560_saha` and `armdyn --list-models` use them:
+a name that is not a file is looked up here (`model_path`).
+"""
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
 
-__all__ = ["ROBOTS_DIR", "bundled_models", "is_bundled"]
+__all__ = ["ROBOTS_DIR", "bundled_models", "bundled_names", "is_bundled", "model_path"]
 
-_GUI = Path(__file__).resolve().parents[1]
-#: armdyn/gui/robots/ once installed (pyproject.toml maps robots/ there), else robots/
-#: next to the gui package (the source tree and the editable install).
-ROBOTS_DIR = _GUI / "robots" if (_GUI / "robots").is_dir() else _GUI.parent / "robots"
+_CORE = Path(__file__).resolve().parents[1]
+#: armdyn/core/robots/ once installed (pyproject.toml maps robots/ there), else robots/
+#: next to the core package (the source tree and the editable install).
+ROBOTS_DIR = _CORE / "robots" if (_CORE / "robots").is_dir() else _CORE.parent / "robots"
 
 
 def bundled_models(directory: Path = ROBOTS_DIR
@@ -47,3 +52,21 @@ def is_bundled(path: Path | None, directory: Path = ROBOTS_DIR) -> bool:
         return Path(path).resolve().parent == directory.resolve()
     except OSError:
         return False
+
+
+def bundled_names(directory: Path = ROBOTS_DIR) -> list[str]:
+    """The short names of the bundled models (their file names without .toml), sorted."""
+    return sorted(path.stem for path in directory.glob("*.toml"))
+
+
+def model_path(text: str | Path, directory: Path = ROBOTS_DIR) -> Path:
+    """The model file `text` names: the file itself when it exists, else the bundled model
+    of that short name ("fourbar", "puma560_saha", "fourbar.toml"); else `text` as a path
+    (the reader then says it is missing)."""
+    path = Path(text)
+    if path.exists():
+        return path
+    name = path.name[:-5] if path.name.endswith(".toml") else path.name
+    if path.parent == Path(".") and name in bundled_names(directory):
+        return directory / f"{name}.toml"
+    return path
