@@ -313,3 +313,91 @@ def test_a_target_off_the_branch_says_where_the_branch_ends():
     e = err.value
     assert e.loop == "C" and "cannot be closed" in e.reason
     assert "ends at a singular pose" in e.reason and "crank = " in e.reason
+
+
+# ----------------------------------------------------------------------------------
+# 5. The branch kept with joints of several degrees of freedom
+# ----------------------------------------------------------------------------------
+
+_I = (0.01, 0.012, 0.014, 0.0, 0.0, 0.0)
+
+
+def flapper() -> Mechanism:
+    """fourbar.toml's four-bar (0.2, 0.5, 0.4 m links, 0.45 m ground) on a free chassis;
+    the chassis and the crank are independent."""
+    from armdyn.core import Chain, JointType, Loop, LoopJointType, Placement
+    chassis = Link(joint=JointType.FREE, name="chassis", mass=5.0,
+                   inertia=(0.2, 0.3, 0.4, 0, 0, 0), home=(0, 0, 1.0, 0, 0, 0, 1))
+    crank = Link(name="crank", a=0.2, theta=1.0, com=(-0.1, 0, 0), inertia=_I, actuated=True)
+    coupler = Link(name="coupler", a=0.5, theta=-0.6, com=(-0.25, 0, 0), inertia=_I)
+    rocker = Link(name="rocker", a=0.4, theta=1.3, com=(-0.2, 0, 0), inertia=_I)
+    return Mechanism("flapper", [Chain("body", [chassis]),
+                                 Chain("a", [crank, coupler], parent="chassis"),
+                                 Chain("b", [rocker], parent="chassis",
+                                       base=Placement((0.45, 0.0, 0.0)))],
+                     loops=[Loop("C", LoopJointType.REVOLUTE, ("coupler", "rocker"))],
+                     assembly=Assembly(independent=("chassis", "crank")))
+
+
+def test_a_four_bar_on_a_turned_free_body_keeps_its_mode():
+    """The free chassis held at a guess turned by 90 deg (a quaternion carried along by
+    continuation) and the crank anywhere: the four-bar closes as the fixed one does, by
+    circle intersection, in the home's mode, and the chassis keeps the guess's values."""
+    mech = flapper()
+    body, bar = mech.q_slice("chassis"), slice(7, 10)
+    assert mech.q_slice("crank") == slice(7, 8)
+    side = side_of_pin(mech.q_home[bar])
+    turned = mech.q_home.copy()
+    turned[body] = (0.3, -0.2, 1.5, math.sin(math.pi / 4), 0.0, 0.0, math.cos(math.pi / 4))
+    for deg in range(0, 360, 30):
+        guess = turned.copy()
+        guess[7] = math.radians(deg)
+        q = assemble(mech, guess)
+        assert np.array_equal(q[body], guess[body]) and q[7] == guess[7]
+        assert np.allclose(wrapped(q[bar] - fourbar_closed(guess[7], side)), 0, atol=1e-9), deg
+
+
+def rusr() -> Mechanism:
+    """A spatial four-bar: crank (revolute), coupler (universal), rocker (revolute on a
+    second base point, its axis tilted), closed by a spherical joint; one DOF."""
+    from armdyn.core import Chain, JointType, Loop, LoopJointType, Placement
+    crank = Link(name="crank", a=0.2, com=(-0.1, 0, 0), inertia=_I, actuated=True)
+    coupler = Link(joint=JointType.UNIVERSAL, name="coupler", com=(0.25, 0, 0), inertia=_I,
+                   home=(0.5, 0.1))
+    rocker = Link(name="rocker", a=0.4, alpha=0.3, theta=1.2, com=(-0.2, 0, 0), inertia=_I)
+    return Mechanism("rusr", [Chain("a", [crank, coupler]),
+                              Chain("b", [rocker], base=Placement((0.45, 0.1, 0.0)))],
+                     loops=[Loop("C", LoopJointType.SPHERICAL, ("coupler", "rocker"),
+                                 at=((0.5, 0.0, 0.1), (0.0, 0.0, 0.0)))],
+                     assembly=Assembly(independent=("crank",)))
+
+
+def test_a_spatial_four_bar_keeps_its_branch_as_an_independent_solver_follows_it():
+    """The crank turned by up to 90 deg from home in one call: the pose scipy's fsolve
+    reaches when it follows the loop from home in 1 deg steps (each from the last)."""
+    from scipy.optimize import fsolve
+
+    mech = rusr()
+    assert (mech.nq, mech.nv, mech.dof) == (4, 4, 1)
+
+    def closed_by_fsolve(theta, start):
+        def phi(x):
+            return loop_residual(mech, np.concatenate([[theta], x]))[:3]
+        x = fsolve(phi, start[1:], xtol=1e-13)
+        assert np.max(np.abs(phi(x))) < 1e-12
+        return np.concatenate([[theta], x])
+
+    assert loop_residual(mech, mech.q_home).size == 3  # a spherical joint: 3 rows
+    home = mech.q_home
+    for sense in (1.0, -1.0):
+        followed = home
+        for deg in range(1, 91):
+            followed = closed_by_fsolve(home[0] + sense * math.radians(deg), followed)
+            if deg % 30:
+                continue
+            guess = home.copy()
+            guess[0] = followed[0]
+            q = assemble(mech, guess)
+            assert q[0] == guess[0]
+            assert np.max(np.abs(loop_residual(mech, q))) <= mech.assembly.tolerance
+            assert np.allclose(wrapped(q - followed), 0, atol=1e-8), (sense, deg)
