@@ -401,3 +401,22 @@ def test_a_spatial_four_bar_keeps_its_branch_as_an_independent_solver_follows_it
             assert q[0] == guess[0]
             assert np.max(np.abs(loop_residual(mech, q))) <= mech.assembly.tolerance
             assert np.allclose(wrapped(q - followed), 0, atol=1e-8), (sense, deg)
+
+
+def test_a_caller_that_knows_the_branch_passes_it():
+    """branch= (as an integrator or a drag passes its last closed pose): the result is in
+    the branch's assembly mode even from a guess in the other mode; a branch pose whose
+    loops are open is refused by name."""
+    mech = load_mechanism(ROBOTS / "fourbar.toml")
+    home_side = side_of_pin(mech.q_home)
+    for deg in (40, 120, 200):
+        theta = math.radians(deg)
+        other = fourbar_closed(theta, -home_side)
+        guess = fourbar_closed(theta + math.radians(3), home_side)
+        guess[1:] += 0.01  # open: a closed guess comes back as it is
+        q = assemble(mech, guess, branch=other)
+        assert np.allclose(wrapped(q - fourbar_closed(guess[0], -home_side)), 0, atol=1e-9)
+        q = assemble(mech, guess, branch=fourbar_closed(theta, home_side))
+        assert np.allclose(wrapped(q - fourbar_closed(guess[0], home_side)), 0, atol=1e-9)
+    with pytest.raises(ArgumentError, match="branch"):
+        assemble(mech, mech.q_home, branch=mech.q_home + 0.1)

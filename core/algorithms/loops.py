@@ -70,7 +70,7 @@ def mobility(model, q=None) -> int:
 
 
 def assemble(model, q, *, independent=None, tolerance: float | None = None,
-             max_iterations: int = MAX_ASSEMBLY_ITERATIONS) -> np.ndarray:
+             max_iterations: int = MAX_ASSEMBLY_ITERATIONS, branch=None) -> np.ndarray:
     """The closed pose (nq,) on the branch of the guess q (nq,), holding the independent
     joints exactly at the guess's values.
 
@@ -86,5 +86,11 @@ def assemble(model, q, *, independent=None, tolerance: float | None = None,
     meet on the model (ArgumentError). Raises LoopClosureError naming the loop when the
     loops cannot be closed on the guess's branch, saying whether the guess is a singular
     pose or where the branch ends. A tree comes back unchanged.
+
+    branch: a closed pose (nq,) whose branch to keep instead of the guess's own (a
+    caller stepping from a closed pose, as an integrator or a drag, passes it: the
+    guess's branch need not be searched for, which halves the cost of a small step);
+    ArgumentError if its loops are not closed to the tolerance. A guess whose loops are
+    closed already comes back as it is.
     """
-    return assemble_pose(model_of(model), q, independent, tolerance, max_iterations)
+    return assemble_pose(model_of(model), q, independent, tolerance, max_iterations, branch)

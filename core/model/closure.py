@@ -410,15 +410,28 @@ def _unclosable(model: Model, q0, free, holding: _Newton, max_iterations: int,
         loop=loop_of_row(model, r), residual=residual)
 
 
+def _closed_pose(model: Model, q, tol: float) -> _Newton:
+    """The pose q (nq,) given as `branch`, as a finished solve; ArgumentError unless its
+    loops are closed to tol."""
+    q_b = joint_vector(q, model.kernel.nq, "branch").copy()
+    Phi_b = closure_values(model, q_b)[0]
+    err_b = float(np.max(np.abs(Phi_b)))
+    if not err_b <= tol:
+        raise ArgumentError(f"branch must be a closed pose (the loops closed to the "
+                            f"tolerance {tol:.3g}), its residual is {err_b:.3g} m or rad")
+    return _Newton(q_b, Phi_b, err_b, 0, True)
+
+
 def assemble_pose(model: Model, q, independent=None, tolerance: float | None = None,
-                  max_iterations: int = MAX_ASSEMBLY_ITERATIONS) -> np.ndarray:
+                  max_iterations: int = MAX_ASSEMBLY_ITERATIONS, branch=None) -> np.ndarray:
     """The closed pose on the branch of the guess q with the independent joints at the
     guess's values (`core.algorithms.loops.assemble` documents it).
 
-    1. The guess's branch: the closed pose that the guess's dependent joints reach when
-       only the independent joints move (Newton over those; for a drag, the pose
-       dragged from). If they cannot close the loops, the closed pose nearest the guess
-       (Newton over every joint).
+    1. The guess's branch: the closed pose `branch` if given (a caller that moves from
+       a closed pose, as a drag or an integrator, knows it), else the closed pose that
+       the guess's dependent joints reach when only the independent joints move
+       (Newton over those; for a drag, the pose dragged from). If they cannot close the
+       loops, the closed pose nearest the guess (Newton over every joint).
     2. Damped Newton over the dependent joints from the guess; its result is kept when
        every step was a full Newton step (none cut, none rejected) and the dependent
        joints' Jacobian has the orientation it has at the branch's pose
@@ -441,6 +454,7 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
     held_values = np.array(model.values_of(held), dtype=int)
     free = np.array(model.rates_of([j for j in range(n) if j not in held]), dtype=int)
     revolute = model.value_is_angle  # per entry of q
+    given = None if branch is None else _closed_pose(model, branch, tol)
     Phi = closure_values(model, q0)[0]
     if not held:  # nothing held: the closed pose nearest the guess
         direct = _newton(model, q0, free, tol, max_iterations, Phi)
@@ -456,9 +470,13 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
         return q0
     if float(np.max(np.abs(Phi))) <= tol:
         return q0  # closed already: the guess itself, bit for bit
-    # 1. the guess's branch: the closed pose its dependent joints reach by moving the
-    #    independent ones (for a drag, the pose dragged from) ...
-    anchor = _newton(model, q0, held_rates, tol, max_iterations, Phi, polish=0)
+    # 1. the guess's branch: the closed pose given, or the one the guess's dependent
+    #    joints reach by moving the independent ones (for a drag, the pose dragged
+    #    from) ...
+    if given is not None:
+        anchor = given
+    else:
+        anchor = _newton(model, q0, held_rates, tol, max_iterations, Phi, polish=0)
     for side in (1.0, -1.0):  # stuck (a stationary point of |Phi|^2): start beside it
         if anchor.err <= tol:
             break
