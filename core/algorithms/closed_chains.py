@@ -413,6 +413,6 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
         qd = vt.R @ zd[s]
         vt = velocity_transformation(model, q, qd, independent=driven)
         Q[s], Qd[s], Qdd[s] = q, qd, vt.R @ zdd[s] + vt.S_c
-        guess = branch = q
+        branch, guess = q, q.copy()
     finite_result(Qd, "the joint rates qd")
     return Q, Qd, finite_result(Qdd, "the accelerations qdd")
