@@ -399,7 +399,8 @@ def _unclosable(model: Model, q0, free, holding: _Newton, max_iterations: int,
         return LoopClosureError(
             f"cannot be closed from the given joint values: the guess is a singular pose "
             f"({_pose_text(model, q0)}): the Jacobian of the dependent joints "
-            f"({', '.join(repr(names[j]) for j in free)}) has rank {rank} there and "
+            f"({_names(sorted({int(model.rate_joint[v]) for v in free}), names)}) has "
+            f"rank {rank} there and "
             f"{near} at poses nearby, and damped Newton could not close the loops from it "
             f"(residual {residual:.3g} m or rad left){branch}; move a dependent joint off "
             f"it", loop=loop_of_row(model, r), residual=residual)
