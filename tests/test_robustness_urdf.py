@@ -175,3 +175,17 @@ def test_a_round_trip_gives_the_dh_table_to_the_documented_round_off():
             assert np.all(inertia <= bound * scale), seed
             assert np.array_equal(b[:, 4], a[:, 4])  # the masses: sums of the file's
     assert worst <= bound
+
+
+def test_more_moving_joints_than_a_mechanism_holds_are_refused_before_any_pose():
+    from armdyn.core.model.mechanism import MAX_JOINTS
+    n = MAX_JOINTS + 1
+    links = "".join(f'<link name="l{i}">{INERTIAL}</link>' for i in range(n))
+    joints = "".join(f'<joint name="j{i}" type="continuous"><parent link="'
+                     f'{"base" if i == 0 else f"l{i - 1}"}"/><child link="l{i}"/>'
+                     f'<axis xyz="0 0 1"/></joint>' for i in range(n))
+    text = f'<robot name="long"><link name="base"/>{links}{joints}</robot>'
+    with pytest.raises(UrdfFileError, match=f"{n} revolute, continuous, prismatic and "
+                                            f"floating joints; a mechanism has at most "
+                                            f"{MAX_JOINTS}"):
+        mechanism_from_urdf(text, "long.urdf")
