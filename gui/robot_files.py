@@ -28,6 +28,7 @@ from .model.draft import new_robot
 from .error_report import show_error, show_warnings
 from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
+from .look.text import plain
 
 __all__ = ["RobotFiles", "ROBOT_FILTER", "SAVE_FILTER", "TOML_FILTER", "URDF_FILTER", "filter_suffix"]
 
@@ -178,10 +179,17 @@ class RobotFiles(QObject):
 
     # ----- questions and messages -------------------------------------------------
     def ask_unsaved(self) -> QMessageBox.StandardButton:
-        return QMessageBox.warning(
-            self._window, "Unsaved changes",
-            f"The robot \u201c{self._doc.robot.name}\u201d has unsaved changes.\n"
-            "Save them first?", Button.Save | Button.Discard | Button.Cancel, Button.Save)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
+                                f"The robot \u201c{self._doc.robot.name}\u201d has unsaved "
+                                "changes.\nSave them first?",
+                                Button.Save | Button.Discard | Button.Cancel, self._window))
+        box.setDefaultButton(Button.Save)
+        try:
+            answer = box.exec()
+            clicked = box.standardButton(box.clickedButton()) if box.clickedButton() else None
+        finally:
+            box.deleteLater()
+        return clicked if clicked is not None else Button(answer)
 
     def ask_open_path(self) -> Path | None:
         start = str(self._doc.path.parent if self._doc.path else ROBOTS_DIR)

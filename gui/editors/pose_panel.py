@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, Q
 from armdyn.core import Robot
 
 from ..look.colors import joint_color
+from ..look.text import plain_label
 from ..model.pose import (DEFAULT_PRISMATIC_RANGE, DEFAULT_REVOLUTE_RANGE, carry_pose,
                           driven_joints, pose_ranges)
 
@@ -186,7 +187,7 @@ class _JointRow(QWidget):
         self._spec: _JointSpec | None = None  # what the widgets are set up for
         self.swatch = QLabel()
         self.swatch.setFixedSize(12, 12)
-        self.label = QLabel()
+        self.label = plain_label()  # the link's name, from the file
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setMinimumWidth(120)
         self.spin = QDoubleSpinBox()

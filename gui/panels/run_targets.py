@@ -20,6 +20,7 @@ from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
 from ..look.colors import joint_color
+from ..look.text import html, tooltip
 
 __all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
 
@@ -66,6 +67,7 @@ class _TargetRow(QWidget):
         self.page = page
         self.index = -1
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # a swatch; the name is escaped
         # a long joint name is clipped (its tooltip has it) rather than the Run dock
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.current = QLabel()
@@ -88,8 +90,9 @@ class _TargetRow(QWidget):
         self.index = -1  # no edit while the box is set up
         revolute = bool(page._revolute[i])
         name = page._names[i]
-        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
-        self.label.setToolTip(f"{i + 1} {name}")
+        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} "
+                           f"{html(name)}")  # the name, from the file, as plain text
+        self.label.setToolTip(tooltip(f"{i + 1} {name}"))
         current = page._display(page._pose)[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, page._target_shown[i]
