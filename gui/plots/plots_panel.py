@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import (QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt, QTimer,
+                            Signal, Slot)
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPen, QPixmapCache
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
@@ -43,8 +44,10 @@ from PySide6.QtWidgets import (
 
 from armdyn.core import Mechanism, Robot
 from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
+from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory
 from ..look.colors import joint_color
+from ..look.images import encode_image
 from .curves import SampleCurve
 from ..look.scroll import scroll_area
 
@@ -1280,7 +1283,8 @@ def write_png(item: pg.GraphicsWidget, path: str | Path, width: int = 1600) -> P
     """Render `item` (and what it holds) to a PNG file `width` px wide; returns the path."""
     exporter = pg_exporters.ImageExporter(item)
     exporter.parameters()["width"] = int(width)
-    exporter.export(str(path))
+    # in memory, then the one writer: a file that cannot be written is an error
+    write_atomically(path, encode_image(exporter.export(toBytes=True), "png"))
     return Path(path)
 
 
@@ -1306,7 +1310,10 @@ def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
     source = item.sceneBoundingRect()
     target = QRectF(0, 0, source.width(), source.height())
     generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)  # keeps the plot's clip paths
-    generator.setFileName(str(path))
+    data = QByteArray()
+    buffer = QBuffer(data)  # in memory, then the one writer (core.io.atomic)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator.setOutputDevice(buffer)
     generator.setSize(target.size().toSize())
     generator.setViewBox(target)
     generator.setTitle(title)
@@ -1317,4 +1324,6 @@ def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
         item.scene().render(painter, target, source)
     finally:
         painter.end()
+    buffer.close()
+    write_atomically(path, bytes(data))
     return Path(path)
