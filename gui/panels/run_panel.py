@@ -203,7 +203,8 @@ class RunPanel(QWidget):
         fall = self.free_fall
         return RunSpec(self._robot, RunKind.FREE_FALL, q0, fall.seconds(), dt,
                        damping=fall.damping(), method=fall.fall_method(), stops=fall.stops(),
-                       live=fall.live(), pull=self.pull)
+                       live=fall.live(), pull=self.pull, step=fall.penalty_step(),
+                       newton_iterations=fall.newton_iterations())
 
     def run(self, spec: RunSpec | None = None) -> None:
         """Start `spec`, or the selected tab's run (`spec()`); a running one is
