@@ -103,6 +103,12 @@ class JointList(QWidget):
         """The row widgets bound to a joint now."""
         return [row for row in self._pool if not row.isHidden()]
 
+    def chrome_width(self) -> int:
+        """The list's width beside its rows' (the scroll bar, the column's margin), px."""
+        margins = self._column.contentsMargins()
+        return (self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+                + margins.left() + margins.right())
+
     def refresh(self) -> None:
         """Show the joints' current values again (bound rows only)."""
         self._bind_all()
