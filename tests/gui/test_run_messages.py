@@ -98,3 +98,15 @@ def test_the_joints_names_show_whole_in_the_run_panel(make_window, qtbot):
         whole = row.fontMetrics().horizontalAdvance(f"\u25a0 {row.index + 1} "
                                                     f"{names[row.index]}")
         assert whole <= row.label.width(), (text, whole, row.label.width())
+
+
+def test_round_off_at_a_limit_the_humanoid_starts_on_is_not_reported(make_window, qtbot):
+    """Issue #20: the window reported 'hits' of 1e-6 N m at the forearms' limits, which
+    the humanoid's home pose sits on; the shanks, pressed onto their stops, are hit."""
+    window = make_window(ROBOTS / "humanoid.toml", size=(1280, 800))
+    panel = window.run_panel
+    with qtbot.waitSignal(panel.finished, timeout=120000):
+        panel.start_free_fall(1.0)
+    report = panel.status_text().splitlines()[1:]
+    assert any("shank" in line for line in report), report
+    assert not any("forearm" in line for line in report), report
