@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, Q
 from armdyn.core import Robot
 
 from ..look.colors import joint_color
-from ..look.text import plain_label
+from ..look.text import plain_label, shown_name
 from ..model.pose import (DEFAULT_PRISMATIC_RANGE, DEFAULT_REVOLUTE_RANGE, carry_pose,
                           driven_joints, pose_ranges)
 
@@ -301,7 +301,8 @@ class PosePanel(QWidget):
         shape = (tuple(robot.link_names), tuple(robot.is_revolute), ranges.tobytes(), driven)
         if shape != self._shape:
             self._shape = shape
-            self._rows = [_JointSpec(name, bool(rev), float(lo), float(hi), i in driven)
+            self._rows = [_JointSpec(shown_name(name), bool(rev), float(lo), float(hi),
+                                     i in driven)
                           for i, (name, rev, (lo, hi)) in enumerate(
                               zip(robot.link_names, robot.is_revolute, ranges, strict=True))]
             metrics = self.fontMetrics()

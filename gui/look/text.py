@@ -7,6 +7,10 @@ A QLabel, a message box or a tooltip guesses rich text from the text itself
 So: labels and boxes that show such text are set to `Qt.PlainText` (`plain_label`,
 `plain`), and rich text that quotes it escapes it first (`html`); a tooltip, whose
 format cannot be set, is given as escaped rich text (`tooltip`).
+
+A name is shown in at most NAME_SHOWN characters (`shown_name`): a file may give a
+link a name of a megabyte, and laying out the plots' legends with it froze the window
+for 22 s (issue #20); the tables, where a name is edited, keep it whole.
 """
 from __future__ import annotations
 
@@ -15,7 +19,16 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox
 
-__all__ = ["html", "plain", "plain_label", "tooltip"]
+__all__ = ["html", "plain", "plain_label", "tooltip", "shown_name", "NAME_SHOWN"]
+
+#: A name from a model file is shown in at most this many characters (`shown_name`).
+NAME_SHOWN = 120
+
+
+def shown_name(name: str) -> str:
+    """`name` as labels, legends and lists show it: cut to NAME_SHOWN characters, the
+    cut marked with an ellipsis."""
+    return name if len(name) <= NAME_SHOWN else name[:NAME_SHOWN - 1] + "\u2026"
 
 
 def html(text: str) -> str:

@@ -20,7 +20,7 @@ from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
 from ..look.colors import joint_color
-from ..look.text import html, tooltip
+from ..look.text import html, shown_name, tooltip
 
 __all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
 
@@ -207,7 +207,8 @@ class TargetsPage(QWidget):
         self._robot = robot
         # read once per robot: a pose change rebinds the rows in sight (a slider drag)
         self._revolute = robot.is_revolute if robot is not None else np.zeros(0, dtype=bool)
-        self._names = robot.link_names if robot is not None else []
+        # as shown (a name of a megabyte costs 40 ms per row to elide, issue #20)
+        self._names = [shown_name(n) for n in robot.link_names] if robot is not None else []
         self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
         self._rebuild_targets()
         self._targets.refresh()

@@ -47,6 +47,7 @@ from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_u
 from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory
 from ..look.colors import joint_color
+from ..look.text import shown_name
 from ..look.images import encode_image
 from .curves import SampleCurve
 from ..look.scroll import scroll_area
@@ -618,8 +619,8 @@ class _Plot:
                 self._add_curve(self.vb if revolute[i] else self.vb2, joint_color(i), style)
                 unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
                 idle = "" if revolute[i] else "(right axis)"
-                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
-                                      str(i + 1)))
+                entries.append(_Entry(f"{i + 1} {shown_name(name)}", joint_color(i), style,
+                                      unit, idle, str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
             self.scale = np.where(revolute, deg, 1.0)
             if self.columns is not None:
