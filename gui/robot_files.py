@@ -29,7 +29,8 @@ from .model.support import unsupported_reason
 from .error_report import show_error, show_warnings
 from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
-from .look.text import plain
+from .jobs.waiting import Waited, run_in_worker
+from .look.text import plain, shown_name
 
 __all__ = ["RobotFiles", "ROBOT_FILTER", "SAVE_FILTER", "TOML_FILTER", "URDF_FILTER", "filter_suffix"]
 
@@ -55,6 +56,7 @@ class RobotFiles(QObject):
         self._doc = document
         self.recent = recent
         self._views = tuple(views)
+        self._reading = False  # a file is being read (`load`)
 
     # ----- commands ---------------------------------------------------------------
     def new(self) -> bool:
@@ -82,16 +84,28 @@ class RobotFiles(QObject):
         message) if it cannot be read.
 
         A file that cannot be read leaves the current robot as it was. What the file
-        gave with a warning (a URDF's damping, say) is shown in a warning box.
+        gave with a warning (a URDF's damping, say) is shown in a warning box. The file
+        is read in a worker (`gui.jobs.waiting.run_in_worker`): the window goes on, a
+        read that takes a while shows a progress box whose Cancel returns False at once.
         """
         path = Path(path)
+        if self._reading:  # one read at a time (the window goes on during one)
+            return False
+        self._reading = True
         try:
-            robot = load_model(path)
-        except RobotFileError as e:
-            self.error("Cannot open robot file", str(e))
+            how, value = run_in_worker(lambda: load_model(path),
+                                       f"Opening {shown_name(path.name)}\u2026", self._window)
+        finally:
+            self._reading = False
+        if how is Waited.CANCELLED:
+            self._status(f"Opening {shown_name(path.name)} cancelled")
+            return False
+        if how is Waited.FAILED:  # core's message (naming file, link, field) as it is
+            self.error("Cannot open robot file", value[0])
             if not path.exists():
                 self.recent.remove(path)
             return False
+        robot = value
         reason = unsupported_reason(robot)
         if reason is not None:
             self.error("Cannot show this model in the window", f"{path}: {reason}")
