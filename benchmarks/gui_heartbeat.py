@@ -158,11 +158,11 @@ def report(name: str, **figures) -> None:
     print(f"{name:10s} {text}", flush=True)
 
 
-def scenario_fall(seconds: float, then_playback: bool) -> None:
-    from armdyn.core import load_robot
+def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_saha") -> None:
+    from armdyn.core.io.model_files import load_model
 
-    path = ROOT / "robots" / "puma560_saha.toml"
-    window = open_window(load_robot(path), path)
+    path = ROOT / "robots" / f"{model}.toml"
+    window = open_window(load_model(path), path)
     beat = Heartbeat()
     wall = run_fall(window, seconds, beat)
     report(f"fall{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
@@ -256,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenarios", nargs="*", metavar="SCENARIO",
                         help=f"which to run: {', '.join(SCENARIOS)} (default: all)")
+    parser.add_argument("--model", default="puma560_saha",
+                        help="bundled model of fall60, fall600 and playback (default: "
+                        "puma560_saha; humanoid is the tree of issue #20)")
     args = parser.parse_args(argv)
     unknown = set(args.scenarios) - set(SCENARIOS)
     if unknown:
@@ -268,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         size = f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}x24"
         return subprocess.call([xvfb, "-a", "-s", f"-screen 0 {size}", sys.executable,
-                                __file__, *chosen])
+                                __file__, *chosen, "--model", args.model])
 
     from PySide6.QtWidgets import QApplication
 
@@ -282,12 +285,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the window compiles what it needs itself
         print(f"warning: core.warm_up() failed ({type(e).__name__}); kernels compile on "
               "first use, inside the first measurement", file=sys.stderr)
-    print(f"GUI heartbeat ({HEARTBEAT_MS} ms timer), window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}, "
+    print(f"model {args.model}; GUI heartbeat ({HEARTBEAT_MS} ms timer), "
+          f"window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}, "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
     if "fall60" in chosen:
-        scenario_fall(60.0, then_playback=False)
+        scenario_fall(60.0, then_playback=False, model=args.model)
     if "fall600" in chosen or "playback" in chosen:
-        scenario_fall(600.0, then_playback="playback" in chosen)
+        scenario_fall(600.0, then_playback="playback" in chosen, model=args.model)
     if "drag200" in chosen:
         scenario_drag(200)
     if "first200" in chosen:

@@ -17,6 +17,8 @@ from types import TracebackType
 from PySide6.QtCore import QCoreApplication, QStandardPaths, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from .look.text import plain
+
 __all__ = ["setup_logging", "install_excepthook", "show_error", "show_warnings",
            "WARNINGS_BOX_NAME"]
 
@@ -46,8 +48,9 @@ def setup_logging() -> Path | None:
 
 def show_error(parent, title: str, message: str, details: str = "",
                icon: QMessageBox.Icon = QMessageBox.Icon.Critical) -> None:
-    """A modal message box with `message`; `details` (e.g. a traceback) behind a button."""
-    box = QMessageBox(icon, title, message, QMessageBox.StandardButton.Ok, parent)
+    """A modal message box with `message` (plain text: it quotes names and paths from
+    files); `details` (e.g. a traceback) behind a button."""
+    box = plain(QMessageBox(icon, title, message, QMessageBox.StandardButton.Ok, parent))
     if details:
         box.setDetailedText(details)
     box.exec()
@@ -57,9 +60,9 @@ def show_error(parent, title: str, message: str, details: str = "",
 def show_warnings(parent, title: str, warnings: Sequence[str]) -> QMessageBox:
     """A warning box listing `warnings` that does not block (the work goes on while it
     is open); deleted when closed. Returns the box."""
-    box = QMessageBox(QMessageBox.Icon.Warning, title,
-                      "\n\n".join(f"\u2022 {w}" for w in warnings),
-                      QMessageBox.StandardButton.Ok, parent)
+    box = plain(QMessageBox(QMessageBox.Icon.Warning, title,
+                            "\n\n".join(f"\u2022 {w}" for w in warnings),
+                            QMessageBox.StandardButton.Ok, parent))
     box.setObjectName(WARNINGS_BOX_NAME)
     box.setWindowModality(Qt.WindowModality.NonModal)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

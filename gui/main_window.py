@@ -596,8 +596,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.robot_dock], [left], Qt.Orientation.Horizontal)
         self.resizeDocks([self.robot_dock, self.pose_dock],
                          [int(0.58 * h), int(0.42 * h)], Qt.Orientation.Vertical)
-        self.resizeDocks([self.run_dock], [int(min(max(0.2 * w, 300), 420))],
-                         Qt.Orientation.Horizontal)
+        # the Run dock: wide enough for the joints' names (issue #21), within 20-30 %
+        run = min(max(0.2 * w, 300, self.run_panel.preferred_width()), max(0.3 * w, 300), 520)
+        self.resizeDocks([self.run_dock], [int(run)], Qt.Orientation.Horizontal)
         # ~45 %; at least RESULTS_MIN_HEIGHT on a small screen (then up to ~half).
         results = min(max(RESULTS_SHARE * h, RESULTS_MIN_HEIGHT), 0.52 * h)
         self.resizeDocks([self.plots_dock], [int(results)], Qt.Orientation.Vertical)

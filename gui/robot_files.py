@@ -29,6 +29,8 @@ from .model.support import unsupported_reason
 from .error_report import show_error, show_warnings
 from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
+from .jobs.waiting import Waited, run_in_worker
+from .look.text import plain, shown_name
 
 __all__ = ["RobotFiles", "ROBOT_FILTER", "SAVE_FILTER", "TOML_FILTER", "URDF_FILTER", "filter_suffix"]
 
@@ -54,6 +56,7 @@ class RobotFiles(QObject):
         self._doc = document
         self.recent = recent
         self._views = tuple(views)
+        self._reading = False  # a file is being read (`load`)
 
     # ----- commands ---------------------------------------------------------------
     def new(self) -> bool:
@@ -81,16 +84,28 @@ class RobotFiles(QObject):
         message) if it cannot be read.
 
         A file that cannot be read leaves the current robot as it was. What the file
-        gave with a warning (a URDF's damping, say) is shown in a warning box.
+        gave with a warning (a URDF's damping, say) is shown in a warning box. The file
+        is read in a worker (`gui.jobs.waiting.run_in_worker`): the window goes on, a
+        read that takes a while shows a progress box whose Cancel returns False at once.
         """
         path = Path(path)
+        if self._reading:  # one read at a time (the window goes on during one)
+            return False
+        self._reading = True
         try:
-            robot = load_model(path)
-        except RobotFileError as e:
-            self.error("Cannot open robot file", str(e))
+            how, value = run_in_worker(lambda: load_model(path),
+                                       f"Opening {shown_name(path.name)}\u2026", self._window)
+        finally:
+            self._reading = False
+        if how is Waited.CANCELLED:
+            self._status(f"Opening {shown_name(path.name)} cancelled")
+            return False
+        if how is Waited.FAILED:  # core's message (naming file, link, field) as it is
+            self.error("Cannot open robot file", value[0])
             if not path.exists():
                 self.recent.remove(path)
             return False
+        robot = value
         reason = unsupported_reason(robot)
         if reason is not None:
             self.error("Cannot show this model in the window", f"{path}: {reason}")
@@ -183,10 +198,17 @@ class RobotFiles(QObject):
 
     # ----- questions and messages -------------------------------------------------
     def ask_unsaved(self) -> QMessageBox.StandardButton:
-        return QMessageBox.warning(
-            self._window, "Unsaved changes",
-            f"The robot \u201c{self._doc.robot.name}\u201d has unsaved changes.\n"
-            "Save them first?", Button.Save | Button.Discard | Button.Cancel, Button.Save)
+        box = plain(QMessageBox(QMessageBox.Icon.Warning, "Unsaved changes",
+                                f"The robot \u201c{self._doc.robot.name}\u201d has unsaved "
+                                "changes.\nSave them first?",
+                                Button.Save | Button.Discard | Button.Cancel, self._window))
+        box.setDefaultButton(Button.Save)
+        try:
+            answer = box.exec()
+            clicked = box.standardButton(box.clickedButton()) if box.clickedButton() else None
+        finally:
+            box.deleteLater()
+        return clicked if clicked is not None else Button(answer)
 
     def ask_open_path(self) -> Path | None:
         start = str(self._doc.path.parent if self._doc.path else ROBOTS_DIR)

@@ -16,9 +16,12 @@ cursor at t (`OffscreenPlots`).
 batches of at most BATCH_MS, so the window stays responsive and Cancel works. Frames go
 through a bounded queue to `VideoEncoder`'s thread, which feeds the encoder:
 imageio-ffmpeg (its ffmpeg binary, H.264 in MP4) or imageio's pillow plugin (GIF, each
-frame reduced to 256 colours as it comes). The file is written under a hidden temporary
-name in the target folder and renamed when complete: a cancelled or failed recording
-leaves no partial file, and an existing file untouched.
+frame reduced to 256 colours as it comes). The encoder writes a hidden temporary file
+(`core.io.atomic.temporary_path`) that the one writer of every output puts at the
+chosen name when it is complete (`core.io.atomic.replace_with_file`: renamed over a
+regular file, a symbolic link kept, copied into a device or a pipe; a read-only file
+or a folder refused). A cancelled or failed recording (ffmpeg's non-zero exit, a full
+disk, a write error of the GIF) leaves no partial file, and an existing file untouched.
 """
 from __future__ import annotations
 
@@ -27,14 +30,19 @@ import logging
 import math
 import os
 import queue
+import re
 import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import imageio.v3 as iio
+import subprocess
+import tempfile
+from fractions import Fraction
+
 import imageio_ffmpeg
 import numpy as np
+from PIL import Image
 import pyvista as pv
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QImage
@@ -42,6 +50,8 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox,
                                QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QProgressDialog, QSpinBox, QWidget)
 
+from armdyn.core.io.atomic import (check_target, discard_temporary, replace_with_file,
+                                   temporary_path)
 from armdyn.core.sim.trajectory import Trajectory
 
 from .plots.plots_panel import PlotsPanel
@@ -287,36 +297,84 @@ class FrameSource:
 # Encoding (a thread of its own)
 # ======================================================================================
 
-class _Mp4Writer:
-    """H.264 in MP4 through imageio-ffmpeg's ffmpeg (frames piped to its process)."""
+#: H.264's constant rate factor for MP4_QUALITY (imageio-ffmpeg's mapping: 51 (1 - q/10)).
+MP4_CRF = int((1 - MP4_QUALITY / 10) * 51)
 
-    def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
-        self._frames = imageio_ffmpeg.write_frames(
-            str(path), size, fps=fps, codec="libx264", quality=MP4_QUALITY,
-            macro_block_size=2, ffmpeg_log_level="error",
-            output_params=["-movflags", "+faststart"])
-        self._frames.send(None)  # starts ffmpeg
+
+#: The "[out#0/mp4 @ 0x...] " before each of ffmpeg's messages.
+_FFMPEG_PREFIX = re.compile(r"^(\[[^]]*\]\s*)+")
+
+
+class _Mp4Writer:
+    """H.264 in MP4 through imageio-ffmpeg's ffmpeg binary, frames piped to its process.
+
+    The process is run here, not by ``imageio_ffmpeg.write_frames``, which never looks
+    at ffmpeg's exit status: a full disk while ffmpeg writes its trailer left a corrupt
+    file that counted as a success. `close` waits for ffmpeg and raises OSError with
+    ffmpeg's own message if it failed; `abort` kills it.
+    """
+
+    def __init__(self, path: str, fps: float, size: tuple[int, int]) -> None:
+        rate = str(Fraction(fps).limit_denominator())
+        command = [imageio_ffmpeg.get_ffmpeg_exe(), "-y", "-f", "rawvideo",
+                   "-vcodec", "rawvideo", "-s", f"{size[0]}x{size[1]}", "-pix_fmt", "rgb24",
+                   "-r", rate, "-i", "-", "-an", "-vcodec", "libx264",
+                   "-pix_fmt", "yuv420p", "-crf", str(MP4_CRF), "-v", "error",
+                   "-movflags", "+faststart", "-f", "mp4", path]
+        self._errors = tempfile.TemporaryFile()  # ffmpeg's messages (a pipe could fill)
+        self._process = subprocess.Popen(command, stdin=subprocess.PIPE,
+                                         stdout=subprocess.DEVNULL, stderr=self._errors)
 
     def write(self, frame: np.ndarray) -> None:
-        self._frames.send(frame)
+        try:
+            self._process.stdin.write(np.ascontiguousarray(frame, dtype=np.uint8).data)
+        except (BrokenPipeError, ValueError):  # ffmpeg has ended: close says why
+            self.close()
+            raise OSError("ffmpeg stopped before the last frame") from None
 
     def close(self) -> None:
-        self._frames.close()
+        """Wait for ffmpeg to write the file; OSError with its message if it failed."""
+        try:
+            self._process.stdin.close()
+        except BrokenPipeError:
+            pass
+        status = self._process.wait()
+        self._errors.seek(0)
+        message = self._errors.read().decode("utf-8", "replace").strip()
+        self._errors.close()
+        if status != 0:  # its last line, without the "[out#0/mp4 @ 0x...]" prefix
+            last = message.splitlines()[-1] if message else f"exit status {status}"
+            raise OSError("ffmpeg failed: " + _FFMPEG_PREFIX.sub("", last))
+
+    def abort(self) -> None:
+        self._process.kill()
+        self._process.wait()
+        self._errors.close()
 
 
 class _GifWriter:
-    """An endlessly looping GIF through imageio's pillow plugin; each frame is reduced to
-    256 colours as it is written (``bits=8``), the file is written on close."""
+    """An endlessly looping GIF through pillow; each frame is reduced to 256 colours as it
+    comes (as imageio's pillow plugin with ``bits=8`` did), the file is written on close.
 
-    def __init__(self, path: Path, fps: float, size: tuple[int, int]) -> None:
-        self._file = iio.imopen(path, "w", plugin="pillow", extension=".gif")
+    Pillow directly, not imageio's plugin: the plugin, closed after a failed write (a
+    full disk), tried again when it was collected and printed a traceback."""
+
+    def __init__(self, path: str, fps: float, size: tuple[int, int]) -> None:
+        self._path = path
         self._duration_ms = 1000.0 / fps
+        self._frames: list[Image.Image] = []
 
     def write(self, frame: np.ndarray) -> None:
-        self._file.write(frame, is_batch=False, duration=self._duration_ms, loop=0, bits=8)
+        self._frames.append(Image.fromarray(frame).quantize(colors=256))
 
     def close(self) -> None:
-        self._file.close()
+        frames, self._frames = self._frames, []
+        if frames:
+            frames[0].save(self._path, format="GIF", save_all=True, append_images=frames[1:],
+                           duration=self._duration_ms, loop=0)
+
+    def abort(self) -> None:
+        self._frames = []
 
 
 _WRITERS = {VideoFormat.MP4: _Mp4Writer, VideoFormat.GIF: _GifWriter}
@@ -328,14 +386,15 @@ class VideoEncoder:
     `put` a frame only when `has_room` (the queue holds QUEUE_FRAMES frames), then
     `finish`, or `cancel`; `done` is True once the thread has ended, with `error` None
     (the file is complete at `path`) or the reason. The file is written to a hidden
-    temporary name beside `path` and renamed when complete.
+    temporary file (`core.io.atomic.temporary_path`) and put at `path` when complete
+    (`core.io.atomic.replace_with_file`).
     """
 
     def __init__(self, path: Path, fmt: VideoFormat, fps: float, size: tuple[int, int],
                  queue_frames: int = QUEUE_FRAMES) -> None:
         self.path = Path(path)
         self.error: str | None = None
-        self._partial = self.path.with_name(f".{self.path.stem}.partial{fmt.value}")
+        self._partial: str | None = None  # the temporary file, made in the thread
         self._fmt, self._fps, self._size = fmt, fps, size
         self._queue: queue.Queue[np.ndarray] = queue.Queue(maxsize=queue_frames)
         self._ending = threading.Event()
@@ -369,6 +428,7 @@ class VideoEncoder:
     def _run(self) -> None:
         writer = None
         try:
+            self._partial = temporary_path(self.path)
             writer = _WRITERS[self._fmt](self._partial, self._fps, self._size)
             while not self._cancelled.is_set():
                 try:
@@ -379,20 +439,22 @@ class VideoEncoder:
                     continue
                 writer.write(frame)
             writer, closing = None, writer
-            closing.close()
-            if not self._cancelled.is_set():
-                os.replace(self._partial, self.path)
+            if self._cancelled.is_set():
+                closing.abort()
+            else:
+                closing.close()  # raises if the file could not be written whole
+                replace_with_file(self.path, self._partial)
+        except OSError as e:  # a full disk, a refused target, ffmpeg's failure: expected
+            log.info("video not written: %s", e)
+            self.error = e.strerror or str(e)
         except Exception as e:  # noqa: BLE001 - any encoder failure is reported to the GUI
             log.exception("video encoding failed")
-            self.error = f"{e.strerror or e}" if isinstance(e, OSError) else str(e) or \
-                type(e).__name__
-            if writer is not None:
-                try:
-                    writer.close()
-                except Exception:  # noqa: BLE001 - the first error is the one reported
-                    pass
+            self.error = str(e) or type(e).__name__
         finally:
-            self._partial.unlink(missing_ok=True)
+            if writer is not None:
+                writer.abort()
+            if self._partial is not None:
+                discard_temporary(self._partial)
 
 
 # ======================================================================================
@@ -421,6 +483,7 @@ class VideoRecorder(QObject):
             raise ValueError("there is no run to record")
         self.path = Path(path)
         self.format = video_format(self.path)
+        check_target(self.path)  # a folder or a read-only file: refused before any work
         self.settings = settings.checked_for(self.format)
         self.times = frame_times(float(traj.t[0]), float(traj.t[-1]), self.settings.fps,
                                  self.settings.speed)
@@ -543,6 +606,8 @@ def record_window_video(window, path: Path, settings: VideoSettings,
     or why it could not be recorded."""
     try:
         recorder = _window_recorder(window, path, settings)
+    except OSError as e:
+        return f"cannot write {path}: {e.strerror or e}"
     except ValueError as e:
         return str(e)
     loop = QEventLoop()
@@ -680,5 +745,9 @@ def export_video(window) -> VideoRecorder | None:
         settings = dialog.settings()
     finally:
         dialog.deleteLater()
-    recorder, _progress = start_window_recording(window, path, settings)
+    try:
+        recorder, _progress = start_window_recording(window, path, settings)
+    except OSError as e:  # a folder, a read-only file
+        window.files.error("Cannot export the animation", f"{path}: {e.strerror or e}")
+        return None
     return recorder

@@ -12,6 +12,14 @@
   does, so ``-o /dev/stdout`` works whether stdout is a terminal, a pipe or a
   file opened with ``>>``.
 - A directory: refused (IsADirectoryError).
+- A read-only regular file (no write permission bit, or no write access): refused
+  (PermissionError), as a shell's ``>`` would, even for root; it stays as it was.
+
+Writers that need a file of their own (an encoder process that seeks in its output)
+write to `temporary_path(target)` and hand the finished file to
+`replace_with_file(target, temporary)`, which puts it at `target` by the same rules
+(renamed over a regular file, copied into a device or a pipe) and removes the
+temporary file whatever happens; `discard_temporary` removes one that is not wanted.
 
 No temporary file survives an interrupted write. Where the file system allows it
 (Linux, O_TMPFILE) the temporary file has no name until its data is complete and
@@ -34,9 +42,11 @@ import secrets
 import signal
 import stat
 import sys
+import tempfile
 import threading
 
-__all__ = ["write_atomically"]
+__all__ = ["write_atomically", "temporary_path", "replace_with_file", "discard_temporary",
+           "check_target"]
 
 #: Write regular files through an unnamed temporary file (O_TMPFILE) where possible.
 #: Set False to use a named temporary file throughout (the fallback; tests use it).
@@ -62,16 +72,121 @@ def write_atomically(target: str | os.PathLike, data: bytes) -> None:
             st = os.stat(shown)  # follows symbolic links
         except FileNotFoundError:
             st = None  # a new file (or a link to one still to be made)
-        if st is not None and stat.S_ISDIR(st.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", shown)
+        _refuse(shown, st)
         if st is not None and not stat.S_ISREG(st.st_mode):
             _write_through(shown, data)
         else:
             _replace(os.path.realpath(shown), data, st)
     except OSError as e:
-        if e.filename == shown and e.filename2 is None:
-            raise
-        raise OSError(e.errno or errno.EIO, e.strerror or str(e), shown) from e
+        _rename_error(e, shown)
+
+
+def check_target(target: str | os.PathLike) -> None:
+    """Refuse, before any work, a target that `write_atomically` would refuse (a
+    directory, a read-only file): OSError naming `target`."""
+    shown = os.fspath(target)
+    try:
+        if _descriptor_named(shown) is not None:
+            return
+        try:
+            st = os.stat(shown)
+        except FileNotFoundError:
+            return
+        _refuse(shown, st)
+    except OSError as e:
+        _rename_error(e, shown)
+
+
+def temporary_path(target: str | os.PathLike) -> str:
+    """A new, empty file with a hidden random name for a writer that needs a path of its
+    own, to be handed to `replace_with_file` (or `discard_temporary`): beside the file
+    `target` names (symbolic links resolved, so that the rename stays on one file
+    system), or in the system's temporary folder for a device, a pipe or a descriptor.
+    Never a name of the user's (".name.partial.mp4" would overwrite one). OSError naming
+    `target` if the target is refused (`check_target`) or the file cannot be made."""
+    shown = os.fspath(target)
+    check_target(shown)
+    try:
+        try:
+            regular = _descriptor_named(shown) is None and stat.S_ISREG(os.stat(shown).st_mode)
+        except FileNotFoundError:
+            regular = True
+        real = os.path.realpath(shown)
+        directory = (os.path.dirname(real) or ".") if regular else tempfile.gettempdir()
+        tmp, fd = _named_temporary(directory, os.path.basename(real), [])
+        os.close(fd)
+        return tmp
+    except OSError as e:
+        _rename_error(e, shown)
+
+
+def replace_with_file(target: str | os.PathLike, temporary: str) -> None:
+    """Put the finished file `temporary` (from `temporary_path`) at `target` by the rules
+    of `write_atomically`: renamed over a regular or new file (synced first, keeping the
+    old file's permission bits; a symbolic link stays a link), copied into a device, a
+    pipe or an open descriptor. `temporary` is gone afterwards, whatever happened.
+    OSError naming `target` on failure (the old file is then untouched)."""
+    shown = os.fspath(target)
+    try:
+        fd = _descriptor_named(shown)
+        if fd is not None:
+            _copy_into(temporary, lambda: fd, close=False)
+            return
+        try:
+            st = os.stat(shown)
+        except FileNotFoundError:
+            st = None
+        _refuse(shown, st)
+        if st is not None and not stat.S_ISREG(st.st_mode):
+            _copy_into(temporary, lambda: os.open(shown, os.O_WRONLY | getattr(os, "O_BINARY", 0)))
+            return
+        path = os.path.realpath(shown)
+        with open(temporary, "rb+") as f:
+            if st is not None and os.chmod in os.supports_fd:
+                with contextlib.suppress(OSError):
+                    os.chmod(f.fileno(), stat.S_IMODE(st.st_mode))
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+        _sync_directory(os.path.dirname(path) or ".")
+    except OSError as e:
+        _rename_error(e, shown)
+    finally:
+        discard_temporary(temporary)
+
+
+def discard_temporary(temporary: str) -> None:
+    """Remove a temporary file of `temporary_path` (if it is still there)."""
+    with contextlib.suppress(OSError):
+        os.unlink(temporary)
+
+
+def _refuse(shown: str, st: os.stat_result | None) -> None:
+    """A directory or a read-only regular file is not written (OSError naming it)."""
+    if st is None:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory", shown)
+    if stat.S_ISREG(st.st_mode) and (not st.st_mode & 0o222 or not os.access(shown, os.W_OK)):
+        raise PermissionError(errno.EACCES, "is read-only", shown)
+
+
+def _rename_error(e: OSError, shown: str):
+    """Raise `e` naming the path as the caller gave it, never a temporary file."""
+    if e.filename == shown and e.filename2 is None:
+        raise e
+    raise OSError(e.errno or errno.EIO, e.strerror or str(e), shown) from e
+
+
+def _copy_into(source: str, opener, close: bool = True) -> None:
+    """Copy the file `source` into the descriptor `opener()` returns."""
+    fd = opener()
+    try:
+        with open(source, "rb") as f:
+            while block := f.read(1 << 20):
+                _write_all(fd, block)
+    finally:
+        if close:
+            os.close(fd)
 
 
 def _descriptor_named(path: str) -> int | None:

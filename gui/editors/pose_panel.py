@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, Q
 from armdyn.core import Robot
 
 from ..look.colors import joint_color
+from ..look.text import plain_label, shown_name
 from ..model.pose import (DEFAULT_PRISMATIC_RANGE, DEFAULT_REVOLUTE_RANGE, carry_pose,
                           driven_joints, pose_ranges)
 
@@ -101,6 +102,12 @@ class JointList(QWidget):
     def bound_rows(self) -> list[QWidget]:
         """The row widgets bound to a joint now."""
         return [row for row in self._pool if not row.isHidden()]
+
+    def chrome_width(self) -> int:
+        """The list's width beside its rows' (the scroll bar, the column's margin), px."""
+        margins = self._column.contentsMargins()
+        return (self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+                + margins.left() + margins.right())
 
     def refresh(self) -> None:
         """Show the joints' current values again (bound rows only)."""
@@ -186,7 +193,7 @@ class _JointRow(QWidget):
         self._spec: _JointSpec | None = None  # what the widgets are set up for
         self.swatch = QLabel()
         self.swatch.setFixedSize(12, 12)
-        self.label = QLabel()
+        self.label = plain_label()  # the link's name, from the file
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setMinimumWidth(120)
         self.spin = QDoubleSpinBox()
@@ -294,7 +301,8 @@ class PosePanel(QWidget):
         shape = (tuple(robot.link_names), tuple(robot.is_revolute), ranges.tobytes(), driven)
         if shape != self._shape:
             self._shape = shape
-            self._rows = [_JointSpec(name, bool(rev), float(lo), float(hi), i in driven)
+            self._rows = [_JointSpec(shown_name(name), bool(rev), float(lo), float(hi),
+                                     i in driven)
                           for i, (name, rev, (lo, hi)) in enumerate(
                               zip(robot.link_names, robot.is_revolute, ranges, strict=True))]
             metrics = self.fontMetrics()

@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLineEdit, QMenu, QSizePolicy, QToolBar,
                                QToolButton, QVBoxLayout, QWidget)
 
+from ..look.text import tooltip
 from ..model.document import RobotDocument
 from ..model.mechanism_draft import CHAIN_COLUMNS, LOOP_COLUMNS, MechanismDraft
 from .tables import ERROR_BACKGROUND, ERROR_FOREGROUND, RobotTableView, StructureTableModel
@@ -186,7 +187,7 @@ class AssemblyForm(QGroupBox):
             tip = error or draft.column(key).tip
             if widget is self.independent_button:
                 tip = f"{text}\n\n{tip}"
-            widget.setToolTip(tip)
+            widget.setToolTip(tooltip(tip))  # names from the file, as plain text
             widget.setStyleSheet(f"background: {ERROR_BACKGROUND.name()}; "
                                  f"color: {ERROR_FOREGROUND.name()};" if error else "")
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QComboBox, QHead
 from armdyn.core import JointType, LoopJointType
 
 from ..look.colors import joint_color
+from ..look.text import shown_name
 from ..model.document import RobotDocument
 from ..model.draft import Column
 from ..model.mechanism_draft import BASE, MechanismDraft
@@ -108,8 +109,9 @@ class DraftTableModel(QAbstractTableModel):
         error = draft.errors.get((row, key))
         kind = draft.column(key).kind
         placeholder = self._placeholder(row, key)
-        if role == Qt.ItemDataRole.DisplayRole:
-            return placeholder if placeholder is not None else draft.display_text(row, key)
+        if role == Qt.ItemDataRole.DisplayRole:  # a name cut (`shown_name`), edited whole
+            return placeholder if placeholder is not None else shown_name(
+                draft.display_text(row, key))
         if role == Qt.ItemDataRole.EditRole:
             return draft.edit_text(row, key)
         if role == Qt.ItemDataRole.ToolTipRole:

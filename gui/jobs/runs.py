@@ -24,12 +24,13 @@ import numpy as np
 
 from armdyn.core import (JointStops, Mechanism, PointPull, Robot, inverse_dynamics_chunks,
                          simulate_chunks)
-from armdyn.core.sim.penalty import penalty_simulate_chunks
+from armdyn.core.sim.penalty import penalty_simulate_chunks, penalty_step
 from armdyn.core.sim.driver import real_time
 from armdyn.core.sim.trajectory import Trajectory
 
 __all__ = ["RunKind", "FallMethod", "RunSpec", "RunOutcome", "RunResult", "ID_CHUNK_SAMPLES", "SIM_CHUNK_S",
-           "SIM_CHUNK_WALL_S", "LIVE_CHUNK_S", "DEFAULT_DT"]
+           "SIM_CHUNK_WALL_S", "LIVE_CHUNK_S", "DEFAULT_DT", "GUI_MAX_WALL_TIME",
+           "DEFAULT_NEWTON_ITERATIONS"]
 
 #: Inverse dynamics: samples per chunk (small enough to cancel fast and plot smoothly).
 ID_CHUNK_SAMPLES = 50
@@ -42,6 +43,13 @@ SIM_CHUNK_WALL_S = 0.03
 LIVE_CHUNK_S = 1.0 / 60.0
 #: Output sample step when nothing else is given, s.
 DEFAULT_DT = 0.01
+#: Wall-time budget of a window's run, s (core's default is 120 s, for runs nobody
+#: watches). A window's run shows its progress and has Stop; and its pace, measured
+#: while the GUI thread draws, overstated the run: a 600 s humanoid fall that takes
+#: 60-70 s was stopped at t = 131 s as "about 122 s".
+GUI_MAX_WALL_TIME = 3600.0
+#: Newton iterations per solve of a penalty run when nothing else is given.
+DEFAULT_NEWTON_ITERATIONS = 2
 
 
 class RunKind(Enum):
@@ -62,7 +70,7 @@ class FallMethod(Enum):
     #: adaptive DOP853; with loops, Lagrange multipliers and projection onto the loops
     MULTIPLIERS = "Lagrange multipliers (DOP853, projected)"
     #: with loops only: Jalon & Bayo's penalty / augmented Lagrangian, trapezoidal rule
-    PENALTY = "Penalty, augmented Lagrangian (trapezoidal, h = 0.01 s)"
+    PENALTY = "Penalty, augmented Lagrangian (trapezoidal)"
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,6 +89,9 @@ class RunSpec:
                True / False, or None for core's default (stops when the model has limits)
     live     : free fall by multipliers: paced to wall-clock time, in LIVE_CHUNK_S chunks
     pull     : a live run's `PointPull` (grabbed and moved from the GUI thread)
+    step     : penalty method: the step h, s (None: `core.sim.penalty.penalty_step`, from
+               the mechanism's frequencies)
+    newton_iterations : penalty method: Newton iterations per solve
     """
 
     model: Robot | Mechanism
@@ -94,6 +105,8 @@ class RunSpec:
     stops: JointStops | bool | None = None
     live: bool = False
     pull: PointPull | None = None
+    step: float | None = None
+    newton_iterations: int = DEFAULT_NEWTON_ITERATIONS
 
     @property
     def n(self) -> int:
@@ -129,9 +142,11 @@ class RunSpec:
             return inverse_dynamics_chunks(self.model, q0, target, self.duration,
                                            dt_out=self.dt, chunk_samples=ID_CHUNK_SAMPLES)
         common = dict(q0=q0, qd0=np.zeros(self.n), damping=self.damping, dt_out=self.dt,
-                      max_wall_per_chunk=SIM_CHUNK_WALL_S)
+                      max_wall_per_chunk=SIM_CHUNK_WALL_S, max_wall_time=GUI_MAX_WALL_TIME)
         if self.penalty:  # no end stops, never live
-            return penalty_simulate_chunks(self.model, self.duration,
+            h = self.step if self.step is not None else penalty_step(self.model, q0)
+            return penalty_simulate_chunks(self.model, self.duration, h=h,
+                                           newton_iterations=self.newton_iterations,
                                            chunk_duration=SIM_CHUNK_S, **common)
         if self.stops is not None:
             common["stops"] = self.stops

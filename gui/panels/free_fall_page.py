@@ -1,4 +1,5 @@
-"""The Run panel's free-fall page: duration, joint damping, end stops, method, live.
+"""The Run panel's free-fall page: duration, joint damping, end stops, method (with the
+penalty method's step and Newton iterations), live.
 
 A free fall releases the arm at rest from the current pose with no joint torques,
 optionally damped, with end stops at the joint limits (on by default when the model
@@ -11,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel,
-                               QVBoxLayout, QWidget)
+                               QSpinBox, QVBoxLayout, QWidget)
 
-from armdyn.core import JointStops, Mechanism, Robot
+from armdyn.core import ArmDynError, JointStops, Mechanism, Robot
+from armdyn.core.sim.penalty import DEFAULT_H, penalty_step
 from armdyn.core.sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY
 
-from ..jobs.runs import FallMethod
+from ..jobs.runs import DEFAULT_NEWTON_ITERATIONS, FallMethod
 from .run_targets import caption, seconds_box
 
 __all__ = ["FreeFallPage"]
@@ -71,11 +73,32 @@ class FreeFallPage(QWidget):
         self._method.currentIndexChanged.connect(self._update_stop_fields)  # penalty: none
         self._method_label = QLabel("Method:")
         form.addRow(self._method_label, self._method)
+        self._add_penalty_rows(form)
         self._live = QCheckBox("Live: real time, Ctrl+drag pushes")
         self._live.setToolTip(LIVE_TIP)
         form.addRow(self._live)
         v.addLayout(form)
         v.addStretch(1)
+
+    def _add_penalty_rows(self, form: QFormLayout) -> None:
+        """The penalty method's step h and Newton iterations (`core.sim.penalty`)."""
+        self._step = seconds_box(DEFAULT_H, 1e-5, 0.1, decimals=5, step=0.0005)
+        self._step.setToolTip(
+            "The penalty method's time step h. The default comes from the mechanism's "
+            "highest natural frequency ω at its home pose (h ≈ 0.0125/ω, "
+            "core.sim.penalty.penalty_step); a step whose Newton iteration diverges is "
+            "taken again in halves. Smaller: more accurate, slower.")
+        self._step.valueChanged.connect(self._on_step_edited)
+        self._step_label = QLabel("Step h:")
+        form.addRow(self._step_label, self._step)
+        self._iterations = QSpinBox()
+        self._iterations.setRange(1, 50)
+        self._iterations.setValue(DEFAULT_NEWTON_ITERATIONS)
+        self._iterations.setToolTip("Newton iterations per solve of a step (the book: two); "
+                                    "more help a fast or stiff mechanism.")
+        self._iterations_label = QLabel("Newton iterations:")
+        form.addRow(self._iterations_label, self._iterations)
+        self._step_edited = False  # the user's step, kept while the joints stay
 
     def _add_stop_rows(self, form: QFormLayout) -> None:
         """The end-stop option of a free fall (`core.sim.simulation.JointStops`)."""
@@ -119,10 +142,14 @@ class FreeFallPage(QWidget):
         (on, unless the user turned them off for these joints: `same_joints`)."""
         self._robot = robot
         loops = robot is not None and bool(robot.loops)
-        self._method.setVisible(loops)
-        self._method_label.setVisible(loops)
+        for w in (self._method, self._method_label, self._step, self._step_label,
+                  self._iterations, self._iterations_label):
+            w.setVisible(loops)
         if not same_joints:
             self._stops_choice = None
+            self._step_edited = False
+        if loops and not self._step_edited:
+            self._set_step_quietly(self._default_step(robot))
         self._stops.setChecked(self._has_limits() and self._stops_choice is not False)
         self._update_stop_fields()
 
@@ -169,6 +196,20 @@ class FreeFallPage(QWidget):
         if damping is not None:
             self._stop_damping.setValue(damping)
 
+    def penalty_step(self) -> float:
+        """The penalty method's step h, s (default: from the mechanism's frequencies)."""
+        return self._step.value()
+
+    def set_penalty_step(self, h: float) -> None:
+        self._step.setValue(h)
+
+    def newton_iterations(self) -> int:
+        """Newton iterations per solve of the penalty method."""
+        return self._iterations.value()
+
+    def set_newton_iterations(self, count: int) -> None:
+        self._iterations.setValue(count)
+
     def live(self) -> bool:
         """Run the next free falls live (paced to wall-clock time, pushable)."""
         return self._live.isChecked()
@@ -177,6 +218,22 @@ class FreeFallPage(QWidget):
         self._live.setChecked(on)
 
     # ----- internals ------------------------------------------------------------------
+    @staticmethod
+    def _default_step(robot) -> float:
+        try:
+            return penalty_step(robot)
+        except (ArmDynError, np.linalg.LinAlgError):  # a pose the frequencies miss
+            return DEFAULT_H
+
+    def _set_step_quietly(self, h: float) -> None:
+        self._step.blockSignals(True)
+        self._step.setValue(h)
+        self._step.blockSignals(False)
+
+    @Slot()
+    def _on_step_edited(self) -> None:
+        self._step_edited = True
+
     def _has_limits(self) -> bool:
         return self._robot is not None and bool(np.isfinite(self._robot.joint_limits).any())
 
@@ -190,6 +247,8 @@ class FreeFallPage(QWidget):
         frequency and damping fields when the stops are on."""
         limited = self._has_limits()
         penalty = self.fall_method() == FallMethod.PENALTY
+        for w in (self._step, self._step_label, self._iterations, self._iterations_label):
+            w.setEnabled(penalty)
         self._stops.setEnabled(limited and not penalty)
         self._stops.setToolTip(NO_LIMITS_TIP if not limited else
                                PENALTY_NO_STOPS_TIP if penalty else STOPS_TIP)

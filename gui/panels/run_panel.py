@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QPushButton, QTabWidget, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QPushButton, QStyle, QTabWidget,
+                               QVBoxLayout, QWidget)
 
 from armdyn.core import JointStops, Mechanism, PointPull, Robot
 from armdyn.core.sim.trajectory import Trajectory
@@ -44,6 +44,8 @@ __all__ = ["RunPanel", "FallMethod", "DISPLAY_MS", "MODE_INVERSE", "MODE_FREE_FA
 
 MODE_INVERSE = 0
 MODE_FREE_FALL = 1
+#: px a tab's page is narrower than its tab widget, frame aside (Fusion's padding)
+TAB_PAGE_FRAME = 18
 
 
 class RunPanel(QWidget):
@@ -122,7 +124,10 @@ class RunPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(scroll, 1)
         layout.addLayout(buttons)  # always in sight: below the scrolling parameters
-        layout.addWidget(self._status.bar)
+        progress = QHBoxLayout()  # the messages' count beside the bar: no height taken
+        progress.addWidget(self._status.bar, 1)
+        progress.addWidget(self._status.messages_button)
+        layout.addLayout(progress)
         layout.addWidget(self._status.label)
 
     def observe(self, session) -> None:
@@ -203,7 +208,8 @@ class RunPanel(QWidget):
         fall = self.free_fall
         return RunSpec(self._robot, RunKind.FREE_FALL, q0, fall.seconds(), dt,
                        damping=fall.damping(), method=fall.fall_method(), stops=fall.stops(),
-                       live=fall.live(), pull=self.pull)
+                       live=fall.live(), pull=self.pull, step=fall.penalty_step(),
+                       newton_iterations=fall.newton_iterations())
 
     def run(self, spec: RunSpec | None = None) -> None:
         """Start `spec`, or the selected tab's run (`spec()`); a running one is
@@ -258,6 +264,10 @@ class RunPanel(QWidget):
         spec = self._control.spec
         return spec.duration if spec is not None else 0.0
 
+    def show_messages(self):
+        """Open the window with the last run's status and messages (`RunStatus`)."""
+        return self._status.show_messages()
+
     def status_text(self) -> str:
         """The status line and every message of the run (its warnings, then the end
         stops it hit), one a line, as plain text."""
@@ -280,6 +290,16 @@ class RunPanel(QWidget):
         and keeps Run / Pause / Stop in sight, instead of growing it to the height the
         parameters would like (the layout's own answer, with the wrapped status text)."""
         return self.layout().totalMinimumHeightForWidth(width)
+
+    def preferred_width(self) -> int:
+        """The width that shows the parameters whole, every joint's name included (the
+        window's default layout gives the Run dock this much where it can), px."""
+        margins = self.layout().contentsMargins()
+        frame = (2 * self.style().pixelMetric(QStyle.PixelMetric.PM_DefaultFrameWidth)
+                 + TAB_PAGE_FRAME)
+        scroll_bar = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        return (self.targets.preferred_width() + frame + scroll_bar + margins.left()
+                + margins.right())
 
     def controls_in_sight(self) -> bool:
         """True if Run, Pause, Stop and the progress bar are wholly inside the visible

@@ -1,8 +1,14 @@
 """The Run panel's progress bar and status text, following a `RunControl`.
 
-The status text is the home of a run's messages: its line, then the run's warnings
+The status is the home of a run's messages: its line, then the run's warnings
 (`Trajectory.warnings`) and, when it ends, the stops it hit (`RunControl.messages`).
-While a run goes, the time reached is shown inside the progress bar, from a timer
+The line shows below the progress bar in at most STATUS_LINES lines; the messages do
+not take the panel's height (a stop report of a dozen lines squeezed the settings into
+a scroll area two lines high, issue #21): a button beside the bar counts them
+("3 messages") and opens them in a window of their own (`messages_window`, plain text,
+selectable); the line's tooltip holds them too. A line too long for its STATUS_LINES (a
+failure's message) shows the button too ("Details"), and the window has it whole. While a
+run goes, the time reached is shown inside the progress bar, from a timer
 (every DISPLAY_MS), not per chunk: a chunk can come every few milliseconds, and a new
 word-wrapped rich text in the status line re-lays out the dock (10-17 ms at every
 tick, issue #8).
@@ -11,20 +17,26 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QTextDocumentFragment
-from PySide6.QtWidgets import QLabel, QProgressBar
+from PySide6.QtWidgets import (QDialog, QLabel, QPlainTextEdit, QProgressBar, QStyle,
+                               QToolButton, QVBoxLayout)
 
 from armdyn.core.sim.trajectory import Trajectory
 
 from ..jobs.runs import RunOutcome, RunResult
+from ..look.text import tooltip
 from .run_control import RunControl
 
-__all__ = ["RunStatus", "DISPLAY_MS", "MESSAGES_SHOWN", "PROGRESS_FORMAT"]
+__all__ = ["RunStatus", "DISPLAY_MS", "STATUS_LINES", "PROGRESS_FORMAT", "STATUS_LABEL",
+           "MESSAGES_BUTTON", "MESSAGES_WINDOW"]
 
-#: At most this many run messages (warnings, stop hits) in the status text; the others
-#: are in its tooltip.
-MESSAGES_SHOWN = 4
+#: The status line shows at most this many lines (the rest is in the messages window).
+STATUS_LINES = 3
+#: Object names of the status line, the messages button and window.
+STATUS_LABEL = "runStatus"
+MESSAGES_BUTTON = "runMessagesButton"
+MESSAGES_WINDOW = "runMessages"
 #: The progress bar's text between runs; during one it shows the time reached.
 PROGRESS_FORMAT = "%p %"
 #: The progress bar follows a run this often, ms (a chunk can come every few
@@ -33,8 +45,8 @@ DISPLAY_MS = 50
 
 
 class RunStatus(QObject):
-    """``bar`` (a QProgressBar) and ``label`` (the status text) for the panel to lay out,
-    kept up to date from `control`'s signals."""
+    """``bar`` (a QProgressBar), ``messages_button`` (beside it) and ``label`` (the status
+    line) for the panel to lay out, kept up to date from `control`'s signals."""
 
     def __init__(self, control: RunControl, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -43,10 +55,24 @@ class RunStatus(QObject):
         self.bar.setRange(0, 1000)
         self.bar.setFormat(PROGRESS_FORMAT)
         self.label = QLabel("Load a robot to start.")
-        self.label.setObjectName("runStatus")
+        self.label.setObjectName(STATUS_LABEL)
         self.label.setTextFormat(Qt.TextFormat.RichText)
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # a long line (a failure's message) takes at most STATUS_LINES lines of the panel
+        self.label.setMaximumHeight(STATUS_LINES * self.label.fontMetrics().lineSpacing() + 2)
+        self.messages_button = QToolButton()
+        self.messages_button.setObjectName(MESSAGES_BUTTON)
+        self.messages_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.messages_button.setIcon(self.messages_button.style().standardIcon(
+            QStyle.StandardPixmap.SP_MessageBoxInformation))
+        self.messages_button.setToolTip("The run's messages: its warnings and the end stops "
+                                        "it hit, in a window of their own")
+        self.messages_button.clicked.connect(self.show_messages)
+        self.messages_button.hide()
+        self.label.installEventFilter(self)  # a resize may clip the line, or unclip it
+        #: the window the messages open in (made on first use)
+        self.messages_window: QDialog | None = None
         #: the status line (plain or rich text) and the run's messages shown below it
         self._line, self._rich = "", False
         self._messages: tuple[str, ...] = ()
@@ -76,21 +102,64 @@ class RunStatus(QObject):
             self.set_line(f"{spec.label}: paused." if paused else f"{spec.label}: computing\u2026")
 
     def set_line(self, line: str, rich: bool = False) -> None:
-        """Show `line` (plain text, or rich text if `rich`) with the run's messages below
-        it: at most MESSAGES_SHOWN, all of them in the tooltip."""
+        """Show `line` (plain text, or rich text if `rich`); the run's messages are counted
+        on the button beside the bar and shown in their window (and the tooltip)."""
         self._line, self._rich = line, rich
-        parts = [line if rich else escape(line)]
-        shown = self._messages[:MESSAGES_SHOWN]
-        parts += [f"\u2022 {escape(m)}" for m in shown]
-        if len(self._messages) > len(shown):
-            parts.append(f"<i>\u2026 and {len(self._messages) - len(shown)} more (tooltip)</i>")
-        self.label.setText("<br>".join(parts))
-        self.label.setToolTip("\n".join(f"\u2022 {m}" for m in self._messages))
+        self.label.setText(line if rich else escape(line))
+        count = len(self._messages)
+        self.label.setToolTip(tooltip("\n".join([self._plain_line()]
+                                                 + [f"\u2022 {m}" for m in self._messages])))
+        self._update_button()
+        if self.messages_window is not None:
+            self._fill_messages()
+
+    def line_clipped(self) -> bool:
+        """True if the status line needs more than its STATUS_LINES lines."""
+        label = self.label
+        return label.heightForWidth(max(label.width(), 1)) > label.maximumHeight()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt
+        if watched is self.label and event.type() == QEvent.Type.Resize:
+            self._update_button()
+        return False
+
+    def _update_button(self) -> None:
+        """The button: the messages' count, or "Details" for a clipped line alone."""
+        count = len(self._messages)
+        self.messages_button.setText(f"{count} message{'s' * (count != 1)}\u2026" if count
+                                     else "Details\u2026")
+        self.messages_button.setVisible(bool(count) or self.line_clipped())
+
+    def show_messages(self) -> QDialog:
+        """Open (or raise) the window with the status line and every message of the run,
+        plain text; returns it."""
+        if self.messages_window is None:
+            window = QDialog(self.label.window())
+            window.setObjectName(MESSAGES_WINDOW)
+            window.setWindowTitle("Run messages")
+            window.setModal(False)
+            text = QPlainTextEdit()
+            text.setReadOnly(True)
+            text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+            column = QVBoxLayout(window)
+            column.addWidget(text)
+            window.resize(560, 320)
+            self.messages_window, self._messages_text = window, text
+        self._fill_messages()
+        self.messages_window.show()
+        self.messages_window.raise_()
+        return self.messages_window
+
+    def _fill_messages(self) -> None:
+        self._messages_text.setPlainText(self.text())
+
+    def _plain_line(self) -> str:
+        return (QTextDocumentFragment.fromHtml(self._line).toPlainText() if self._rich
+                else self._line)
 
     def text(self) -> str:
         """The status line and every message of the run, one a line, as plain text."""
-        return "\n".join([QTextDocumentFragment.fromHtml(self._line).toPlainText()
-                          if self._rich else self._line, *self._messages])
+        return "\n".join([self._plain_line(), *self._messages])
 
     # ----- the run --------------------------------------------------------------------
     @Slot()

@@ -20,6 +20,7 @@ from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
 from ..look.colors import joint_color
+from ..look.text import html, shown_name, tooltip
 
 __all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
 
@@ -36,6 +37,21 @@ def driven_by_targets(model: Robot | Mechanism) -> tuple[int, ...]:
     """The joints an inverse-dynamics run moves along the cycloid: a mechanism's actuated
     joints (the others follow the loops), else every joint."""
     return tuple(model.actuated) if model.loops else tuple(range(model.n))
+
+
+#: `TargetsPage.preferred_width` measures the names of at most this many joints.
+NAMES_MEASURED = 500
+#: A target row's columns are as wide as these texts: the current value, and the target
+#: box (with its arrows and frame, TARGET_BOX_EXTRA px more); the joint's name takes the
+#: rest, elided where it does not fit.
+CURRENT_SAMPLE, TARGET_SAMPLE, TARGET_BOX_EXTRA = "-000.00 \u00b0", "-00.0000 m", 30
+#: px between a target row's columns
+COLUMN_SPACING = 6
+
+
+def _name_text(i: int, name: str) -> str:
+    """Joint i's name as its row shows it (number, then the name from the file)."""
+    return f"{i + 1} {name}"
 
 
 def seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
@@ -66,21 +82,31 @@ class _TargetRow(QWidget):
         self.page = page
         self.index = -1
         self.label = QLabel()
+        self.label.setTextFormat(Qt.TextFormat.RichText)  # a swatch; the name is escaped
         # a long joint name is clipped (its tooltip has it) rather than the Run dock
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.current = QLabel()
         self.current.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         # widths for the usual values (-180.00 deg, -1.0000 m): a narrow Run dock leaves the
         # joint's name the rest (larger values still show, a little clipped)
-        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance("-000.00 \u00b0"))
+        self.current.setMinimumWidth(self.fontMetrics().horizontalAdvance(CURRENT_SAMPLE))
         self.box = QDoubleSpinBox()
-        self.box.setFixedWidth(self.fontMetrics().horizontalAdvance("-00.0000 m") + 30)
+        self.box.setFixedWidth(self.fontMetrics().horizontalAdvance(TARGET_SAMPLE)
+                               + TARGET_BOX_EXTRA)
         self.box.valueChanged.connect(lambda v: page._on_target_edited(self.index, v))
+        self._swatch_width = self.fontMetrics().horizontalAdvance("\u25a0 ")
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(COLUMN_SPACING)
         row.addWidget(self.label, 1)
         row.addWidget(self.current)
         row.addWidget(self.box)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override: elide anew
+        super().resizeEvent(event)
+        if self.index >= 0:
+            index, self.index = self.index, -1
+            self.bind(index)
 
     def bind(self, i: int) -> None:
         """Show joint i's name, current value and target (no edit signal)."""
@@ -88,8 +114,12 @@ class _TargetRow(QWidget):
         self.index = -1  # no edit while the box is set up
         revolute = bool(page._revolute[i])
         name = page._names[i]
-        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> {i + 1} {name}")
-        self.label.setToolTip(f"{i + 1} {name}")
+        # elided with "\u2026" where the dock is too narrow (the tooltip has it whole)
+        shown = self.fontMetrics().elidedText(_name_text(i, name), Qt.TextElideMode.ElideRight,
+                                              max(self.label.width() - self._swatch_width, 24))
+        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> "
+                           f"{html(shown)}")  # the name, from the file, as plain text
+        self.label.setToolTip(tooltip(_name_text(i, name)))
         current = page._display(page._pose)[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, page._target_shown[i]
@@ -145,6 +175,22 @@ class TargetsPage(QWidget):
         form.addRow("Duration T:", self._seconds)
         v.addLayout(form)
 
+    # ----- layout ---------------------------------------------------------------------
+    def preferred_width(self) -> int:
+        """The width of the page that shows every joint's name whole (the longest of the
+        first NAMES_MEASURED), beside its current value and target box, px."""
+        metrics = self.fontMetrics()
+        names = max((metrics.horizontalAdvance(f"\u25a0 {_name_text(i, name)}") + 4
+                     for i, name in enumerate(self._names[:NAMES_MEASURED])), default=0)
+        values = (metrics.horizontalAdvance(CURRENT_SAMPLE) + metrics.horizontalAdvance(
+            TARGET_SAMPLE) + TARGET_BOX_EXTRA + 2 * COLUMN_SPACING)
+        margins = self.layout().contentsMargins()
+        return names + values + self._targets.chrome_width() + margins.left() + margins.right()
+
+    def bound_rows(self) -> list[QWidget]:
+        """The target rows bound to a joint now (each: ``index``, ``label``)."""
+        return self._targets.bound_rows()
+
     # ----- duration -------------------------------------------------------------------
     def seconds(self) -> float:
         """The motion's duration T, s."""
@@ -161,7 +207,8 @@ class TargetsPage(QWidget):
         self._robot = robot
         # read once per robot: a pose change rebinds the rows in sight (a slider drag)
         self._revolute = robot.is_revolute if robot is not None else np.zeros(0, dtype=bool)
-        self._names = robot.link_names if robot is not None else []
+        # as shown (a name of a megabyte costs 40 ms per row to elide, issue #20)
+        self._names = [shown_name(n) for n in robot.link_names] if robot is not None else []
         self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
         self._rebuild_targets()
         self._targets.refresh()

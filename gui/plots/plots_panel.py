@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import (QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt, QTimer,
+                            Signal, Slot)
 from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPen, QPixmapCache
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
@@ -43,8 +44,11 @@ from PySide6.QtWidgets import (
 
 from armdyn.core import Mechanism, Robot
 from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
+from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory
 from ..look.colors import joint_color
+from ..look.text import shown_name
+from ..look.images import encode_image
 from .curves import SampleCurve
 from ..look.scroll import scroll_area
 
@@ -60,7 +64,10 @@ DASHED_WIDTH = 1  # px; see the module docstring
 DOWNSAMPLE_FACTOR = 1.0
 #: Plots with at most this many curves keep each curve (and every axis with its grid)
 #: as a pixmap on the screen, so moving the time cursor repaints a strip from pixmaps.
-CACHED_CURVES_MAX = 12
+#: 16 takes in the humanoid's 15 joints: at 12 its playback drew every curve at every
+#: frame, 7 frames/s against 23 at 16 (issue #20); its pixmaps at 1600x1000 fit
+#: in PIXMAP_CACHE_KB (tests/gui/test_curve_cache.py).
+CACHED_CURVES_MAX = 16
 #: Qt's pixmap cache holds those pixmaps (its default is 10 MB), KiB.
 PIXMAP_CACHE_KB = 64 * 1024
 FONT_PT = 11
@@ -615,8 +622,8 @@ class _Plot:
                 self._add_curve(self.vb if revolute[i] else self.vb2, joint_color(i), style)
                 unit = self.spec.unit_r if revolute[i] else self.spec.unit_p
                 idle = "" if revolute[i] else "(right axis)"
-                entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
-                                      str(i + 1)))
+                entries.append(_Entry(f"{i + 1} {shown_name(name)}", joint_color(i), style,
+                                      unit, idle, str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
             self.scale = np.where(revolute, deg, 1.0)
             if self.columns is not None:
@@ -1280,7 +1287,8 @@ def write_png(item: pg.GraphicsWidget, path: str | Path, width: int = 1600) -> P
     """Render `item` (and what it holds) to a PNG file `width` px wide; returns the path."""
     exporter = pg_exporters.ImageExporter(item)
     exporter.parameters()["width"] = int(width)
-    exporter.export(str(path))
+    # in memory, then the one writer: a file that cannot be written is an error
+    write_atomically(path, encode_image(exporter.export(toBytes=True), "png"))
     return Path(path)
 
 
@@ -1306,7 +1314,10 @@ def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
     source = item.sceneBoundingRect()
     target = QRectF(0, 0, source.width(), source.height())
     generator = QSvgGenerator(QSvgGenerator.SvgVersion.Svg11)  # keeps the plot's clip paths
-    generator.setFileName(str(path))
+    data = QByteArray()
+    buffer = QBuffer(data)  # in memory, then the one writer (core.io.atomic)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    generator.setOutputDevice(buffer)
     generator.setSize(target.size().toSize())
     generator.setViewBox(target)
     generator.setTitle(title)
@@ -1317,4 +1328,6 @@ def write_svg(item: pg.GraphicsWidget, path: str | Path, title: str) -> Path:
         item.scene().render(painter, target, source)
     finally:
         painter.end()
+    buffer.close()
+    write_atomically(path, bytes(data))
     return Path(path)

@@ -44,6 +44,9 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pyvistaqt import QtInteractor
 
 from armdyn.core import Mechanism, Robot, forward_kinematics
+from armdyn.core.io.atomic import write_atomically
+
+from ..look.images import encode_image
 
 from .arm_scene import (GAP_VISIBLE, LAYERS, MergedParts, Part, Sizes, build_parts, gap_matrix,
                         geometry_key, loop_points, part_matrices, scene_frames, topology_key,
@@ -464,11 +467,10 @@ class ArmView(QWidget):
         return QImage(rgb.data, width, height, 3 * width, QImage.Format.Format_RGB888).copy()
 
     def export_png(self, path: str | Path) -> Path:
-        """Save the 3D view as a PNG at its on-screen size."""
-        path = Path(path)
-        self._render_still_now()
-        self.plotter.screenshot(str(path))
-        return path
+        """Save the 3D view as a PNG at its on-screen size (`core.io.atomic`: OSError
+        naming `path` if it cannot be written; an old file then stays)."""
+        write_atomically(path, encode_image(self.image(), "png"))
+        return Path(path)
 
     def shutdown(self) -> None:
         """Stop rendering and release the OpenGL resources (call before closing)."""

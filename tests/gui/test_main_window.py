@@ -38,11 +38,12 @@ def answer_unsaved(monkeypatch, button: QMessageBox.StandardButton) -> list[str]
     """Make the "Unsaved changes" question answer `button`; returns the questions asked."""
     asked: list[str] = []
 
-    def warning(parent, title, text, *args, **kwargs):
-        asked.append(text)
+    def exec_(box):  # the question is a plain-text box of its own (`ask_unsaved`)
+        assert box.windowTitle() == "Unsaved changes", box.windowTitle()
+        asked.append(box.text())
         return button
 
-    monkeypatch.setattr(QMessageBox, "warning", warning)
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
     return asked
 
 

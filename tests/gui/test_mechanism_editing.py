@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocumentFragment
 
 from armdyn.core import LoopJointType, Mechanism, forward_kinematics, load_mechanism, loop_residual
 from armdyn.gui.scene.arm_scene import loop_points, scene_frames
@@ -200,7 +201,8 @@ def test_loops_added_and_removed_with_the_assembly_settings(window):
     assert mech.loops[0].links == ("leg 1 distal", "base")
     assert mech.independent == (2, 3)
     # the button shows the list elided to its width, the tooltip all of it
-    assert form.independent_button.toolTip().startswith("leg 2 proximal, leg 2 distal")
+    tip = QTextDocumentFragment.fromHtml(form.independent_button.toolTip()).toPlainText()
+    assert tip.startswith("leg 2 proximal, leg 2 distal")  # (escaped: names are plain text)
     shown = form.independent_button.text()
     assert shown and ("leg 2 proximal, leg 2 distal".startswith(shown.rstrip("…"))
                       or shown == "leg 2 proximal, leg 2 distal")

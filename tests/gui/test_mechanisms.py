@@ -227,10 +227,22 @@ def test_stop_keeps_what_was_computed(window, qtbot):
     assert window.trajectory is partial
 
 
-def test_a_run_that_breaks_down_stops_with_the_time_and_reason_keeping_samples(window, qtbot):
-    """The penalty method's Newton iteration cannot follow the carpet scraper at the
-    default step: core stops at t = 0.6 s; the window says when and why and keeps the
-    samples up to there (plots and playback)."""
+def test_a_run_that_breaks_down_stops_with_the_time_and_reason_keeping_samples(
+        window, qtbot, monkeypatch):
+    """A penalty run that breaks down at t = 0.6 s (the carpet scraper did at the old
+    fixed step; it no longer does, so core's chunks are cut there on purpose): the
+    window says when and why and keeps the samples up to there (plots and playback)."""
+    import armdyn.gui.jobs.runs as runs
+    from armdyn.core.errors import SimulationError
+    real = runs.penalty_simulate_chunks
+
+    def breaking(*args, **kwargs):
+        for part in real(*args, **kwargs):
+            if part.t[-1] > 0.6 + 1e-9:
+                raise SimulationError("the Newton iteration diverged", time=0.6)
+            yield part
+
+    monkeypatch.setattr(runs, "penalty_simulate_chunks", breaking)
     window.files.load(SCRAPER)
     panel = window.run_panel
     failures: list[str] = []

@@ -51,10 +51,9 @@ def test_a_few_hundred_random_actions_leave_a_consistent_window(make_window, mon
     monkeypatch.setattr(sys, "excepthook",
                         lambda *exc: uncaught.append("".join(traceback.format_exception(*exc))))
     shown: list[str] = []
-    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or 0)
-    # "Unsaved changes?" -> discard; never a modal dialog
-    monkeypatch.setattr(QMessageBox, "warning",
-                        lambda *a, **k: QMessageBox.StandardButton.Discard)
+    # never a modal dialog; "Unsaved changes?" -> discard
+    monkeypatch.setattr(QMessageBox, "exec", lambda box: shown.append(box.text()) or (
+        QMessageBox.StandardButton.Discard if box.windowTitle() == "Unsaved changes" else 0))
     window = make_window(files[0])
     saved = tmp_path / "stress.toml"
     runs: list[str] = []
