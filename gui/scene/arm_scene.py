@@ -36,6 +36,10 @@ A mechanism (`core.Mechanism`) adds, from the same data:
 - ``ground l``  a plate at the outer end of loop l's pin when that joint is on the
                 base (layer "ground")
 
+A branched tree without loops (a humanoid: `draws_bodies`) draws each link as a
+``body i``, the uniform box of its mass and principal moments at its mass centre
+(frame i), instead of the ``offset`` / ``length`` / ``elbow`` rods.
+
 Sizes scale with the robot's reach (sum of |a| + |b|), so a 0.3 m SCARA and a
 1.5 m arm both look right. The floor is perpendicular to gravity, below
 anything the arm can reach: a serial arm's reach from its lengths and axes (`_depth`),
@@ -53,11 +57,12 @@ import pyvista as pv
 
 from armdyn.core import (JointType, Kinematics, Link, LoopJointType, Mechanism, Model, Robot,
                          forward_kinematics)
+from armdyn.core.lab.model_checks import equivalent_box
 from armdyn.core.model.arguments import model_of
 
 from ..look.colors import joint_color
 
-__all__ = ["Part", "Sizes", "build_parts", "part_matrix", "part_matrices", "topology_key",
+__all__ = ["Part", "Sizes", "build_parts", "draws_bodies", "part_matrix", "part_matrices", "topology_key",
            "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
            "MergedParts"]
 
@@ -75,6 +80,9 @@ GRID_COLOR = "#C3CAD3"
 CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
 CUT_COLOR_B = "#8C4A00"   # and the pin on the second
 GAP_COLOR = "#D00000"
+#: The bodies of a branched tree (`draws_bodies`): lighter than the rods, so that the
+#: joints' colours stand out on them.
+BODY_COLOR = "#C9CED6"
 #: Robots of more links than this draw their links with coarse cylinders and balls (a
 #: third of the facets): each link is a few pixels on screen, and a 200-link arm's frame
 #: is rendered and moved in a fraction of the time (issue #8).
@@ -349,6 +357,7 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     n = robot.n
     coarse = n > COARSE_ABOVE
     mechanism = not robot.is_serial_arm  # chains placed on the base, branches, loops
+    bodies = draws_bodies(robot)
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
     for i, link in enumerate(robot.links):
         color = joint_color(i)
@@ -360,14 +369,16 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
             body = _box((-w, w, -w, w, -h / 2, h / 2))
         joint_frame = _joint_frame(n, i)
         parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
-        if link.joint == JointType.PRISMATIC:
+        if bodies:
+            pass  # the body covers the skeleton's segments
+        elif link.joint == JointType.PRISMATIC:
             w = 0.55 * jr
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
         elif abs(link.b) > _EPS:
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
-        if abs(link.a) > _EPS:
+        if abs(link.a) > _EPS and not bodies:
             parts.append(Part(f"length {i + 1}", "arm", i + 1,
                               _rod((-link.a, 0, 0), (0, 0, 0), lr, coarse), LINK_COLOR))
             if abs(link.b) > _EPS or link.joint == JointType.PRISMATIC:
@@ -375,6 +386,8 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
                                   _ball((-link.a, 0, 0), lr, coarse), LINK_COLOR))
         parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius, coarse),
                           color))
+        if bodies:
+            parts.append(Part(f"body {i + 1}", "arm", i + 1, _body(link, s), BODY_COLOR))
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
     if mechanism:
@@ -382,6 +395,25 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     else:
         parts.append(Part("effector", "effector", robot.n, _effector(s), EFFECTOR_COLOR))
     return parts
+
+
+def draws_bodies(model: Robot | Mechanism | Model) -> bool:
+    """True for a branched tree without loops (a humanoid, a hand, a legged robot): its
+    links are drawn as bodies, the uniform boxes of their mass and inertia (`_body`), on
+    the skeleton. A skeleton of equal rods reads as a linkage, which a serial arm or a
+    closed chain is, but not as a body; and the seed papers' arms give inertias of
+    hollow links with motors, whose boxes would be metres long on 0.4 m links."""
+    m = model_of(model)
+    return not m.loops and any(chain.parent is not None for chain in m.chains)
+
+
+def _body(link: Link, s: Sizes) -> pv.PolyData:
+    """The uniform solid box of the link's mass with its principal moments, at its mass
+    centre along its principal axes (`core.lab.model_checks.equivalent_box`), in the
+    link's own frame; no side thinner than a link rod."""
+    shape = equivalent_box(link.mass, link.inertia_matrix)
+    half = np.maximum(shape.sizes, 2.0 * s.link_radius) / 2
+    return _placed("box", half, shape.axes, link.com)
 
 
 def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtTest import QTest
 
 from armdyn.core import assemble, forward_kinematics, load_mechanism, simulate
-from armdyn.gui.scene.arm_scene import build_parts, up_vector
+from armdyn.gui.scene.arm_scene import Sizes, build_parts, up_vector
 from armdyn.gui.scene.view3d import ArmView
 
 from gui_helpers import ROBOTS, flush_events
@@ -115,3 +115,34 @@ def test_every_loop_joint_on_the_base_stands_on_a_plate(path):
         offset = centre - pin
         assert np.linalg.norm(np.cross(offset, axis)) < 1e-6  # on the pin's axis
         assert (offset @ axis) * ((middle - pin) @ axis) <= 0  # the outer end
+
+
+@pytest.mark.parametrize("name", ["humanoid", "puma560_saha", "fivebar_saha", "bricard"])
+def test_a_branched_tree_is_drawn_as_bodies_of_its_inertia(shared_view, name):
+    """The humanoid's skeleton of equal rods did not read as a body: a branched tree
+    without loops draws each link as the uniform box of its mass and principal moments
+    (core.lab.model_checks.equivalent_box) at its mass centre; arms and linkages keep
+    their rods (the PUMA's boxes of hollow links would be metres long)."""
+    from armdyn.core.io.model_files import load_model
+    from armdyn.core.lab.model_checks import equivalent_box
+
+    model = load_model(ROBOTS / f"{name}.toml")
+    shared_view.set_robot(model)
+    bodies = [p for p in shared_view.parts if p.name.startswith("body ")]
+    if name != "humanoid":
+        assert bodies == []
+        return
+    assert len(bodies) == model.n
+    assert not any(p.name.startswith(("length ", "offset ")) for p in shared_view.parts)
+    for part in bodies:
+        i = int(part.name.split()[1]) - 1
+        link = model.links[i]
+        assert part.frame == i + 1 and part.layer == "arm"
+        assert shared_view.actors[part.name].GetVisibility()
+        shape = equivalent_box(link.mass, link.inertia_matrix)
+        points = np.asarray(part.mesh.points, dtype=float) - np.asarray(link.com)
+        along = points @ shape.axes  # the box's sides along the principal axes
+        thinnest = 2.0 * Sizes.of(model).link_radius  # (no side thinner than a rod)
+        assert np.ptp(along, axis=0) == pytest.approx(np.maximum(shape.sizes, thinnest),
+                                                      rel=1e-6)
+        assert points.mean(axis=0) == pytest.approx(np.zeros(3), abs=1e-9)
