@@ -26,6 +26,7 @@ are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -34,7 +35,8 @@ import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPen, QPixmapCache
+from PySide6.QtGui import (QCloseEvent, QColor, QFont, QFontMetricsF, QPainter, QPen,
+                           QPixmapCache)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout,
@@ -68,8 +70,13 @@ LEGEND_PT = 10
 LABEL_STYLE = {"font-size": "11pt", "color": "#000"}
 TITLE_SIZE = "12pt"
 TITLE_HEIGHT = 22  # px (pyqtgraph reserves 30)
-AXIS_WIDTH = 66  # px, left and right (prismatic joints): keeps the time axes aligned
+#: Left and right axes are as wide as their tick labels and title need (`align_axes`,
+#: the same for every plot of a column), at least this, px (times the font scale).
+AXIS_WIDTH = 44
 NO_RIGHT_AXIS_WIDTH = 10  # px, right margin when the robot has no prismatic joint
+#: Axis widths move in steps of this many px: a label a digit longer does not move the
+#: plot area at every zoom.
+AXIS_WIDTH_STEP = 6
 MIN_PLOT_HEIGHT = 130  # px; below this the panel scrolls instead of squeezing
 GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 columns
 #: The legend (right of the plot area) may take at most this share of its plot's width
@@ -206,8 +213,12 @@ class _Legend(pg.GraphicsWidget):
     width leaves room for read-out values, so hovering never moves the plot.
     """
 
+    #: its natural width changed (the panel aligns its column again)
+    width_changed = Signal()
+
     def __init__(self) -> None:
         super().__init__()
+        self._reserved = 0.0  # layout width asked for by `reserve` (the column's widest)
         self._text = QGraphicsTextItem(self)
         font = QFont()
         font.setPointSize(LEGEND_PT)
@@ -282,8 +293,23 @@ class _Legend(pg.GraphicsWidget):
         else:
             self._fewer_entries(max_w, max_h)
             values = None
-        self._width = self._natural_size(values)[0] if self.entries else 0.0
+        width = self._natural_size(values)[0] if self.entries else 0.0
+        changed = width != self._width
+        self._width = width
         self.show_values(None)
+        if changed:
+            self.width_changed.emit()
+
+    def natural_width(self) -> float:
+        """The width the legend's box takes when shown beside its plot, px (0: hidden)."""
+        return self._width if self.entries and self._shown else 0.0
+
+    def reserve(self, width: float) -> None:
+        """Take at least `width` px in the plot's layout (the box keeps its own width):
+        every plot of a column then has the same plot area (`PlotsPanel.align_axes`)."""
+        if width != self._reserved:
+            self._reserved = width
+            self.show_values(None)
 
     def _fewer_entries(self, max_w: float, max_h: float) -> None:
         """No layout of all the entries fits in `max_w` x `max_h` px: list joint numbers
@@ -330,6 +356,8 @@ class _Legend(pg.GraphicsWidget):
         self._text.setHtml(self._html(values))
         if self.entries and self._shown:
             width, height = self._width, self._text.boundingRect().height() + 2
+            if not self.below:
+                width = max(width, self._reserved)
         else:
             width = height = 0.0
         self.setMinimumSize(width, 0.0)
@@ -388,7 +416,82 @@ class GridAxis(pg.AxisItem):
         if specs is None:
             return None
         axis_spec, tick_specs, text_specs = specs
-        return axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs], text_specs
+        return (axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs],
+                _apart(text_specs))
+
+    def needed_width(self) -> float:
+        """The width (px) a left or right axis needs for its tick labels at its present
+        range and height, its tick marks and its title: pyqtgraph's own sum
+        (`AxisItem._updateWidth`), with the labels measured now rather than after a
+        paint. A fixed width too small let "-10000" print over "force (N, N m)"."""
+        text = 0.0
+        lo, hi = sorted(float(v) for v in self.range)
+        length = self.geometry().height()
+        if self.style["showValues"] and length > 1 and np.isfinite([lo, hi]).all() and hi > lo:
+            metrics = QFontMetricsF(self.style["tickFont"] or self.font())
+            for spacing, values in self.tickValues(lo, hi, length):
+                strings = self.tickStrings(list(values), self.autoSIPrefixScale * self.scale,
+                                           spacing)
+                text = max([text] + [metrics.horizontalAdvance(t) for t in strings if t])
+        width = text + (self.style["tickTextOffset"][0] if self.style["showValues"] else 0)
+        width += max(0, self.style["tickLength"])
+        if self.label.isVisible():
+            width += self.label.boundingRect().height() * 0.8
+        return width
+
+
+def _apart(text_specs: list) -> list:
+    """The tick labels that do not overlap one drawn before them (pyqtgraph draws the
+    major level first): on a log axis the 2..9 x 10^k labels crowd near each decade, and
+    a low plot printed them over each other."""
+    kept: list = []
+    for spec in text_specs:
+        rect = spec[0].adjusted(-1.0, -1.0, 1.0, 1.0)
+        if not any(rect.intersects(other[0]) for other in kept):
+            kept.append(spec)
+    return kept
+
+
+#: The time axis labels its two ends (t = 0 and t = T of a run); a label of another tick
+#: closer than this to an end is left out, px.
+END_LABEL_GAP = 36
+#: How far a label at an end may stick out beside the time axis, px.
+END_LABEL_OVERHANG = 30
+
+
+class TimeAxis(GridAxis):
+    """A time axis that labels both ends of its range (a run's t = 0 and t = T), with
+    four significant digits; pyqtgraph leaves out the labels at the edges, so the
+    start and end of a run were never read."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._ends: dict[float, float] = {}  # tick value -> the end it labels
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        levels = super().tickValues(minVal, maxVal, size)
+        self._ends = {}
+        if not levels or size <= 1 or not maxVal > minVal:
+            return levels
+        per_px = (maxVal - minVal) / size
+        inset = 1e-9 * (maxVal - minVal)  # (exactly at an edge, rounding can drop a tick)
+        self._ends = {minVal + inset: minVal, maxVal - inset: maxVal}
+
+        def apart(v: float) -> bool:
+            return all(abs(v - e) >= END_LABEL_GAP * per_px for e in (minVal, maxVal))
+
+        spacing, values = levels[0]
+        out = [(spacing, sorted([*self._ends, *(v for v in values if apart(v))]))]
+        return out + [(s, [v for v in vals if apart(v)]) for s, vals in levels[1:]]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        strings = super().tickStrings(values, scale, spacing)
+        return [f"{self._ends[v] * scale:.4g}" if v in self._ends else text
+                for v, text in zip(values, strings)]
+
+    def boundingRect(self):  # noqa: N802 - Qt's name
+        # room for the end labels beside the axis (with a grid pyqtgraph allows none)
+        return super().boundingRect().adjusted(-END_LABEL_OVERHANG, 0, END_LABEL_OVERHANG, 0)
 
 
 #: The opaque pens `_opaque` made, by colour, width, style and cosmetic flag (the axes
@@ -432,9 +535,9 @@ class _LogAxis(GridAxis):
         numbers = 10.0 ** np.asarray(values, dtype=float) * scale
         if spacing is None or spacing >= 1.0:
             # plain "1e-16" (pyqtgraph writes superscript digits, which many fonts lack:
-            # every label then read "1")
+            # every label then read "1"); "6", not "6e0", between 0.001 and 10^4
             strings = [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
-                       for v in numbers]
+                       if not 1e-3 <= v < 1e4 else f"{v:.3g}" for v in numbers]
         else:
             for digits in range(2, 8):  # the fewest significant digits that tell them apart
                 strings = [f"{v:.{digits}g}" for v in numbers]
@@ -442,6 +545,7 @@ class _LogAxis(GridAxis):
                     break
         # pyqtgraph labels every minor tick of a log axis (2..9 times a power of ten):
         # in a low plot they overprint; keep every k-th label, about one per LABEL_PX
+        # (and `_apart` drops any that still overlap: they crowd near each decade)
         height = self.geometry().height()  # (0 before the axis is laid out: all labels)
         room = max(2, int(height // LOG_LABEL_PX))
         if height > 0 and len(strings) > room:
@@ -462,7 +566,7 @@ class _Plot:
         self._title = spec.title
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
-        axes = grid_axes()
+        axes = grid_axes(time=True)
         if spec.field == "loop_residual":
             axes["left"] = _LogAxis("left")
         self.item = pg.PlotItem(viewBox=self.vb, axisItems=axes)
@@ -486,7 +590,7 @@ class _Plot:
             axis.setTextPen("#000")
             axis.setTickFont(font)
             if name != "bottom":
-                axis.setWidth(AXIS_WIDTH)
+                axis.setWidth(AXIS_WIDTH)  # until `align_axes` measures the labels
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         lay_axes_under(self.item, (self.vb, self.vb2))
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
@@ -566,7 +670,6 @@ class _Plot:
             shown = axis.label.isVisibleTo(axis)
             axis.setLabel(axis.labelText, **self.label_style())  # (setLabel shows it)
             axis.showLabel(shown)
-        self.item.getAxis("left").setWidth(round(AXIS_WIDTH * scale))
         self.legend.set_point_size(LEGEND_PT * scale)
         self.set_title(self._title)
 
@@ -764,6 +867,16 @@ class PlotsPanel(QWidget):
         self._last_chunk_timer.setSingleShot(True)
         self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
         self._last_chunk_timer.timeout.connect(self._refresh_shown)
+        # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
+        self._align_timer = QTimer(self)
+        self._align_timer.setSingleShot(True)
+        self._align_timer.setInterval(0)
+        self._align_timer.timeout.connect(self.align_axes)
+        for plot in self._all_plots:
+            for view in (plot.vb, plot.vb2):
+                view.sigYRangeChanged.connect(self._schedule_align)
+            plot.vb.sigResized.connect(self._schedule_align)
+            plot.legend.width_changed.connect(self._schedule_align)
         self._hover_pos: QPointF | None = None
         self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
         self._hover_timer.setSingleShot(True)
@@ -878,9 +991,38 @@ class PlotsPanel(QWidget):
             self._leader = (self._shown or self._all_plots)[0]
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
+        self.align_axes()
         for plot in plots:  # hidden while samples came: draw them now
             if plot.stale:
                 plot.refresh()
+
+    @Slot()
+    def _schedule_align(self, *_args) -> None:
+        if not self._align_timer.isActive():
+            self._align_timer.start()
+
+    @Slot()
+    def align_axes(self) -> None:
+        """Line up the plot areas of each column of shown plots: left axes of one width,
+        right axes of one width (each as their widest tick labels need,
+        `align_axis_widths`), and legends beside them of one width. Legends of different
+        widths put the same time at different x in a column."""
+        self._align_timer.stop()
+        plots, columns = self._shown, max(self._columns, 1)
+        for c in range(columns):
+            column = plots[c::columns]
+            if not column:
+                continue
+            align_axis_widths([p.item for p in column],
+                              minimum=round(AXIS_WIDTH * self._font_scale))
+            widest = max(p.legend.natural_width() for p in column)
+            for p in column:
+                p.legend.reserve(widest)
+        # laid out now, not at the next turn: a plot area resized after the plots were
+        # painted moves the prismatic view's range and paints them again (issue #8)
+        for plot in plots:
+            plot.item.layout.activate()
+        self._graphics.ci.layout.activate()
 
     def set_controls_visible(self, visible: bool) -> None:
         """Show or hide the row of show / hide buttons above the plots."""
@@ -893,11 +1035,9 @@ class PlotsPanel(QWidget):
         """Every plot's fonts (ticks, axis labels, titles, legends) at `scale` x their
         normal size (1: normal), e.g. for a projector (gui/panels/presentation.py)."""
         self._font_scale = float(scale)
-        prismatic = self._robot is not None and not all(self._robot.is_revolute)
         for plot in self._all_plots:
             plot.set_font_scale(self._font_scale)
-            if prismatic:
-                plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale))
+        self.align_axes()
 
     def font_scale(self) -> float:
         """The plots' font scale (1: normal)."""
@@ -907,6 +1047,7 @@ class PlotsPanel(QWidget):
         """Every legend under its plot (True: for a narrow, tall panel) or beside it."""
         for plot in self._all_plots:
             plot.set_legend_below(below)
+        self.align_axes()
 
     def legends_below(self) -> bool:
         return self._all_plots[0].legend.below
@@ -916,6 +1057,7 @@ class PlotsPanel(QWidget):
         self.legend_button.setChecked(shown)
         for plot in self._all_plots:
             plot.legend.set_shown(shown)
+        self.align_axes()
 
     # ----- data -----------------------------------------------------------------------
     def observe(self, session) -> None:
@@ -945,11 +1087,8 @@ class PlotsPanel(QWidget):
         self._robot = robot
         self._pending = []
         self._timer.stop()
-        prismatic = robot is not None and not all(robot.is_revolute)
         for plot in self._all_plots:
             plot.build(robot)
-            plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale)
-                                                if prismatic else NO_RIGHT_AXIS_WIDTH)
         loops = robot is not None and bool(robot.loops)
         had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
         for key in LOOP_PLOTS:
@@ -1035,6 +1174,7 @@ class PlotsPanel(QWidget):
         self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
         for plot in self._plots:
             plot.fit_y_ranges()
+        self.align_axes()  # the new ranges' labels, before the plots are painted
 
     @Slot(object, object)
     def _share_time_range(self, view, x_range) -> None:
@@ -1222,14 +1362,42 @@ class PlotsPanel(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self._timer.stop()
         self._hover_timer.stop()
+        self._align_timer.stop()
         super().closeEvent(event)
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
-def grid_axes() -> dict[str, GridAxis]:
+def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     """Left, bottom and right axes for a new pg.PlotItem (``axisItems``), drawing
-    their grid opaque (`GridAxis`)."""
-    return {name: GridAxis(name) for name in ("left", "bottom", "right")}
+    their grid opaque (`GridAxis`); with `time`, the bottom one labels both ends of its
+    range (`TimeAxis`)."""
+    axes = {name: GridAxis(name) for name in ("left", "bottom", "right")}
+    if time:
+        axes["bottom"] = TimeAxis("bottom")
+    return axes
+
+
+def align_axis_widths(items, minimum: float = AXIS_WIDTH,
+                      right_minimum: float = NO_RIGHT_AXIS_WIDTH) -> bool:
+    """Give the PlotItems `items` (a column of plots over one time axis) left axes of one
+    width and right axes of one width, each what the widest tick labels and title of
+    the column need (`GridAxis.needed_width`, in steps of AXIS_WIDTH_STEP), at least
+    `minimum` (left, and a right axis with values) or `right_minimum`: their plot areas
+    then start and end at the same x, so a time is one vertical line through the
+    column. True if a width changed."""
+    changed = False
+    for side, least in (("left", minimum), ("right", right_minimum)):
+        axes = [item.getAxis(side) for item in items]
+        shown = [a for a in axes if a.isVisible() and a.style["showValues"]]
+        need = max([a.needed_width() for a in shown], default=0.0)
+        if shown:
+            least = max(least, minimum)
+        width = max(least, AXIS_WIDTH_STEP * math.ceil(need / AXIS_WIDTH_STEP))
+        for axis in axes:
+            if axis.fixedWidth != width:
+                axis.setWidth(width)
+                changed = True
+    return changed
 
 
 def lay_axes_under(item: pg.PlotItem, views) -> None:
