@@ -48,6 +48,7 @@ from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_u
 from armdyn.core.sim.trajectory import Trajectory
 from ..look.colors import joint_color
 from .curves import SampleCurve
+from .spikes import spike_range
 from ..look.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
@@ -140,6 +141,8 @@ MIN_Y_SPAN_PRISMATIC = 1e-3
 FIT_MARGIN = 0.05
 #: Shortest time axis, s (a run of one sample).
 MIN_TIME_SPAN = 1e-3
+#: The triangles marking samples beyond a clipped plot's range, px.
+SPIKE_MARK_PX = 9
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
@@ -598,6 +601,17 @@ class _Plot:
         self.legend = _Legend()
         self.item.layout.addItem(self.legend, 2, 3)  # right of the right axis
         self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
+        self._y_values = True  # the y axes show tick labels (`_show_y_values`)
+        self._prismatic = False  # some curve is on the right view
+        #: the views whose spikes `fit_y_ranges` clipped, and the marks it drew there
+        self.spikes: dict[pg.ViewBox, object] = {}
+        self.spike_marks: dict[pg.ViewBox, pg.ScatterPlotItem] = {}
+        for view in (self.vb, self.vb2):
+            marks = pg.ScatterPlotItem(pxMode=True)
+            marks.setZValue(5)
+            marks.setVisible(False)
+            view.addItem(marks, ignoreBounds=True)
+            self.spike_marks[view] = marks
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
         self.hover = pg.InfiniteLine(angle=90, movable=False,
                                      pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
@@ -730,11 +744,13 @@ class _Plot:
         for curve in self.curves:
             curve.setCacheMode(cache)
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
+        self._prismatic = prismatic
         right = self.item.getAxis("right")
-        right.setStyle(showValues=prismatic)
+        right.setStyle(showValues=prismatic and self._y_values)
         right.setLabel(self.spec.right if prismatic else "", **self.label_style())
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
+        self._show_y_values(False)
         # (view, the curves drawn in it) for the main and the prismatic view
         self.view_rows = [(vb, rows) for vb in (self.vb, self.vb2)
                           if (rows := [k for k, c in enumerate(self.curves)
@@ -799,15 +815,71 @@ class _Plot:
         prismatic joints' view."""
         return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
 
-    def fit_y_ranges(self) -> None:
+    def fit_axis_titles(self) -> None:
+        """Each y axis's title in full if it fits along the plot area's height, else its
+        unit alone ("(N, N m)" for "force (N, N m)"), the full title in the tooltip: a
+        title longer than a low plot ran into the next plot's and the time labels."""
+        height = self.vb.rect().height()
+        for name, full in (("left", self.spec.left), ("right", self.spec.right)):
+            axis = self.item.getAxis(name)
+            if not full or not axis.label.isVisibleTo(axis):
+                continue
+            font = QFont()
+            font.setPointSizeF(float(self.label_style()["font-size"].removesuffix("pt")))
+            fits = QFontMetricsF(font).horizontalAdvance(full) <= height - 4
+            text = full if fits or "(" not in full else full[full.index("("):]
+            if axis.labelText != text:
+                axis.setLabel(text, **self.label_style())
+            axis.setToolTip(full)
+
+    def clear_spikes(self) -> None:
+        """No clipped view, no marks."""
+        self.spikes = {}
+        for marks in self.spike_marks.values():
+            marks.setData([], [])
+            marks.setVisible(False)
+
+    def fit_y_ranges(self, clip: bool = False) -> None:
         """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
-        their span, at least the view's minimum span. The log residual auto-ranges."""
+        their span, at least the view's minimum span; with `clip`, a view whose samples
+        hold spikes takes their robust range instead (`gui.plots.spikes`) and marks
+        where samples leave it (`spikes`). The log residual auto-ranges."""
+        self.clear_spikes()
         if self.spec.field == "loop_residual":
             self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
             return
         for vb, (lo, hi) in self.y_bounds.items():
+            spikes = self._spike_range(vb) if clip else None
+            if spikes is not None:
+                lo, hi = spikes.lo, spikes.hi
+                self.spikes[vb] = spikes
             pad = max(FIT_MARGIN * (hi - lo), 0.5 * (self._least_span(vb) - (hi - lo)))
             vb.setYRange(lo - pad, hi + pad, padding=0.0)
+            if spikes is not None:
+                self._mark_spikes(vb, spikes, lo - 0.5 * pad, hi + 0.5 * pad)
+
+    def view_values(self, vb: pg.ViewBox) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """(t (S,), values (S, m), curve rows) of the curves drawn in view `vb`."""
+        rows = next((r for v, r in self.view_rows if v is vb), [])
+        s = self.series
+        return s.t[:s.size], s.y[rows, :s.size].T, rows
+
+    def _spike_range(self, vb: pg.ViewBox):
+        _t, values, rows = self.view_values(vb)
+        return spike_range(values) if rows else None
+
+    def _mark_spikes(self, vb: pg.ViewBox, spikes, low: float, high: float) -> None:
+        """A triangle in the curve's colour, at the view's edge, at every stretch of
+        samples beyond the robust range (pointing the way the curve went)."""
+        t, values, rows = self.view_values(vb)
+        marks = spikes.marks(t, values)
+        item = self.spike_marks[vb]
+        item.setData(
+            [m[0] for m in marks], [high if m[2] else low for m in marks],
+            symbol=["t1" if m[2] else "t" for m in marks], size=SPIKE_MARK_PX,
+            pen=None, brush=[pg.mkBrush(self.curves[rows[m[1]]].opts["pen"].color())
+                                        for m in marks])
+        item.setVisible(bool(marks))
 
     def refresh(self) -> None:
         """Show the series on the curves (views into its buffers, no copy)."""
@@ -815,6 +887,16 @@ class _Plot:
         for k, curve in enumerate(self.curves):
             curve.set_samples(s.t[:s.size], s.y[k, :s.size])
         self.stale = False
+        self._show_y_values(s.size > 0)
+
+    def _show_y_values(self, shown: bool) -> None:
+        """Tick labels on the y axes only once there are samples: an empty plot labelled
+        a range of nothing (the empty log residual read 6e0, 4e0, 2e0)."""
+        if shown == self._y_values:
+            return
+        self._y_values = shown
+        self.item.getAxis("left").setStyle(showValues=shown)
+        self.item.getAxis("right").setStyle(showValues=shown and self._prismatic)
 
     def show_values(self, time: float | None) -> None:
         """Legend read-out at `time` (s), or the plain legend for None."""
@@ -841,6 +923,7 @@ class PlotsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._robot: Robot | None = None
+        self._traj: Trajectory | None = None  # the run last shown whole
         self._pending: list[Trajectory] = []
         self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
         self._font_scale = 1.0
@@ -898,6 +981,16 @@ class PlotsPanel(QWidget):
             self._buttons[plot.spec.key] = button
             row.addWidget(button)
         row.addStretch(1)
+        self.clip_button = QToolButton()
+        self.clip_button.setText("Clip spikes")
+        self.clip_button.setCheckable(True)
+        self.clip_button.setChecked(True)
+        self.clip_button.setToolTip(
+            "A plot whose samples hold spikes shows the range of the others (their 1st to "
+            "99th percentile), with \u25b2\u25bc where samples leave it; off: every plot "
+            "shows all its samples")
+        self.clip_button.toggled.connect(self._on_clip_toggled)
+        row.addWidget(self.clip_button)
         self.legend_button = QToolButton()
         self.legend_button.setText("Legend")
         self.legend_button.setCheckable(True)
@@ -911,6 +1004,21 @@ class PlotsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self._controls)
+        #: why a plot is clipped: its spikes, when, and what causes them (`_explain_spikes`)
+        self.spike_note = QLabel()
+        self.spike_note.setObjectName("spikeNote")
+        self.spike_note.setWordWrap(True)
+        self.spike_note.setContentsMargins(8, 0, 8, 0)
+        self.spike_note.setStyleSheet("color: #5A3A00;")
+        self.spike_note.setToolTip(
+            "A plot with a few samples far beyond the others shows the others' range (their "
+            "1st to 99th percentile, widened to 8 median deviations), so that its other "
+            "curves are not flattened to zero; \u25b2\u25bc mark where samples leave it. "
+            "A toggle pose: the loop Jacobian's dependent columns near rank loss "
+            "(\u03c3_min/\u03c3_max small), where the cut joints need large forces to hold "
+            "the loop. Clip spikes off shows every sample.")
+        self.spike_note.hide()
+        layout.addWidget(self.spike_note)
         layout.addWidget(self._scroll)
         for key in LOOP_PLOTS:
             self._buttons[key].setVisible(False)
@@ -1022,11 +1130,14 @@ class PlotsPanel(QWidget):
         # painted moves the prismatic view's range and paints them again (issue #8)
         for plot in plots:
             plot.item.layout.activate()
+            plot.fit_axis_titles()
         self._graphics.ci.layout.activate()
 
     def set_controls_visible(self, visible: bool) -> None:
-        """Show or hide the row of show / hide buttons above the plots."""
+        """Show or hide the row of show / hide buttons above the plots (and the note on
+        clipped spikes under it)."""
         self._controls.setVisible(visible)
+        self.spike_note.setVisible(visible and bool(self.spike_note.text()))
 
     def controls_visible(self) -> bool:
         return not self._controls.isHidden()
@@ -1116,11 +1227,15 @@ class PlotsPanel(QWidget):
         self._pending = []
         self._timer.stop()
         self._last_chunk_timer.stop()
+        self._traj = None
         for plot in self._plots:
             plot.series = _Series(len(plot.curves))
             plot.y_bounds, plot.y_grown = {}, set()
             plot.stale = True
             plot.show_values(None)
+            plot.clear_spikes()
+        self.spike_note.setText("")
+        self.spike_note.hide()
         if self._run_duration is None:  # the axes follow the samples that come
             self._fit_time_range()
             for plot in self._all_plots:
@@ -1145,6 +1260,7 @@ class PlotsPanel(QWidget):
             return
         self._take_pending()
         self._last_chunk_timer.stop()
+        self._traj = traj
         if not self._holds(traj):
             self.clear()
             for plot in self._plots:
@@ -1172,9 +1288,43 @@ class PlotsPanel(QWidget):
             plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
             plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
         self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
+        clip = self.clip_button.isChecked()
         for plot in self._plots:
-            plot.fit_y_ranges()
+            plot.fit_y_ranges(clip)
+        self._explain_spikes()
         self.align_axes()  # the new ranges' labels, before the plots are painted
+
+    @Slot(bool)
+    def _on_clip_toggled(self, _on: bool) -> None:
+        if self._plots[0].series.size and self._run_duration is None:
+            clip = self.clip_button.isChecked()
+            for plot in self._plots:
+                plot.fit_y_ranges(clip)
+            self._explain_spikes()
+            self.align_axes()
+
+    def clipped_plots(self) -> list[str]:
+        """The keys of the plots whose spikes are clipped now."""
+        return [p.spec.key for p in self._plots if p.spikes]
+
+    def _explain_spikes(self) -> None:
+        """The note over the plots: which plots are clipped, their largest spikes and
+        what core says causes them (`spike_reason`)."""
+        lines = []
+        for plot in self._plots:
+            for vb, spikes in plot.spikes.items():
+                t, values, _rows = plot.view_values(vb)
+                peaks = spikes.peaks(values)
+                times = ", ".join(f"{t[k]:.3g}" for k in peaks)
+                lo, hi = spikes.full
+                reason = spike_reason(self._robot, self._traj, plot.spec.field, peaks)
+                unit = plot.spec.unit_r if vb is plot.vb else plot.spec.unit_p
+                lines.append(
+                    f"<b>{escape(plot.spec.title)}</b>: spikes up to "
+                    f"{max(abs(lo), abs(hi)):.3g}{escape(unit)} at t = {times} s"
+                    f"{escape(reason)}; clipped (\u25b2\u25bc).")
+        self.spike_note.setText("<br>".join(lines))
+        self.spike_note.setVisible(bool(lines) and self.controls_visible())
 
     @Slot(object, object)
     def _share_time_range(self, view, x_range) -> None:
@@ -1364,6 +1514,48 @@ class PlotsPanel(QWidget):
         self._hover_timer.stop()
         self._align_timer.stop()
         super().closeEvent(event)
+
+
+#: A spike of the cut forces within this many samples of a pose whose loop Jacobian is
+#: at most TOGGLE_SHARE as well conditioned as the run's median is put down to a toggle.
+TOGGLE_WINDOW = 5
+TOGGLE_SHARE = 0.6
+#: Poses of a run whose loop conditioning makes its median.
+TOGGLE_SAMPLES = 200
+
+
+def spike_reason(robot, traj: Trajectory | None, field: str, peaks: list[int]) -> str:
+    """Why a plot of `field` of `traj` spikes at sample indices `peaks`, as ", ..." to
+    follow the spike's times ("" when nothing is known): an end stop pushing at that
+    time (torques and forces), or, for the cut forces, a pose near a toggle of the loops
+    (the conditioning of the loop Jacobian's dependent columns,
+    `core.algorithms.mechanism_pose.dependent_jacobian_conditioning`, well under its
+    median over the run)."""
+    if traj is None or robot is None or not peaks:
+        return ""
+    if field == "tau" and traj.stop_forces is not None:
+        hit = [int(np.argmax(np.abs(traj.stop_forces[k]))) for k in peaks
+               if np.any(traj.stop_forces[k])]
+        if hit:
+            names = sorted(set(hit))
+            joints = ", ".join(f"{j + 1} ({robot.link_names[j]})" for j in names)
+            return (f", where joint{'s' * (len(names) > 1)} {joints} "
+                    f"hit{'s' * (len(names) == 1)} {'an end stop' if len(names) == 1 else 'end stops'}")
+    if field == "cut_forces" and robot.loops:
+        from armdyn.core.algorithms.mechanism_pose import dependent_jacobian_conditioning
+
+        every = max(1, len(traj) // TOGGLE_SAMPLES)
+        typical = float(np.median([dependent_jacobian_conditioning(robot, q)[0]
+                                   for q in traj.q[::every]]))
+        near = [min(dependent_jacobian_conditioning(robot, traj.q[j])[0]
+                    for j in range(max(0, k - TOGGLE_WINDOW),
+                                   min(len(traj), k + TOGGLE_WINDOW + 1)))
+                for k in peaks]
+        worst = min(near)
+        if typical > 0 and max(near) <= TOGGLE_SHARE * typical:
+            return (f", near toggle poses of the loops (the loop Jacobian's "
+                    f"\u03c3_min/\u03c3_max {worst:.2g} there, {typical:.2g} typically)")
+    return ""
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
