@@ -819,18 +819,8 @@ class _Plot:
         """Each y axis's title in full if it fits along the plot area's height, else its
         unit alone ("(N, N m)" for "force (N, N m)"), the full title in the tooltip: a
         title longer than a low plot ran into the next plot's and the time labels."""
-        height = self.vb.rect().height()
         for name, full in (("left", self.spec.left), ("right", self.spec.right)):
-            axis = self.item.getAxis(name)
-            if not full or not axis.label.isVisibleTo(axis):
-                continue
-            font = QFont()
-            font.setPointSizeF(float(self.label_style()["font-size"].removesuffix("pt")))
-            fits = QFontMetricsF(font).horizontalAdvance(full) <= height - 4
-            text = full if fits or "(" not in full else full[full.index("("):]
-            if axis.labelText != text:
-                axis.setLabel(text, **self.label_style())
-            axis.setToolTip(full)
+            fit_axis_title(self.item, name, full, self.label_style())
 
     def clear_spikes(self) -> None:
         """No clipped view, no marks."""
@@ -1567,6 +1557,26 @@ def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     if time:
         axes["bottom"] = TimeAxis("bottom")
     return axes
+
+
+def fit_axis_title(item: pg.PlotItem, side: str, full: str, style: dict,
+                   short: str | None = None) -> None:
+    """The title of `item`'s `side` axis: `full` if it fits along the plot area's height,
+    else `short` (default: its unit alone, "(N, N m)" for "force (N, N m)"), `full` in
+    the tooltip; in LABEL_STYLE-like `style`. Nothing for an axis whose title is
+    hidden."""
+    axis = item.getAxis(side)
+    if not full or not axis.label.isVisibleTo(axis):
+        return
+    font = QFont()
+    font.setPointSizeF(float(style["font-size"].removesuffix("pt")))
+    fits = QFontMetricsF(font).horizontalAdvance(full) <= item.vb.rect().height() - 4
+    if short is None:
+        short = full[full.index("("):] if "(" in full else full
+    text = full if fits else short
+    if axis.labelText != text:
+        axis.setLabel(text, **style)
+    axis.setToolTip(full)
 
 
 def align_axis_widths(items, minimum: float = AXIS_WIDTH,

@@ -219,3 +219,36 @@ def test_grid_axes_draw_no_overlapping_labels():
              (QRectF(0, 30, 20, 10), 0, "1e-16")]
     assert [s[2] for s in _apart(specs)] == ["1e-15", "1e-16"]
     assert issubclass(TimeAxis, GridAxis)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_keeps_a_right_margin_and_its_last_time_label(make_window, qtbot, size):
+    """Compare's plots reached the dock's right edge and lost their last time label:
+    both plots keep a right margin, share their axis widths, and their time axis labels
+    0 and the run's end."""
+    from armdyn.gui.jobs.comparison import Change, ChangeField, ChangeOp
+
+    window = make_window(PUMA, size=size)
+    window.compare_dock.show()
+    window.compare_dock.raise_()
+    flush_events()
+    panel = window._compare.panel
+    panel.add_change(Change(1, ChangeField.MASS, ChangeOp.SCALE, 2.0))
+    with qtbot.waitSignal(panel.finished, timeout=60000):
+        panel.compare()
+    flush_events()
+    plots = panel.plots
+    plots.align_axes()
+    upper, lower = plots.plot, plots.diff_plot
+    view = plots._graphics
+    for item in (upper, lower):
+        area = item.vb.sceneBoundingRect()
+        assert view.width() - area.right() >= 12, "no right margin"
+    assert upper.vb.sceneBoundingRect().left() == lower.vb.sceneBoundingRect().left()
+    assert upper.vb.sceneBoundingRect().right() == lower.vb.sceneBoundingRect().right()
+    texts = [text for _rect, text in label_rects(lower.getAxis("bottom"))]
+    end = f"{panel.result[0].t[-1]:.4g}"
+    assert "0" in texts and end in texts
+    rect = next(r for r, text in label_rects(lower.getAxis("bottom")) if text == end)
+    corner = lower.getAxis("bottom").mapRectToScene(rect)
+    assert corner.right() <= view.width(), "the last time label is cut off"
