@@ -1559,6 +1559,76 @@ def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     return axes
 
 
+class SideLegend(pg.LegendItem):
+    """pyqtgraph's legend in its PlotItem's layout, beside or below the plot area (never
+    over the curves), black text on white in a grey box: `legend_beside`. Floating over
+    the view it drew light grey text under the curves."""
+
+    def __init__(self, **opts) -> None:
+        super().__init__(offset=None, labelTextColor="#000", pen=pg.mkPen("#aaa"),
+                         brush=pg.mkBrush("w"), **opts)
+
+    def updateSize(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.setMinimumSize(0.0, 0.0)  # (the last size must not clamp the new one)
+        self.setMaximumSize(1e6, 1e6)
+        super().updateSize()
+        # its size for the PlotItem's layout (pyqtgraph only sets its geometry), with
+        # room for the frame under its last row
+        width, height = self.width() + 4, self.height() + 4
+        self.setMinimumSize(width, height)
+        self.setMaximumSize(width, height)
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 - laid out, not dragged
+        ev.ignore()
+
+
+class CompactGraphics(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that asks for `hint_height` px: in a scroll area over a
+    word-wrapped label (the Lab's pages), Qt lays the page out at its preferred
+    height for the width, and pyqtgraph's 480 px made a low dock scroll its plots."""
+
+    def __init__(self, hint_height: int = 220, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._hint_height = hint_height
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(super().sizeHint().width(), self._hint_height)
+
+
+def style_like_results(item: pg.PlotItem, title: str = "", **labels: str) -> None:
+    """The Results plots' look for another panel's PlotItem (made with `grid_axes`):
+    black axes, ticks and title, LABEL_STYLE axis titles (`labels`: side -> text), no SI
+    prefix ("W (x1e-09)"), the opaque grid under the curves. pyqtgraph's default grey
+    made the Lab's plots faint."""
+    font = QFont()
+    font.setPointSize(FONT_PT)
+    for name in ("left", "bottom", "right"):
+        axis = item.getAxis(name)
+        axis.enableAutoSIPrefix(False)
+        axis.setPen(pg.mkPen("#000", width=1))
+        axis.setTextPen("#000")
+        axis.setTickFont(font)
+    for side, text in labels.items():
+        item.setLabel(side, text, **LABEL_STYLE)
+    if title:
+        item.setTitle(title, size=TITLE_SIZE, color="#000")
+        item.layout.setRowFixedHeight(0, TITLE_HEIGHT)
+        item.titleLabel.setMaximumHeight(TITLE_HEIGHT)
+    lay_axes_under(item, (item.vb,))
+
+
+def legend_beside(item: pg.PlotItem, below: bool = False, columns: int = 1,
+                  size: str = "9pt") -> SideLegend:
+    """A `SideLegend` for `item`, right of its plot area (or `below` its time axis, in
+    `columns` columns); the curves plotted with a ``name`` afterwards join it."""
+    legend = SideLegend(labelTextSize=size, colCount=columns)
+    row, column = (4, 1) if below else (2, 3)
+    item.layout.addItem(legend, row, column)
+    item.layout.setAlignment(legend, Qt.AlignTop | (Qt.AlignHCenter if below else Qt.AlignLeft))
+    item.legend = legend  # PlotItem.addItem puts named curves into it
+    return legend
+
+
 def fit_axis_title(item: pg.PlotItem, side: str, full: str, style: dict,
                    short: str | None = None) -> None:
     """The title of `item`'s `side` axis: `full` if it fits along the plot area's height,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
@@ -114,3 +115,32 @@ def test_the_inertia_tab_of_a_plausible_arm_says_nothing_more(qtbot, make_window
     lab.tabs.setCurrentIndex(2)
     assert lab.warnings_label.text() == "No suspicious values in this model."
     assert lab.warnings_list.count() == 0
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1600, 1000)])
+def test_the_power_and_complexity_legends_are_beside_the_curves(qtbot, make_window, size):
+    """The Lab's Power and Complexity plots drew pyqtgraph's floating legends, light grey
+    text inside the plot area under the curves: each legend now sits in its plot's layout
+    below the plot area, in black on white, and the axes are the Results plots' black."""
+    from armdyn.gui.plots.plots_panel import SideLegend
+
+    window, lab = open_lab(qtbot, make_window, size=size)
+    with qtbot.waitSignal(window.session.run_ended, timeout=60000):
+        window.run_panel.start_free_fall(1.0)
+    lab.tabs.setCurrentIndex(4)
+    flush_events()
+    power = lab.power
+    items = [(power.rate_plot, power.legend)]
+    for plot in (lab.complexity.time_plot, lab.complexity.ops_plot):
+        items.append((plot, plot.legend))
+    for plot, legend in items:
+        assert isinstance(legend, SideLegend)
+        assert pg.mkColor(legend.opts["labelTextColor"]).name() == "#000000"
+        area = plot.vb.sceneBoundingRect()
+        box = legend.sceneBoundingRect()
+        assert not box.intersects(area), "the legend lies over the plot area"
+        assert len(legend.items) >= 2
+        assert plot.getAxis("left").textPen().color().name() == "#000000"
+    # the two power plots' areas line up under each other
+    assert power.rate_plot.vb.sceneBoundingRect().left() == \
+        power.residual_plot.vb.sceneBoundingRect().left()
