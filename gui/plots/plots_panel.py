@@ -14,6 +14,13 @@ time; it takes more columns and then only the joint numbers when the plot is
 low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
 right-drag scales, middle-drag pans.
 
+Each column of plots shares one left-axis width, one right-axis width and one legend
+width, each as wide as the column's widest labels need (`PlotsPanel.align_axes`): a time
+is one vertical line through the column. The time axis labels both ends of its range
+(`TimeAxis`). With "Clip spikes" a finished run's plot whose samples spike far beyond
+the rest shows the others' range, marks the clipped samples and says why
+(`gui.plots.spikes`, `spike_reason`).
+
 Speed (issue #8): during a run the time axes stay at [0, duration]
 (`set_run_duration`), so a refresh does not move the axes, and a finished run's
 axes are set at once, not auto-ranged while painting; curves are light
