@@ -239,6 +239,7 @@ class OffscreenPlots:
         self.panel.show()  # WA_DontShowOnScreen keeps it off the screen
         for _ in range(LAYOUT_PASSES):  # layout requests, the plots' deferred updates
             QCoreApplication.sendPostedEvents()
+            self.panel.align_axes()  # (its timer would wait for an event loop)
 
     def image(self, t: float) -> np.ndarray:
         """The plots with the time cursor at `t` s: (height, width, 3) uint8 RGB."""

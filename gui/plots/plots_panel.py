@@ -878,22 +878,25 @@ class _Plot:
                                         for m in marks])
         item.setVisible(bool(marks))
 
-    def refresh(self) -> None:
-        """Show the series on the curves (views into its buffers, no copy)."""
+    def refresh(self) -> bool:
+        """Show the series on the curves (views into its buffers, no copy). True if the
+        y axes' tick labels appeared or went (the axes need other widths)."""
         s = self.series
         for k, curve in enumerate(self.curves):
             curve.set_samples(s.t[:s.size], s.y[k, :s.size])
         self.stale = False
-        self._show_y_values(s.size > 0)
+        return self._show_y_values(s.size > 0)
 
-    def _show_y_values(self, shown: bool) -> None:
+    def _show_y_values(self, shown: bool) -> bool:
         """Tick labels on the y axes only once there are samples: an empty plot labelled
-        a range of nothing (the empty log residual read 6e0, 4e0, 2e0)."""
+        a range of nothing (the empty log residual read 6e0, 4e0, 2e0). True if they
+        changed."""
         if shown == self._y_values:
-            return
+            return False
         self._y_values = shown
         self.item.getAxis("left").setStyle(showValues=shown)
         self.item.getAxis("right").setStyle(showValues=shown and self._prismatic)
+        return True
 
     def show_values(self, time: float | None) -> None:
         """Legend read-out at `time` (s), or the plain legend for None."""
@@ -1097,9 +1100,12 @@ class PlotsPanel(QWidget):
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
         self.align_axes()
+        labels = False
         for plot in plots:  # hidden while samples came: draw them now
             if plot.stale:
-                plot.refresh()
+                labels = bool(plot.refresh()) or labels
+        if labels:
+            self.align_axes()
 
     @Slot()
     def _schedule_align(self, *_args) -> None:
@@ -1114,21 +1120,32 @@ class PlotsPanel(QWidget):
         widths put the same time at different x in a column."""
         self._align_timer.stop()
         plots, columns = self._shown, max(self._columns, 1)
-        for c in range(columns):
-            column = plots[c::columns]
-            if not column:
-                continue
-            align_axis_widths([p.item for p in column],
-                              minimum=round(AXIS_WIDTH * self._font_scale))
-            widest = max(p.legend.natural_width() for p in column)
-            for p in column:
-                p.legend.reserve(widest)
-        # laid out now, not at the next turn: a plot area resized after the plots were
-        # painted moves the prismatic view's range and paints them again (issue #8)
-        for plot in plots:
-            plot.item.layout.activate()
-            plot.fit_axis_titles()
-        self._graphics.ci.layout.activate()
+        for _ in range(3):  # a new layout may refit a legend (`_Legend.fit`): again
+            widths = [p.legend.natural_width() for p in plots]
+            for c in range(columns):
+                column = plots[c::columns]
+                if not column:
+                    continue
+                align_axis_widths([p.item for p in column],
+                                  minimum=round(AXIS_WIDTH * self._font_scale))
+                widest = max(p.legend.natural_width() for p in column)
+                for p in column:
+                    p.legend.reserve(widest)
+            # laid out now, not at the next turn: a plot area resized after the plots
+            # were painted moves the prismatic view's range and paints them again
+            self._graphics.ci.layout.activate()
+            for plot in plots:
+                plot.item.layout.activate()
+                plot.fit_axis_titles()
+            if [p.legend.natural_width() for p in plots] == widths:
+                break
+        for _ in range(3):  # whatever the last pass invalidated (a legend, a title)
+            layouts = [self._graphics.ci.layout] + [p.item.layout for p in plots]
+            if all(layout.isActivated() for layout in layouts):
+                break
+            for layout in layouts:
+                layout.activate()
+        self._align_timer.stop()
 
     def set_controls_visible(self, visible: bool) -> None:
         """Show or hide the row of show / hide buttons above the plots (and the note on
@@ -1417,12 +1434,17 @@ class PlotsPanel(QWidget):
             plot.stale = True
 
     def _refresh_shown(self) -> None:
-        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`)."""
+        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`).
+        Tick labels that appeared or went make the axes take other widths, at once
+        (before the plots are painted)."""
+        labels = False
         for plot in self._shown:
             if plot.stale:
-                plot.refresh()
+                labels = bool(plot.refresh()) or labels
                 if self._run_duration is not None:
                     plot.grow_y_ranges()
+        if labels:
+            self.align_axes()
 
     # ----- cursor, hover and scrubbing ------------------------------------------------
     def set_cursor_time(self, t: float | None) -> None:

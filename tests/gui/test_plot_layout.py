@@ -22,9 +22,7 @@ SIZES = [(1280, 800), (1600, 1000)]
 def run(window, qtbot, seconds: float = 3.0):
     with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
         window.run_panel.start_free_fall(seconds)
-    flush_events()
-    window.plots.align_axes()
-    flush_events()
+    flush_events()  # (the panel aligns its axes itself: no align_axes() here)
     return ended.args[0].trajectory
 
 
@@ -238,7 +236,6 @@ def test_compare_keeps_a_right_margin_and_its_last_time_label(make_window, qtbot
         panel.compare()
     flush_events()
     plots = panel.plots
-    plots.align_axes()
     upper, lower = plots.plot, plots.diff_plot
     view = plots._graphics
     for item in (upper, lower):
