@@ -144,3 +144,17 @@ def test_the_power_and_complexity_legends_are_beside_the_curves(qtbot, make_wind
     # the two power plots' areas line up under each other
     assert power.rate_plot.vb.sceneBoundingRect().left() == \
         power.residual_plot.vb.sceneBoundingRect().left()
+
+
+def test_the_humanoids_bodies_give_way_to_the_labs_inertia_shapes(qtbot, make_window):
+    """The humanoid's bodies are its links' inertia boxes: shown with the Lab's boxes, the
+    coinciding faces flickered. The bodies hide while the shapes are shown."""
+    window, lab = open_lab(qtbot, make_window, ROBOTS / "humanoid.toml")
+    lab.tabs.setCurrentIndex(2)
+    flush_events()
+    bodies = [a for name, a in window.view3d.actors.items() if name.startswith("body ")]
+    assert bodies and lab.shape_kind() == "box"
+    assert not any(a.GetVisibility() for a in bodies)
+    lab.set_shapes(None)
+    flush_events()
+    assert all(a.GetVisibility() for a in bodies)
