@@ -1127,7 +1127,8 @@ class PlotsPanel(QWidget):
                 if not column:
                     continue
                 align_axis_widths([p.item for p in column],
-                                  minimum=round(AXIS_WIDTH * self._font_scale))
+                                  minimum=round(AXIS_WIDTH * self._font_scale),
+                                  grow_only=self._run_duration is not None)
                 widest = max(p.legend.natural_width() for p in column)
                 for p in column:
                     p.legend.reserve(widest)
@@ -1679,13 +1680,15 @@ def fit_axis_title(item: pg.PlotItem, side: str, full: str, style: dict,
 
 
 def align_axis_widths(items, minimum: float = AXIS_WIDTH,
-                      right_minimum: float = NO_RIGHT_AXIS_WIDTH) -> bool:
+                      right_minimum: float = NO_RIGHT_AXIS_WIDTH,
+                      grow_only: bool = False) -> bool:
     """Give the PlotItems `items` (a column of plots over one time axis) left axes of one
     width and right axes of one width, each what the widest tick labels and title of
     the column need (`GridAxis.needed_width`, in steps of AXIS_WIDTH_STEP), at least
     `minimum` (left, and a right axis with values) or `right_minimum`: their plot areas
     then start and end at the same x, so a time is one vertical line through the
-    column. True if a width changed."""
+    column. With `grow_only` (while a run streams in) no axis gets narrower: fewer
+    relayouts, each a repaint of every plot. True if a width changed."""
     changed = False
     for side, least in (("left", minimum), ("right", right_minimum)):
         axes = [item.getAxis(side) for item in items]
@@ -1694,6 +1697,8 @@ def align_axis_widths(items, minimum: float = AXIS_WIDTH,
         if shown:
             least = max(least, minimum)
         width = max(least, AXIS_WIDTH_STEP * math.ceil(need / AXIS_WIDTH_STEP))
+        if grow_only:
+            width = max([width] + [a.fixedWidth or 0 for a in axes])
         for axis in axes:
             if axis.fixedWidth != width:
                 axis.setWidth(width)
