@@ -31,9 +31,11 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .algorithms.kinematics import Kinematics, forward_kinematics
+from .algorithms.momentum import Momentum, center_of_mass, momentum
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .model.model import Model
-from .model.parts import Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement
+from .model.parts import (Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement,
+                          Road, SpringDamper, Tyre)
 from .model.robot import Robot
 from .model.mechanism import Mechanism
 from .algorithms.loops import (
@@ -92,6 +94,10 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
+    # the whole system's mass centre and momentum (core.algorithms.momentum)
+    "Momentum", "center_of_mass", "momentum",
+    # force elements (core.model.parts, core.kernels.elements)
+    "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)

@@ -12,11 +12,18 @@ The output (-o) is a file, replaced atomically, or '-' (stdout), a device, a nam
 `simulate` puts end stops at the joint limits the file gives (`--stops off` ignores
 them; `--stop-frequency`, `--stop-stiffness`, `--stop-damping` set them, see
 `core.sim.simulation.JointStops`), warns before it starts about a prismatic joint that
-nothing stops, and names in its summary every stop the samples show was hit.
+nothing stops, and names in its summary every stop the integrator saw hit (also between
+two samples) and the energy their dampers dissipated (0 within the integrator's error).
 
 Joint values on the command line: one per joint, or, for a mechanism with loops,
 one per actuated joint (`inverse`) or independent joint (`simulate`); the other
 joints follow by assembly.
+
+What the core refuses, the command line refuses in one line naming the option (the
+core's argument names are mapped to the options: q_end is --target, rtol --rtol):
+tolerances out of range, joint values and rates beyond the physical bounds, a run
+whose samples and CSV would not fit in half the available memory; `simulate` stops a
+run projected past its wall-time budget (`--max-wall-time`) with status 1.
 """
 from __future__ import annotations
 
@@ -28,16 +35,26 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import ArmDynError, SimulationError, SingularConfigurationError
+from .errors import ArgumentError, ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
+from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
-                        simulation_warnings, stop_report)
-from .sim.motions import run_inverse_dynamics
-from .sim.trajectory import Trajectory
+                        dissipated_energy, simulation_warnings, stop_report)
+from .sim.motions import motion_warnings, run_inverse_dynamics
+from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
+
+#: The core's argument names and the options that give them (messages name the option).
+_OPTIONS = {"duration / dt_out": "-T / --dt", "q_end": "--target", "q_start": "--start",
+            "q0": "--q0", "qd0": "--qd0", "rtol": "--rtol", "atol": "--atol",
+            "duration": "-T", "dt_out": "--dt", "damping": "--damping",
+            "max_wall_time": "--max-wall-time"}
+#: Bytes of CSV text per number (10 significant digits, sign, exponent and comma), held
+#: twice while it is written (the text and its encoding).
+_CSV_BYTES_PER_NUMBER = 2 * 18
 
 
 class _UsageError(Exception):
@@ -61,6 +78,13 @@ def _pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
     if text is None:
         return None
     n = model.n
+    several = [name for name, kind in zip(model.joint_names, model.joint_types)
+               if not kind.is_dh]
+    if several:
+        raise _UsageError(f"{what}: joint values on the command line are one per revolute or "
+                          f"prismatic joint; joint {several[0]!r} is "
+                          f"{model.joint_types[model.joint_index(several[0])].value}: set "
+                          "this model's state from Python (docs/floating-bases.md)")
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
@@ -103,6 +127,8 @@ def _parser() -> _Parser:
     common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
     common.add_argument("--units", choices=("deg", "rad"), default="deg",
                         help="unit of revolute joint values on the command line (deg)")
+    common.add_argument("--floating-base", action="store_true",
+                        help="a URDF's root link floats on a free joint (docs/floating-bases.md)")
     inv = sub.add_parser("inverse", parents=[common],
                          help="joint torques along a cycloidal motion (seed 001 eq. 22)")
     inv.add_argument("--target", required=True, help="target pose, one value per joint")
@@ -129,7 +155,30 @@ def _parser() -> _Parser:
                      help=f"relative tolerance of the integrator ({DEFAULT_RTOL:g})")
     sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL,
                      help=f"absolute tolerance of the integrator ({DEFAULT_ATOL:g})")
+    sim.add_argument("--max-wall-time", type=_positive, default=DEFAULT_MAX_WALL_TIME,
+                     help="wall-time budget of the run, s: a run projected past it stops "
+                     f"({DEFAULT_MAX_WALL_TIME:g})")
     return p
+
+
+def _as_options(message: str) -> str:
+    """A core message that starts with an argument's name, with the option's name (and
+    its advice in options: "a larger --dt or a shorter -T")."""
+    message = message.replace("a larger dt_out or a shorter duration",
+                              "a larger --dt or a shorter -T")
+    for name, option in _OPTIONS.items():
+        if message.startswith(name) and message[len(name):len(name) + 1] in (" ", ":"):
+            return option + message[len(name):]
+    return message
+
+
+def _check_memory(robot, duration: float, dt: float) -> None:
+    """Refuse, before any work, a run whose samples and CSV text would not fit in the
+    share of memory `core.sim.trajectory.check_sample_memory` allows."""
+    columns = Trajectory.bytes_per_sample(robot.n, robot.kernel.m) // 8
+    check_sample_memory(sample_count(duration, dt),
+                        8 * RUN_COPIES * columns + _CSV_BYTES_PER_NUMBER * columns,
+                        "the run and its CSV")
 
 
 def _check_output(output: str) -> None:
@@ -185,7 +234,7 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
     peak_T = float(E[:, 0].max())
     hits = stop_report(robot, traj)
     if damping > 0 or hits:  # the total energy falls by what the dampers took out
-        energy = f"energy dissipated {float(E[0, 2] - E[-1, 2]):.4g} J"
+        energy = f"energy dissipated {dissipated_energy(traj):.4g} J"
     else:
         energy = f"total-energy drift {float(np.abs(E[:, 2] - E[0, 2]).max()):.2g} J"
     loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
@@ -201,14 +250,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         _check_output(args.output)
         path = model_path(args.robot)  # a file, or a bundled model's short name
-        robot = load_urdf(path) if is_urdf(path) else load_mechanism(path)
+        robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \
+            else load_mechanism(path)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None
             start = _pose(args.start, robot, args.units, "--start", driven)
             target = _pose(args.target, robot, args.units, "--target", driven)
-            traj = run_inverse_dynamics(robot, robot.q_home if start is None else start, target,
-                                        args.duration, args.dt)
+            start = robot.q_home if start is None else start
+            _check_memory(robot, args.duration, args.dt)
+            for warning in motion_warnings(robot, start, target, args.duration):
+                print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+            traj = run_inverse_dynamics(robot, start, target, args.duration, args.dt)
         else:
             free = robot.independent if loops else None
             q0 = _pose(args.q0, robot, args.units, "--q0", free)
@@ -216,11 +269,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not (math.isfinite(args.damping) and args.damping >= 0):
                 raise _UsageError(f"--damping must be >= 0, got {args.damping}")
             stops = _stops(args)
+            _check_memory(robot, args.duration, args.dt)
             for warning in simulation_warnings(robot, q0, stops):
-                print(f"armdyn: warning: {warning}", file=sys.stderr)
+                print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
             try:
                 traj = simulate(robot, args.duration, q0=q0, qd0=qd0, damping=args.damping,
-                                rtol=args.rtol, atol=args.atol, dt_out=args.dt, stops=stops)
+                                rtol=args.rtol, atol=args.atol, dt_out=args.dt, stops=stops,
+                                max_wall_time=args.max_wall_time)
             except SimulationError as err:
                 samples = len(err.result) if err.result is not None else 0
                 written = f"{samples} samples written"
@@ -241,9 +296,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SingularConfigurationError as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 1
+    except ArgumentError as err:
+        print(f"armdyn: {_as_options(str(err))}", file=sys.stderr)
+        return 2
     except (ArmDynError, ValueError, OSError) as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("armdyn: out of memory (use a larger --dt or a shorter -T)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("armdyn: interrupted", file=sys.stderr)
         return 130

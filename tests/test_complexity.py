@@ -1,5 +1,6 @@
 """The complexity lab's core (core/lab/complexity.py): the seeds' formulas as printed, the
-crossover, a small timed and counted sweep, CSV."""
+crossover, a small timed and counted sweep, CSV, and the papers' numbers beside ours (the
+three columns of the Lab and the notes on where they differ)."""
 from __future__ import annotations
 
 import threading
@@ -8,9 +9,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from armdyn.core.lab.complexity import (CSV_HEADER_LINES, SEED_FORMULAS, Crossover, crossover,
-                                        default_n_values, measure_costs, random_chain,
-                                        seed_crossover, seed_formula, write_costs_csv)
+from armdyn.core.lab.complexity import (CSV_HEADER_LINES, PRINTED_CROSSOVERS, SEED_FORMULAS,
+                                        Crossover, LinearCount, count_comparison, count_notes,
+                                        crossover, default_n_values, measure_costs,
+                                        random_chain, seed_crossover, seed_formula,
+                                        table2_crossovers, table2_note, write_costs_csv)
+from armdyn.core.lab.op_count import count_forward_dynamics, count_inverse_dynamics
+from armdyn.core.lab.paper_formulation import count_rfdsim, count_ridim
 
 
 def run(gen):
@@ -66,6 +71,24 @@ def test_seed_crossovers(key, both, printed):
     assert seed_crossover(seed_formula(key), seed_formula("walker_orin1982"), both) == printed
 
 
+def test_the_printed_crossover_columns_and_the_note_on_them():
+    # the columns as seed 001 prints them (the parameters of CROSSOVERS above)
+    printed = {}
+    for case in CROSSOVERS:
+        key, both, n = case.values if hasattr(case, "values") else case
+        printed.setdefault(key, {})[both] = n
+    assert PRINTED_CROSSOVERS == {k: (v[False], v[True]) for k, v in printed.items()}
+    rows = {r.key: r for r in table2_crossovers()}
+    assert [k for k, r in rows.items() if not r.agrees] == ["valasek", "brandl"]
+    # the three that contradict the formulas: what the formulas give (see CROSSOVERS)
+    assert (rows["valasek"].formula_star, rows["valasek"].formula_plus) == (13, 16)
+    assert (rows["brandl"].formula_star, rows["brandl"].formula_plus) == (15, 18)
+    note = table2_note()
+    for text in ("3 entries of n*", "Valasek n+ 15 (its formulas: 16)",
+                 "Brandl et al. n* 14 (its formulas: 15)", "Brandl et al. n+ 16 (its formulas: 18)"):
+        assert text in note
+
+
 def test_the_paper_crossover_of_seed_000():
     # RFDSIM (1999) against Walker and Orin: seed 000 says "efficient when n ~ 12"
     rfdsim, wo = seed_formula("saha1999_fd"), seed_formula("walker_orin1982")
@@ -110,6 +133,7 @@ def test_a_small_sweep_times_counts_and_writes_csv(tmp_path):
     for r in rows:
         assert r.time_denoc > 0 and r.kernel_composite > 0
         assert r.count_denoc.M == 429 * r.n - 193
+        assert r.count_paper.method == "paper-rfdsim"
     # counted: the O(n^3) method costs more at 24 joints, less at 1
     assert sweep.counts("composite")[-1] > sweep.counts("denoc")[-1]
     assert sweep.counts("composite")[0] < sweep.counts("denoc")[0]
@@ -117,12 +141,14 @@ def test_a_small_sweep_times_counts_and_writes_csv(tmp_path):
     path = tmp_path / "costs.csv"
     write_costs_csv(sweep, path)
     table = np.loadtxt(path, delimiter=",", skiprows=CSV_HEADER_LINES)
-    assert table.shape == (3, 9 + 8)
+    assert table.shape == (3, 11 + 8)
     np.testing.assert_array_equal(table[:, 0], [1, 4, 24])
     np.testing.assert_array_equal(table[:, 5], sweep.counts("denoc", "M"))
-    np.testing.assert_allclose(table[:, 9], [201 * n - 335 for n in (1, 4, 24)])
+    np.testing.assert_array_equal(table[:, 9], sweep.counts("paper", "M"))
+    np.testing.assert_allclose(table[:, 11], [201 * n - 335 for n in (1, 4, 24)])
     header = path.read_text().splitlines()[CSV_HEADER_LINES - 1].split(",")
-    assert header[1] == "denoc call [us]" and len(header) == 17
+    assert header[1] == "denoc call [us]" and len(header) == 19
+    assert header[9:11] == ["paper formulation M", "paper formulation A"]
 
 
 def test_counting_can_be_limited_and_the_sweep_stopped():
@@ -152,3 +178,51 @@ def test_time_crossover_ignores_one_disturbed_sample():
     sweep = CostSweep([CostRow(k, d, c, d, c) for k, d, c in zip(n, denoc, composite)])
     assert sweep.time_crossover().n == 8
     assert sweep.time_crossover(smooth=False).n == 64
+
+
+# ----------------------------------------------------------------------------------
+# The papers' numbers beside ours
+# ----------------------------------------------------------------------------------
+
+def test_linear_count():
+    c = LinearCount.of(6, (676, 527), (796, 624))
+    assert (c.M1, c.M0, c.A1, c.A0) == (120, -44, 97, -55)
+    assert c.formulas() == "120n - 44 M, 97n - 55 A" and c.values() == "676 M, 527 A"
+    assert LinearCount(6, 117, 0, 83, 3).formulas() == "117n M, 83n + 3 A"
+
+
+def test_the_three_columns():
+    inverse, forward = count_comparison(6)
+    # the paper's tables, as printed (seed 000 Tables 1 and 2, n = 6)
+    assert (inverse.table.M, inverse.table.A) == (676, 527)
+    assert (forward.table.M, forward.table.A) == (871, 797)
+    assert inverse.source == "seed 000 Table 1" and forward.source == "seed 000 Table 2"
+    # the other two columns are the counts at n = 6 and their slopes from n = 7: every
+    # count is linear in n (test_paper_formulation.py, test_op_count.py hold the forms)
+    for n, chain in ((6, random_chain(6, 6)), (7, random_chain(7, 7))):
+        ki, kf = count_inverse_dynamics(chain), count_forward_dynamics(chain)
+        pi, pf = count_ridim(chain), count_rfdsim(chain)
+        for column, count in ((inverse.kernels, ki), (forward.kernels, kf),
+                              (inverse.formulation, pi), (forward.formulation, pf)):
+            assert (column.M1 * n + column.M0, column.A1 * n + column.A0) == (count.M, count.A)
+        kin = ki.stages["link_quantities"]
+        assert (inverse.kinematics.M1 * n + inverse.kinematics.M0,
+                inverse.kinematics.A1 * n + inverse.kinematics.A0) == kin
+        bias = forward.bias
+        assert bias.M1 * n + bias.M0 == pf.stages["ridim"][0]
+        assert bias.A1 * n + bias.A0 == pf.stages["ridim"][1] + n      # and phi = tau - h
+    with pytest.raises(ValueError):
+        count_comparison(1)
+
+
+def test_the_notes_say_where_the_columns_differ():
+    inverse, forward = count_comparison(6)
+    notes = count_notes(inverse, forward)
+    assert len(notes) == 4
+    kin, bias = inverse.kinematics, forward.bias
+    assert notes[0].startswith("Per-call kinematics") and kin.values() in notes[0]
+    assert inverse.kernels.minus(kin).values() in notes[1]
+    assert inverse.formulation.values() in notes[1] and forward.formulation.values() in notes[1]
+    assert inverse.table.formulas() in notes[2]
+    assert forward.formulation.minus(bias).formulas() in notes[3]
+    assert "phi" in notes[3] and forward.table.formulas() in notes[3]

@@ -214,6 +214,33 @@ def test_a_small_kernel_counts_exactly():
     assert (tally.cmp, tally.neg) == (1, 1)
 
 
+def _py_helper(a, k):
+    return a[k] * a[k] + 1.0
+
+
+def _py_entry(a):
+    s = 0.0
+    for k in range(len(a)):
+        s = s + _py_helper(a, k) / 2.0
+    return s
+
+
+def test_plain_python_functions_of_a_named_module_count_like_kernels():
+    a = [0.5, -1.0, 2.0]
+    expected = _py_entry(a)
+    counted = [Counted(x) for x in a]
+    result, tally, stages = Counter(python_modules=(__name__,)).call(
+        _py_entry, counted, stages=("_py_helper",))
+    assert float(result) == expected
+    # per element: a*a, /2 (2 M); +1, s + (2 A); the helper's share is 1 M 1 A
+    assert (tally.mul + tally.div, tally.add + tally.sub) == (6, 6)
+    assert stages == {"_py_helper": (3, 3), "(own)": (3, 3)}
+    # without the option the helper runs as it is: its literal 1.0 is a float, and
+    # its arithmetic on Counted values still counts, but it is not a stage
+    result, tally, stages = Counter().call(_py_entry, counted, stages=("_py_helper",))
+    assert float(result) == expected and stages["_py_helper"] == (0, 0)
+
+
 def test_counted_numbers():
     with counting() as t:
         x, y = Counted(2.0), Counted(3.0)

@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ResultOverflowError
 from ..kernels.buffers import compile_and_call
 from ..kernels.data import thread_workspace
 from ..kernels.dynamics import (RESULT_NOT_FINITE, constrained_state_kernel,
                                 forward_dynamics_state_kernel, inverse_dynamics_state_kernel)
-from ..model.arguments import joint_rows, joint_vector, link_wrenches, model_of
+from ..model.arguments import finite_result, joint_rows, joint_vector, link_wrenches, model_of
 from .closed_chains import (closed_chain_inverse_dynamics, constrained_failure,
                             constrained_forward_dynamics)
 from .tree_dynamics import singular_error, tree_forward_dynamics, tree_inverse_dynamics
@@ -34,11 +33,6 @@ def _workspace(k):
     (which reads `k.per_thread.workspace` itself: a function call costs it 5 %)."""
     ws = k.per_thread.workspace = thread_workspace(k)
     return ws
-
-
-def _overflow(what: str) -> ResultOverflowError:
-    return ResultOverflowError(f"{what} is not finite although its inputs are: they are too "
-                               "large for floating point (overflow)")
 
 
 def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
@@ -78,7 +72,7 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
         if code == -1:
             return tau
         if code == RESULT_NOT_FINITE:
-            raise _overflow("the joint forces tau")
+            finite_result(tau, "the joint forces tau")
     if k.nl:
         (Q, Qd, Qdd), single = joint_rows(k.n, q=q, qd=qd, qdd=qdd)
         W = link_wrenches(f_ext, k.n, Q.shape[0])
@@ -88,9 +82,7 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
         tau = rows[0] if single else rows
     else:
         tau = tree_inverse_dynamics(m, q, qd, qdd, f_ext)
-    if not np.isfinite(tau).all():
-        raise _overflow("the joint forces tau")
-    return tau
+    return finite_result(tau, "the joint forces tau")
 
 
 def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np.ndarray:
@@ -134,13 +126,11 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
         if code == -1:
             return qdd
         if code == RESULT_NOT_FINITE:
-            raise _overflow("the accelerations qdd")
+            finite_result(qdd, "the accelerations qdd")
         if code is not None and code >= 0:
             raise constrained_failure(m, q, code) if k.nl else singular_error(m, q, code)
     if k.nl:
         qdd = constrained_forward_dynamics(m, q, qd, tau, method=method, f_ext=f_ext)
     else:
         qdd = tree_forward_dynamics(m, q, qd, tau, method=method, f_ext=f_ext)
-    if not np.isfinite(qdd).all():
-        raise _overflow("the accelerations qdd")
-    return qdd
+    return finite_result(qdd, "the accelerations qdd")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.arguments import finite_array, finite_result, joint_vector, model_of
 from .kinematics import forward_kinematics
 
 __all__ = ["IKResult", "tool_jacobian", "damped_least_squares_step", "rotation_error",
@@ -170,15 +171,17 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
     Stops when reached, after `max_iterations` steps, or when no step lowers the error
     (out of reach, or held by a limit). Never raises for an unreachable target.
     """
-    n = model.n
-    target_point = np.asarray(target_point, dtype=float).reshape(3)
+    n = model_of(model).n
+    q0 = joint_vector(q0, n, "q0")
+    target_point = finite_array(target_point, (3,), "target_point")
     if target_rotation is not None:
-        target_rotation = np.asarray(target_rotation, dtype=float).reshape(3, 3)
+        target_rotation = finite_array(target_rotation, (3, 3), "target_rotation")
     lo, hi = (model.joint_limits.T if limits
               else (np.full(n, -np.inf), np.full(n, np.inf)))
-    q = np.clip(np.asarray(q0, dtype=float).reshape(n), lo, hi)
+    q = np.clip(q0, lo, hi)
     r, J, _ = _task(model, q, target_point, target_rotation)
-    cost = float(r @ r)
+    with np.errstate(over="ignore"):
+        cost = finite_result(float(r @ r), "the squared distance to the target")
     lam = damping
     it = 0
     for it in range(1, max_iterations + 1):

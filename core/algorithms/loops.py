@@ -16,7 +16,7 @@ import numpy as np
 
 from ..kernels.layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
                               ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL)
-from ..model.arguments import model_of
+from ..model.arguments import finite_result, model_of
 from ..model.closure import (MAX_ASSEMBLY_ITERATIONS, RANK_TOL, assemble_pose, closure_values,
                              numerical_rank)
 
@@ -32,13 +32,14 @@ def loop_residual(model, q) -> np.ndarray:
 
 
 def loop_jacobian(model, q) -> np.ndarray:
-    """The loop Jacobian J (m, n): J qd is the rate of the closure residual."""
+    """The loop Jacobian J (m, nv): J qd is the rate of the closure residual."""
     return closure_values(model_of(model), q, want=2)[1]
 
 
 def loop_acceleration_term(model, q, qd) -> np.ndarray:
     """gamma = J' qd, (m,): accelerations qdd keep the loops closed iff J qdd + gamma = 0."""
-    return closure_values(model_of(model), q, qd, want=4)[2]
+    return finite_result(closure_values(model_of(model), q, qd, want=4)[2],
+                         "the acceleration term gamma")
 
 
 _ROW_NAMES = {ROW_POINT_X: "x", ROW_POINT_Y: "y", ROW_POINT_Z: "z", ROW_AXIS_U: "axis u",
@@ -62,10 +63,10 @@ def constraint_row_units(model) -> list[str]:
 
 
 def mobility(model, q=None) -> int:
-    """Degrees of freedom at q (default q_home): n - rank J(q)."""
+    """Degrees of freedom at q (default q_home): nv - rank J(q)."""
     m = model_of(model)
     q = m.q_home if q is None else q
-    return m.n - numerical_rank(loop_jacobian(m, q))
+    return m.nv - numerical_rank(loop_jacobian(m, q))
 
 
 def assemble(model, q, *, independent=None, tolerance: float | None = None,

@@ -51,7 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.arguments import model_of
+from ..errors import ArgumentError, MechanismError
+from ..model.arguments import finite_array, finite_result, joint_vector, model_of, one_of
 from ..model.parts import Link
 
 __all__ = [
@@ -215,11 +216,15 @@ def _ancestors(parent, j: int) -> list[int]:
 
 
 def _state(model, x, name: str) -> np.ndarray:
+    """Joint values (n,) checked by `core.model.arguments.joint_vector` (None: zeros)."""
     n = len(model.links)
-    x = np.zeros(n) if x is None else np.asarray(x, dtype=float)
-    if x.shape != (n,) or not np.all(np.isfinite(x)):
-        raise ValueError(f"{name} must be {n} finite joint values, got shape {x.shape}")
-    return x
+    return joint_vector(x, n, name, default=np.zeros(n))
+
+
+def _gravity(model, gravity) -> np.ndarray:
+    """H_g of the model's gravity, or of `gravity` (3,), m/s^2."""
+    g = model.gravity if gravity is None else finite_array(gravity, (3,), "gravity")
+    return gravity_acceleration_matrix(g)
 
 
 # ----------------------------------------------------------------------------------
@@ -271,6 +276,8 @@ def link_matrices(model, q, qd=None, qdd=None) -> LinkMatrices:
         W[i] = W_prev + W_rel
         # eq. 11 (Coriolis' theorem): H_{0,i} = H_{0,i-1} + H_{i-1,i(0)} + 2 W_{0,i-1} W_{i-1,i(0)}
         H[i] = H_prev + H_rel + 2.0 * W_prev @ W_rel
+    finite_result(W, "the velocity matrices W")
+    finite_result(H, "the acceleration matrices H")
     return LinkMatrices(M=M, W=W, H=H, L=L, joint_frames=F)
 
 
@@ -285,15 +292,14 @@ def link_motion_matrices(model, q, qd, qdd, link: int, frame: str = "base"
     n = len(model.links)
     if not 0 <= link < n:
         raise IndexError(f"link must be in 0..{n - 1}, got {link}")
-    if frame not in ("base", "link"):
-        raise ValueError(f"frame must be 'base' or 'link', got {frame!r}")
+    one_of(frame, "frame", ("base", "link"))
     km = link_matrices(model, q, qd, qdd)
     W, H = km.W[link], km.H[link]
     if frame == "link":
         M = km.M[link]
         Minv = inverse_position_matrix(M)
         W, H = Minv @ W @ M, Minv @ H @ M
-    return W.copy(), H.copy()
+    return finite_result(W.copy(), "W"), finite_result(H.copy(), "H")
 
 
 # ----------------------------------------------------------------------------------
@@ -309,10 +315,9 @@ def _external_actions(model, km: LinkMatrices, f_ext) -> np.ndarray:
     if f_ext is None:
         return Phi
     w = np.asarray(f_ext, dtype=float)
+    w = finite_array(f_ext, (6,) if w.shape == (6,) else (n, 6), "f_ext")
     if w.shape == (6,):
         w = np.vstack([np.zeros((n - 1, 6)), w])
-    if w.shape != (n, 6):
-        raise ValueError(f"f_ext must have shape (6,) or ({n}, 6), got {w.shape}")
     for j in range(n):
         o = km.M[j, :3, 3]
         Phi[j] = action_matrix(w[j, :3] + np.cross(o, w[j, 3:]), w[j, 3:])
@@ -331,7 +336,7 @@ def joint_action_matrices(model, q, qd, qdd, f_ext=None, gravity=None) -> np.nda
     """
     km = link_matrices(model, q, qd, qdd)
     parent = tuple(model.parent)
-    H_g = gravity_acceleration_matrix(model.gravity if gravity is None else gravity)
+    H_g = _gravity(model, gravity)
     Phi_ext = _external_actions(model, km, f_ext)
     Psi = np.zeros_like(km.M)
     for i in reversed(parents_first(parent)):   # from the end effector to the base
@@ -343,7 +348,7 @@ def joint_action_matrices(model, q, qd, qdd, f_ext=None, gravity=None) -> np.nda
         Psi[i] += Phi + Phi_ext[i]
         if parent[i] >= 0:
             Psi[parent[i]] += Psi[i]
-    return Psi
+    return finite_result(Psi, "the action matrices Psi")
 
 
 def matrix_inverse_dynamics(model, q, qd, qdd, f_ext=None, gravity=None) -> np.ndarray:
@@ -353,7 +358,8 @@ def matrix_inverse_dynamics(model, q, qd, qdd, f_ext=None, gravity=None) -> np.n
     q, qd, qdd (n,); gravity and f_ext as in `joint_action_matrices`."""
     km = link_matrices(model, q, qd, qdd)
     Psi = joint_action_matrices(model, q, qd, qdd, f_ext, gravity)
-    return np.array([-pseudo_scalar_product(Psi[i], km.L[i]) for i in range(len(Psi))])
+    return finite_result(np.array([-pseudo_scalar_product(Psi[i], km.L[i])
+                                   for i in range(len(Psi))]), "the joint forces tau")
 
 
 # ----------------------------------------------------------------------------------
@@ -389,7 +395,7 @@ def matrix_mass_matrix(model, q) -> np.ndarray:
         for m in _ancestors(parent, i):  # m moves every link that i moves
             # links moved by both i and m: those carried by i (the deeper joint)
             Mass[i, m] = Mass[m, i] = np.trace(km.L[i] @ J_sum[i] @ km.L[m].T)
-    return Mass
+    return finite_result(Mass, "the mass matrix")
 
 
 def lagrange_inverse_dynamics(model, q, qd, qdd, gravity=None) -> np.ndarray:
@@ -401,12 +407,12 @@ def lagrange_inverse_dynamics(model, q, qd, qdd, gravity=None) -> np.ndarray:
     n = len(parent)
     qdd = _state(model, qdd, "qdd")
     km = link_matrices(model, q, qd, np.zeros(n))   # H~: the accelerations at qdd = 0
-    H_g = gravity_acceleration_matrix(model.gravity if gravity is None else gravity)
+    H_g = _gravity(model, gravity)
     J0 = _absolute_pseudo_inertias(model, km)
     # d/dt dt/dq_dot_m - dt/dq_m + dv/dq_m at qdd = 0, summed over the links h >= m
     G_sum = _subtree_sums(parent, np.array([(km.H[h] - H_g) @ J0[h] for h in range(n)]))
     C = np.array([np.trace(G_sum[m] @ km.L[m].T) for m in range(n)])
-    return matrix_mass_matrix(model, q) @ qdd + C
+    return finite_result(matrix_mass_matrix(model, q) @ qdd + C, "the joint forces tau")
 
 
 def matrix_energy(model, q, qd) -> np.ndarray:
@@ -417,7 +423,7 @@ def matrix_energy(model, q, qd) -> np.ndarray:
     H_g = gravity_acceleration_matrix(model.gravity)
     t = sum(0.5 * np.trace(km.W[h] @ J0[h] @ km.W[h].T) for h in range(len(J0)))  # eq. 8
     v = sum(-np.trace(H_g @ J0[h]) for h in range(len(J0)))                        # eq. 9
-    return np.array([t, v, t + v])
+    return finite_result(np.array([t, v, t + v]), "the energy")
 
 
 # ----------------------------------------------------------------------------------
@@ -499,6 +505,7 @@ def loop_closure_matrices(mech, q, qd=None) -> LoopClosureMatrices:
         col += len(L_cut)
         H_b = km.H[b] if b >= 0 else np.zeros((4, 4))
         rhs[6 * k:6 * k + 6] = -vec6(H_b - km.H[a] - W_cut @ W_cut - 2.0 * km.W[a] @ W_cut)
+    finite_result(rhs, "the acceleration terms b")
     return LoopClosureMatrices(A=A, b=rhs, s_dot=s_dot, n_tree=n)
 
 
@@ -506,7 +513,8 @@ def matrix_velocity_transformation(mech, q, rank_tol: float = 1e-9) -> np.ndarra
     """R (n, na): the tree joint rates per unit rate of each actuated joint,
     q_dot = R q_dot_actuated, from the null space of eq. 7's A (the cut-joint rates
     eliminated). Raises ValueError unless the loops leave exactly as many degrees of
-    freedom as there are actuated joints, and those fix the motion."""
+    freedom as there are actuated joints (else MechanismError), and those fix the motion
+    at q (else ArgumentError naming q: a singular pose)."""
     n = len(mech.links)
     actuated = list(mech.actuated)
     A = loop_closure_matrices(mech, q).A
@@ -516,11 +524,12 @@ def matrix_velocity_transformation(mech, q, rank_tol: float = 1e-9) -> np.ndarra
     rank = int(np.sum(s > rank_tol * max(1.0, s[0])))
     N = Vt[rank:].T                               # (n + c, dof): all closed motions
     if N.shape[1] != len(actuated):
-        raise ValueError(f"the loops leave {N.shape[1]} degrees of freedom but "
-                         f"{len(actuated)} joints are actuated")
+        raise MechanismError(f"the loops leave {N.shape[1]} degrees of freedom but "
+                             f"{len(actuated)} joints are actuated", field="actuated")
     N_a = N[actuated]
     if np.linalg.svd(N_a, compute_uv=False)[-1] <= rank_tol:
-        raise ValueError("the actuated joints do not fix the motion here (singular pose)")
+        raise ArgumentError("q: the actuated joints do not fix the motion at this pose "
+                            "(a singular pose)")
     return (N @ np.linalg.inv(N_a))[:n]           # actuated rows = identity
 
 
@@ -533,4 +542,4 @@ def matrix_closed_chain_inverse_dynamics(mech, q, qd, qdd, f_ext=None) -> np.nda
     R = matrix_velocity_transformation(mech, q)
     tau = np.zeros(len(mech.links))
     tau[list(mech.actuated)] = R.T @ tau_tree
-    return tau
+    return finite_result(tau, "the joint forces tau")

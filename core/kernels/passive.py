@@ -18,6 +18,22 @@ delta (Hunt and Crossley 1975, with a linear spring):
 
 f is continuous (zero at first touch) and the damper's power -(f - K delta) delta_dot
 is never positive. `passive_table` builds the table.
+
+A run counts its stops' hits as it integrates (`record_stop_contacts`, at every state
+the integrator accepts), in a (n, 2, CONTACT_COLUMNS) table `contacts` (`stop_contacts`):
+per joint k and side (0 lower, 1 upper),
+
+    contacts[k, side, CONTACT_HITS]      the hits so far
+    contacts[k, side, CONTACT_PEAK]      the peak stop force seen, N m / N (> 0)
+    contacts[k, side, CONTACT_DEEPEST]   the deepest penetration seen, rad / m
+    contacts[k, side, CONTACT_TOUCHING]  1 while a counted contact lasts
+
+A contact is a hit once its penetration exceeds STOP_HIT_DEPTH, i.e. once the stop's
+force exceeds K STOP_HIT_DEPTH (the documented threshold: 1e-9 rad or m of spring, a
+nanonewton-metre per N m/rad of stiffness), and it lasts until the joint is back within
+its limit: a joint that starts on its limit and stays there within round-off (the
+humanoid's forearms, 5e-12 deg past) is never hit, and a bounce between two output
+samples is counted all the same.
 """
 from __future__ import annotations
 
@@ -27,6 +43,17 @@ from .buffers import inlined_kernel
 
 PASSIVE_DAMPING, PASSIVE_LOWER, PASSIVE_UPPER, PASSIVE_STIFFNESS, PASSIVE_STOP_DAMPING = range(5)
 PASSIVE_COLUMNS = 5
+CONTACT_HITS, CONTACT_PEAK, CONTACT_DEEPEST, CONTACT_TOUCHING = range(4)
+CONTACT_COLUMNS = 4
+#: How far past its limit a joint must go for the contact to count as a hit, rad / m:
+#: a thousand times the round-off of a joint value near its limit, ten times the
+#: default integration tolerance (atol 1e-10).
+STOP_HIT_DEPTH = 1e-9
+
+
+def stop_contacts(n: int) -> np.ndarray:
+    """A new (n, 2, CONTACT_COLUMNS) table of stop contacts (module docstring): none."""
+    return np.zeros((n, 2, CONTACT_COLUMNS))
 
 
 def passive_table(n: int, damping=None, stops=None) -> np.ndarray:
@@ -75,3 +102,28 @@ def applied_joint_forces(passive, q, qd, tau, applied, stop):
             stop[k] = f
             V_stop += V
     return V_stop
+
+
+@inlined_kernel
+def record_stop_contacts(passive, y, contacts):
+    """Count the stops' contacts at the accepted state y = [q; qd] (2n,) into `contacts`
+    (module docstring): a hit when a joint goes more than STOP_HIT_DEPTH past a limit
+    after being within it; the peak force and deepest penetration of every contact."""
+    n = passive.shape[0]
+    for k in range(n):
+        q = y[k]
+        for side in range(2):
+            if side == 0:
+                past = passive[k, PASSIVE_LOWER] - q
+            else:
+                past = q - passive[k, PASSIVE_UPPER]
+            if past > 0.0:
+                f, V = stop_force(passive[k], q, y[n + k])
+                c = contacts[k, side]
+                c[CONTACT_PEAK] = max(c[CONTACT_PEAK], abs(f))
+                c[CONTACT_DEEPEST] = max(c[CONTACT_DEEPEST], past)
+                if past > STOP_HIT_DEPTH and c[CONTACT_TOUCHING] == 0.0:
+                    c[CONTACT_HITS] += 1.0
+                    c[CONTACT_TOUCHING] = 1.0
+            else:  # within the limit (or no limit): the contact, if any, is over
+                contacts[k, side, CONTACT_TOUCHING] = 0.0

@@ -6,11 +6,19 @@ methods of `core.algorithms.dynamics.forward_dynamics`:
 - time per call, measured (`time_per_call`): the public call, as a user makes it;
 - operations, counted (`core.lab.op_count`): the multiplications/divisions (M) and
   additions/subtractions (A) our own kernels execute, by running their Python source
-  on counting numbers.
+  on counting numbers; and those of the papers' own formulation of RFDSIM, in link
+  frames (`core.lab.paper_formulation`), counted the same way.
 
 `measure_costs` is a generator (one `CostRow` per n, to run in a worker with progress
 and cancel); `CostSweep` holds the rows, finds the crossover (`crossover`) and writes
 CSV. `SEED_FORMULAS` are the operation counts the papers publish, to plot beside ours.
+
+The papers' numbers against ours (`count_comparison`, `count_notes`): three columns for
+RIDIM and RFDSIM on an all-revolute arm, the paper's table, the paper's formulation as
+counted here and ArmDyn's compiled kernels as counted, and where they differ: the
+kernels' per-call kinematics (every link's inertia turned into the base frame at every
+call), the base frame against link frames, operations on literal zeros and ones, and
+Table 2's RFDSIM leaving the bias forces phi out.
 
 The seeds' formulas (M, A as functions of n, for all-revolute serial arms):
 
@@ -38,9 +46,16 @@ The seeds' formulas (M, A as functions of n, for all-revolute serial arms):
 Reading notes: seed 000's OCR of the Walker-Orin row is garbled ("~nt 3 + 11 ~n2 + 38½n
 - 47"); seed 001 prints it cleanly, and it gives seed 000's n = 6 and n = 12 columns
 (633 M; 2357 M, 1716 A) except seed 000's n = 6 additions, printed 480 where the formula
-gives 475. Every linear row reproduces its table's n = 6 / n = 12 columns and seed 001's
-n* / n+ columns (tests/test_complexity.py); n+ is the first n where both M and A are
-below Walker and Orin's (M + A summed gives smaller n for some rows).
+gives 475. Every linear row reproduces its table's n = 6 / n = 12 columns
+(tests/test_complexity.py). Seed 001's n* / n+ columns (`PRINTED_CROSSOVERS`; n+ is the
+first n where both M and A are below Walker and Orin's, M + A summed gives smaller n for
+some rows) do not all reproduce: three entries contradict the table's own formulas
+(`table2_crossovers`, `table2_note`): Valasek's n+ is printed 15, its formulas give 16
+(at n = 15 its 2745 A are still above Walker and Orin's 2674); Brandl et al.'s n* is
+printed 14, the formulas give 15 (3278 M against 3201), and n+ 16, the formulas give 18
+(3322 A against 3050). The printed M and A beside each n are the formulas' values at
+that n; only the comparison with Walker and Orin fails. tests/test_complexity.py expects
+those three entries not to reproduce.
 """
 from __future__ import annotations
 
@@ -63,11 +78,14 @@ from ..kernels.data import new_workspace
 from ..model.arguments import kernel_of
 from ..model.parts import JointType, Link
 from ..model.robot import Robot
-from .op_count import CountCancelled, OpCount, count_forward_dynamics
+from .op_count import CountCancelled, OpCount, count_forward_dynamics, count_inverse_dynamics
+from .paper_formulation import count_rfdsim, count_ridim
 
 __all__ = ["SeedFormula", "SEED_FORMULAS", "seed_formula", "seed_crossover", "random_chain",
            "time_per_call", "kernel_calls", "CostRow", "CostSweep", "Crossover", "crossover", "measure_costs",
-           "default_n_values", "costs_csv_text", "write_costs_csv", "CSV_HEADER_LINES"]
+           "default_n_values", "costs_csv_text", "write_costs_csv", "CSV_HEADER_LINES",
+           "PRINTED_CROSSOVERS", "PrintedCrossover", "table2_crossovers", "table2_note",
+           "LinearCount", "CountComparison", "count_comparison", "count_notes"]
 
 
 # ----------------------------------------------------------------------------------
@@ -168,17 +186,83 @@ def seed_crossover(linear: SeedFormula, cubic: SeedFormula, both: bool = False,
                    n_max: int = 10_000) -> int | None:
     """The smallest n from which `linear` needs fewer operations than `cubic` at every
     larger n (up to n_max): multiplications only (seed 001's n*), or with `both`
-    multiplications and additions each (n+). None if it never does."""
-    first = None
-    for n in range(1, n_max + 1):
-        Ml, Al = linear.exact(n)
-        Mc, Ac = cubic.exact(n)
-        wins = Ml < Mc and (Al < Ac or not both)
-        if wins and first is None:
-            first = n
-        elif not wins:
-            first = None
-    return first
+    multiplications and additions each (n+). None if it never does. Exact: both
+    formulas times the common denominator of their coefficients, in integers."""
+    n = np.arange(1, n_max + 1, dtype=np.int64)
+
+    def scaled(p: tuple[F, ...], q: tuple[F, ...]) -> list[np.ndarray]:
+        d = math.lcm(*(c.denominator for c in p + q))
+        return [sum(int(c * d) * n ** i for i, c in enumerate(poly)) for poly in (p, q)]
+
+    Ml, Mc = scaled(linear.mul, cubic.mul)
+    wins = Ml < Mc
+    if both:
+        Al, Ac = scaled(linear.add, cubic.add)
+        wins &= Al < Ac
+    if not wins[-1]:
+        return None
+    losing = np.flatnonzero(~wins)
+    return int(n[losing[-1]]) + 1 if losing.size else 1
+
+
+#: Seed 001 Table 2's n* (multiplications only) and n+ (multiplications and additions
+#: each) columns as printed: from which n each O(n) algorithm needs fewer operations
+#: than Walker and Orin's O(n^3) one.
+PRINTED_CROSSOVERS: dict[str, tuple[int, int]] = {
+    "mohan_saha2007": (10, 12), "saha2003": (10, 14), "featherstone1983": (12, 14),
+    "valasek": (13, 15), "brandl": (14, 16)}
+
+
+@dataclass(frozen=True)
+class PrintedCrossover:
+    """One row of seed 001 Table 2's crossover columns, printed and from its formulas.
+
+    key, name : the row (`SEED_FORMULAS`)
+    printed_star, formula_star : n* as printed and from the formulas (`seed_crossover`)
+    printed_plus, formula_plus : n+ likewise
+    """
+
+    key: str
+    name: str
+    printed_star: int
+    formula_star: int | None
+    printed_plus: int
+    formula_plus: int | None
+
+    @property
+    def agrees(self) -> bool:
+        return (self.printed_star, self.printed_plus) == (self.formula_star, self.formula_plus)
+
+
+def table2_crossovers() -> list[PrintedCrossover]:
+    """Seed 001 Table 2's n* and n+ columns beside what the table's own formulas give
+    (against Walker and Orin, `seed_crossover`)."""
+    wo = seed_formula("walker_orin1982")
+    out = []
+    for key, (star, plus) in PRINTED_CROSSOVERS.items():
+        f = seed_formula(key)
+        out.append(PrintedCrossover(key, f.name, star, seed_crossover(f, wo), plus,
+                                    seed_crossover(f, wo, both=True)))
+    return out
+
+
+def table2_note() -> str:
+    """One sentence for the Lab: which of seed 001 Table 2's n* / n+ entries contradict
+    the table's own formulas."""
+    wrong, entries = [], 0
+    for row in table2_crossovers():
+        entries += 2
+        for label, printed, formula in (("n*", row.printed_star, row.formula_star),
+                                        ("n+", row.printed_plus, row.formula_plus)):
+            if printed != formula:
+                wrong.append(f"{row.name.split(' (')[0]} {label} {printed} "
+                             f"(its formulas: {formula})")
+    if not wrong:
+        return "Seed 001 Table 2's n* and n+ columns follow from its formulas."
+    return (f"Seed 001 Table 2's crossover columns: {len(wrong)} entries of n* (from which "
+            f"n the M, and n+ the M and the A each, are below Walker and Orin's) do not "
+            f"follow from the table's own formulas: "
+            + "; ".join(wrong) + f". The other {entries - len(wrong)} entries reproduce.")
 
 
 # ----------------------------------------------------------------------------------
@@ -262,6 +346,8 @@ class CostRow:
     count_denoc, count_composite : the counted operations (`core.lab.op_count.OpCount`), or
                       None where not counted
     progress        : fraction of the sweep's estimated work done after this row
+    count_paper     : the counted operations of the papers' RFDSIM in link frames
+                      (`core.lab.paper_formulation.count_rfdsim`), or None
     """
 
     n: int
@@ -272,6 +358,7 @@ class CostRow:
     count_denoc: OpCount | None = None
     count_composite: OpCount | None = None
     progress: float = 0.0
+    count_paper: OpCount | None = None
 
 
 @dataclass(frozen=True)
@@ -328,8 +415,8 @@ class CostSweep:
         return np.array([getattr(r, f"{prefix}_{method}") for r in self.rows], dtype=float)
 
     def counts(self, method: str, kind: str = "M") -> np.ndarray:
-        """Counted operations of `method`, kind "M", "A" or "M+A"; NaN where not
-        counted, (rows,)."""
+        """Counted operations of `method` ("denoc", "composite" or "paper", the papers'
+        RFDSIM in link frames), kind "M", "A" or "M+A"; NaN where not counted, (rows,)."""
         out = np.full(len(self.rows), np.nan)
         for i, r in enumerate(self.rows):
             c = getattr(r, f"count_{method}")
@@ -374,7 +461,7 @@ def default_n_values(n_max: int = 200) -> list[int]:
 
 def _work(n: int, count: bool, budget: float) -> float:
     """A rough cost of one sweep row, s (timing budget + counting at ~0.5 us/op)."""
-    ops = (800 * n + 1000 * n + n ** 3 / 3 + 6 * n ** 2) if count else 0.0
+    ops = (800 * n + 1000 * n + 600 * n + n ** 3 / 3 + 6 * n ** 2) if count else 0.0
     return 4 * budget + 0.5e-6 * ops
 
 
@@ -386,7 +473,8 @@ def measure_costs(n_values: Sequence[int], *, count: bool = True, count_max_n: i
 
     n_values    : chain lengths, ascending
     count       : also count the operations (`core.lab.op_count`, pure Python: the
-                  composite method at n = 200 takes a few seconds)
+                  composite method at n = 200 takes a few seconds), and those of the
+                  papers' RFDSIM in link frames (`core.lab.paper_formulation`)
     count_max_n : count only up to this n (None: all)
     budget_s, repeats : timing of each of the four calls per n (`time_per_call`)
     seed        : of the random chains (chain n uses seed + n) and states
@@ -412,16 +500,17 @@ def measure_costs(n_values: Sequence[int], *, count: bool = True, count_max_n: i
             lambda: forward_dynamics(robot, q, qd, tau, method="denoc"),
             lambda: forward_dynamics(robot, q, qd, tau, method="composite"), kd, kc,
             budget_s=budget_s, repeats=repeats)
-        c_d = c_c = None
+        c_d = c_c = c_p = None
         counted = count and (count_max_n is None or n <= count_max_n)
         if counted:
             try:
                 c_d = count_forward_dynamics(robot, q, qd, tau, "denoc", stop=stop)
                 c_c = count_forward_dynamics(robot, q, qd, tau, "composite", stop=stop)
+                c_p = count_rfdsim(robot, q, qd, tau, stop=stop)
             except CountCancelled:
                 break
         done += _work(n, counted, budget_s)
-        row = CostRow(n, t_d, t_c, k_d, k_c, c_d, c_c, min(1.0, done / total))
+        row = CostRow(n, t_d, t_c, k_d, k_c, c_d, c_c, min(1.0, done / total), c_p)
         sweep.rows.append(row)
         yield row
     return sweep
@@ -444,7 +533,9 @@ def costs_csv_text(sweep: CostSweep) -> str:
     out.write("# time: best mean wall time of one forward_dynamics call (call) and of its "
               "compiled entry kernel alone (kernel); M, A: "
               "multiplications/divisions and additions/subtractions counted in our kernels "
-              "(core.lab.op_count); seed formulas: seed 000 Table 2, seed 001 Table 2\n")
+              "(core.lab.op_count), and in the papers' RFDSIM in link frames (paper "
+              "formulation, core.lab.paper_formulation); seed formulas: seed 000 Table 2, "
+              "seed 001 Table 2\n")
     parts = []
     for label, c in (("kernel time", sweep.time_crossover()),
                      ("call time", sweep.time_crossover(kernel=False)),
@@ -453,7 +544,8 @@ def costs_csv_text(sweep: CostSweep) -> str:
         parts.append(f"{label}: " + (f"n = {c.n} (est. {c.n_est:.1f})" if c else "none"))
     out.write("# crossover (denoc cheaper from): " + "; ".join(parts) + "\n")
     header = ["n", "denoc call [us]", "composite call [us]", "denoc kernel [us]",
-              "composite kernel [us]", "denoc M", "denoc A", "composite M", "composite A"]
+              "composite kernel [us]", "denoc M", "denoc A", "composite M", "composite A",
+              "paper formulation M", "paper formulation A"]
     formulas = [seed_formula(k) for k in CSV_FORMULAS]
     for f in formulas:
         header += [f"{f.name} M (formula)", f"{f.name} A (formula)"]
@@ -462,7 +554,8 @@ def costs_csv_text(sweep: CostSweep) -> str:
     columns = [n, sweep.times("denoc") * 1e6, sweep.times("composite") * 1e6,
                sweep.times("denoc", True) * 1e6, sweep.times("composite", True) * 1e6,
                sweep.counts("denoc", "M"), sweep.counts("denoc", "A"),
-               sweep.counts("composite", "M"), sweep.counts("composite", "A")]
+               sweep.counts("composite", "M"), sweep.counts("composite", "A"),
+               sweep.counts("paper", "M"), sweep.counts("paper", "A")]
     for f in formulas:
         columns += [np.asarray(f.M(n)), np.asarray(f.A(n))]
     if len(n):
@@ -478,3 +571,137 @@ def write_costs_csv(sweep: CostSweep, path: str | os.PathLike) -> None:
     """Save the sweep as CSV (atomically, `core.io.atomic`); read back with
     numpy.loadtxt(path, delimiter=',', skiprows=CSV_HEADER_LINES) (NaN where not counted)."""
     write_atomically(path, costs_csv_text(sweep).encode("utf-8"))
+
+
+# ----------------------------------------------------------------------------------
+# The papers' numbers against ours: three columns
+# ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LinearCount:
+    """An operation count linear in n: M = M1 n + M0, A = A1 n + A0, and its values at n."""
+
+    n: int
+    M1: int
+    M0: int
+    A1: int
+    A0: int
+
+    @property
+    def M(self) -> int:
+        return self.M1 * self.n + self.M0
+
+    @property
+    def A(self) -> int:
+        return self.A1 * self.n + self.A0
+
+    @staticmethod
+    def _form(c1: int, c0: int) -> str:
+        return f"{c1}n {'-' if c0 < 0 else '+'} {abs(c0)}" if c0 else f"{c1}n"
+
+    def formulas(self) -> str:
+        """"120n - 44 M, 97n - 55 A"."""
+        return f"{self._form(self.M1, self.M0)} M, {self._form(self.A1, self.A0)} A"
+
+    def values(self) -> str:
+        """"676 M, 527 A"."""
+        return f"{self.M} M, {self.A} A"
+
+    def minus(self, other: "LinearCount") -> "LinearCount":
+        return LinearCount(self.n, self.M1 - other.M1, self.M0 - other.M0,
+                           self.A1 - other.A1, self.A0 - other.A0)
+
+    @staticmethod
+    def of(n: int, at_n: tuple[int, int], at_n1: tuple[int, int]) -> "LinearCount":
+        """The line through the counts (M, A) at n and n + 1."""
+        M1, A1 = at_n1[0] - at_n[0], at_n1[1] - at_n[1]
+        return LinearCount(n, M1, at_n[0] - M1 * n, A1, at_n[1] - A1 * n)
+
+
+@dataclass(frozen=True)
+class CountComparison:
+    """One algorithm's operations on an all-revolute serial arm, three ways.
+
+    problem     : "inverse" (RIDIM) or "forward" (RFDSIM)
+    source      : where the paper prints its count ("seed 000 Table 1")
+    table       : the paper's printed formula
+    formulation : the paper's formulation in link frames as counted here
+                  (`core.lab.paper_formulation`)
+    kernels     : ArmDyn's compiled kernels as counted (`core.lab.op_count`)
+    kinematics  : of `kernels`, the per-call kinematics (`link_quantities`: frames,
+                  inertias turned into the base frame)
+    bias        : forward only: of `formulation`, the bias forces phi = tau - RIDIM(q,
+                  q', 0) (else None)
+    """
+
+    problem: str
+    source: str
+    table: LinearCount
+    formulation: LinearCount
+    kernels: LinearCount
+    kinematics: LinearCount
+    bias: LinearCount | None = None
+
+
+def _counts(n: int, seed: int) -> dict[str, tuple[int, int]]:
+    robot = random_chain(n, seed + n)
+    ki = count_inverse_dynamics(robot, seed=seed)
+    kf = count_forward_dynamics(robot, seed=seed)
+    pi = count_ridim(robot, seed=seed)
+    pf = count_rfdsim(robot, seed=seed)
+    bias = tuple(x + y for x, y in zip(pf.stages["ridim"], pf.stages["(own)"]))
+    return {"ki": (ki.M, ki.A), "kf": (kf.M, kf.A), "pi": (pi.M, pi.A), "pf": (pf.M, pf.A),
+            "kin": ki.stages["link_quantities"], "bias": bias}
+
+
+def count_comparison(n: int = 6, seed: int = 0) -> tuple[CountComparison, CountComparison]:
+    """(inverse, forward): RIDIM and RFDSIM counted on random all-revolute chains of n and
+    n + 1 links (the counts are linear in n for n >= 2; they do not depend on the arm's
+    numbers), beside seed 000's Tables 1 and 2. A few milliseconds."""
+    if n < 2:
+        raise ValueError("n must be at least 2 (the counts are linear from there)")
+    a, b = _counts(n, seed), _counts(n + 1, seed)
+    line = {k: LinearCount.of(n, a[k], b[k]) for k in a}
+
+    def table(key: str) -> LinearCount:
+        f = seed_formula(key)
+        return LinearCount(n, int(f.mul[1]), int(f.mul[0]), int(f.add[1]), int(f.add[0]))
+
+    return (CountComparison("inverse", "seed 000 Table 1", table("saha1999_id"), line["pi"],
+                            line["ki"], line["kin"]),
+            CountComparison("forward", "seed 000 Table 2", table("saha1999_fd"), line["pf"],
+                            line["kf"], line["kin"], line["bias"]))
+
+
+def count_notes(inverse: CountComparison, forward: CountComparison) -> list[str]:
+    """Where the three columns differ, in sentences with the numbers (for the Lab)."""
+    n = inverse.table.n
+    kin = inverse.kinematics
+    ki_bare, kf_bare = inverse.kernels.minus(kin), forward.kernels.minus(kin)
+    fd_bare = forward.formulation.minus(forward.bias)
+    return [
+        f"Per-call kinematics: ArmDyn's kernels turn every link's inertia and mass centre "
+        f"into the base frame at every call (link_quantities: {kin.values()} at n = {n}, "
+        f"{kin.formulas()}). The papers' recursions read each link's mass matrix as a "
+        f"constant of its own frame and leave the sines and cosines out.",
+        f"Base frame against link frames: without the kinematics our kernels count "
+        f"{ki_bare.values()} for RIDIM and {kf_bare.values()} for RFDSIM, the papers' "
+        f"link-frame formulation {inverse.formulation.values()} and "
+        f"{forward.formulation.values()}. The base frame needs no rotation between "
+        f"frames (8 M 4 A per 3-vector in link frames) but multiplies full 6x6 matrices, "
+        f"zeros and ones included, as compiled code does with literal 0.0 and 1.0 (no "
+        f"fast math); the link-frame code is written around them.",
+        f"RIDIM: the paper's {inverse.table.formulas()} ({inverse.table.values()}) "
+        f"against {inverse.formulation.formulas()} counted here: the table's algorithm "
+        f"takes the twists at the mass centres C_i (seed 000), this one at O_i (seed 001), "
+        f"and the paper does not show its count line by line, so the "
+        f"{inverse.table.M - inverse.formulation.M} M and "
+        f"{inverse.table.A - inverse.formulation.A} A between them at n = {n} are not "
+        f"traced.",
+        f"RFDSIM: the paper's {forward.table.formulas()} ({forward.table.values()}) "
+        f"costs per link about what the formulation costs without the bias forces phi, "
+        f"{fd_bare.formulas()} ({fd_bare.values()}), not with them "
+        f"({forward.formulation.formulas()}): the paper lists phi among the inputs "
+        f"(“to be computed from any recursive inverse dynamics scheme”), so its "
+        f"table most likely leaves that RIDIM call ({forward.bias.formulas()}) out.",
+    ]

@@ -18,6 +18,10 @@ How a kernel is run here (`Counter.call`):
 - the float literals of the code (`0.0`, `1.0`, `2.0`, `1e-13`) become `Counted`
   constants (in the copied code object's constants), so that an operation between two
   literals (1.0 * 0.0 in a root joint's frame) is counted as the compiled code does it.
+- a plain Python function of a module named in `Counter(python_modules=...)` is rebuilt
+  the same way when a counted function calls it (`core.lab.paper_formulation`, the
+  papers' recursions in pure Python, is counted so); other Python functions run as they
+  are.
 - `model_views(F, I)` and `data_views(mv, ws)` (numba intrinsics that cut flat
   buffers, unusable from Python) are replaced by functions returning the model's
   fields (`KernelModel.views`) and a workspace's fields (`data_of`), with every float
@@ -254,7 +258,8 @@ def _is_kernel(x) -> bool:
 class OpCount:
     """Operations one call of an algorithm executes (a `Counter.call` of its entry kernel).
 
-    method : "denoc", "composite" or "ridim"
+    method : "denoc", "composite" or "ridim" (our kernels); "paper-ridim",
+             "paper-rfdsim" (the papers' recursions, `core.lab.paper_formulation`)
     n      : joints
     mul, div, add, sub, neg, cmp, fn : multiplications, divisions, additions,
              subtractions, negations, comparisons, elementary functions (cos, sin, sqrt)
@@ -299,11 +304,16 @@ class Counter:
                 counted fields)
     stop      : an event; when set, the count raises CountCancelled at the next call
                 of a kernel or of cos / sin / sqrt (a long count can be cancelled)
+    python_modules : names of modules whose plain Python functions are rebuilt like
+                kernels when a counted function calls them (pure-Python algorithms such
+                as `core.lab.paper_formulation`); other Python functions run as they are
     """
 
     def __init__(self, overrides: dict | None = None,
-                 stop: threading.Event | None = None) -> None:
+                 stop: threading.Event | None = None,
+                 python_modules: tuple[str, ...] = ()) -> None:
         self._stop = stop
+        self._python_modules = frozenset(python_modules)
         self._overrides = {id(k): v for k, v in (overrides or {}).items()}
         self._memo: dict[int, Callable] = {}
         self._proxies: dict[str, types.SimpleNamespace] = {}
@@ -350,6 +360,8 @@ class Counter:
         if id(x) in self._overrides:
             return self._overrides[id(x)]
         if _is_kernel(x):
+            return self.function(x)
+        if isinstance(x, types.FunctionType) and x.__module__ in self._python_modules:
             return self.function(x)
         if x is np:
             return self._np

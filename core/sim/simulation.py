@@ -31,12 +31,13 @@ from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR,
                               STATUS_STEP_TOO_SMALL, STATUS_TORQUE_FAILED, sample_torques)
 from ..kernels.pull import PULL_COLUMNS, pull_buffer
 from ..kernels.rhs import project_samples, sample_quantities
-from ..model.arguments import joint_vector, link_wrenches, model_of
+from ..model.arguments import (joint_vector, link_wrenches, model_of, physical_joint_values,
+                               positive_number, tolerance)
 from .dop853 import Dop853State
-from .driver import Failure, SampleFailure, drive, run_chunks
+from .driver import DEFAULT_MAX_WALL_TIME, Failure, SampleFailure, drive, run_chunks
 from .pull import PointPull
 from .stops import StopsInput, resolve_stops, simulation_warnings
-from .trajectory import RunKind, Trajectory, output_grid
+from .trajectory import RUN_COPIES, RunKind, Trajectory, check_sample_memory, output_grid
 
 #: Default tolerances: a 10 s free fall of the shipped arms keeps its energy to
 #: better than 1e-6 of the peak kinetic energy (SciPy's defaults do not).
@@ -58,35 +59,39 @@ class Dop853Stepper:
                  pull: PointPull | None = None) -> None:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
-        n = k.n
-        q0 = joint_vector(q0, n, "q0", default=model.q_home)
-        qd0 = joint_vector(qd0, n, "qd0", default=np.zeros(n))
+        n, nq, nv = k.n, k.nq, k.nv
+        self.grid = output_grid(duration, dt_out)
+        check_sample_memory(self.grid.size, RUN_COPIES * Trajectory.bytes_per_sample(
+            nv, k.m, pulled=pull is not None, nq=nq, ne=k.ne))
+        q0 = physical_joint_values(model, joint_vector(q0, nq, "q0", default=model.q_home),
+                                   "q0")
+        qd0 = physical_joint_values(model, joint_vector(qd0, nv, "qd0", default=np.zeros(nv)),
+                                    "qd0", rates=True)
+        rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
         if k.nl:
             q0 = assemble(model, q0)
             vt = velocity_transformation(model, q0)
-            qd0 = vt.R @ qd0[list(vt.independent)]
-        c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True)
+            qd0 = vt.R @ qd0[list(vt.rates)]
+        c = joint_vector(damping, nv, "damping", default=np.zeros(nv), scalar=True)
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
-        if not (rtol > 0 and atol > 0):
-            raise ArgumentError("rtol and atol must be positive")
         self.w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
-        self.grid = output_grid(duration, dt_out)
         self.t_end = float(self.grid[-1])
         self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
         used_stops = resolve_stops(model, stops)
+        self.counts_stops = used_stops is not None
         self.warnings = simulation_warnings(model, q0, False if used_stops is None
                                             else used_stops, free_fall=tau is None)
         if not callable(tau):
-            tau = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True)
-        stop_table = None if used_stops is None else used_stops.table(model)  # (n, 4)
+            tau = joint_vector(tau, nv, "tau", default=np.zeros(nv), scalar=True)
+        stop_table = None if used_stops is None else used_stops.table(model)  # (nv, 4)
         self.pull = pull
-        self.pull_now = pull_buffer(n)  # the request in force during the current chunk
+        self.pull_now = pull_buffer(n, k.nv)  # the request in force during the current chunk
         self.seen = -1 if pull is None else pull.copy_into(self.pull_now, n, -1)
         self.state = Dop853State(model, np.concatenate([q0, qd0]), 0.0, self.t_end, rtol,
                                  atol, tau=tau, damping=c, f_ext=self.w, stops=stop_table,
                                  pull=self.pull_now)
-        self.Y = np.full((self.grid.size, 2 * n), np.nan)
+        self.Y = np.full((self.grid.size, nq + nv), np.nan)
         self.sent = 0      # samples handed out by `take`
         self.next_out = 0  # samples the integrator has written
 
@@ -95,8 +100,9 @@ class Dop853Stepper:
         return self.state.t
 
     def empty(self) -> Trajectory:
-        return Trajectory.empty(self.kernel.n, self.kind, self.kernel.m, self.warnings,
-                                pulled=self.pull is not None)
+        k = self.kernel
+        return Trajectory.empty(k.nq, self.kind, k.m, self.warnings,
+                                pulled=self.pull is not None, nv=k.nv, recorded=True, ne=k.ne)
 
     def begin_chunk(self) -> None:
         """The pull's latest request, if it changed, holds for this whole chunk."""
@@ -131,11 +137,24 @@ class Dop853Stepper:
             # name the joint that ran away: the largest |q| or |qd| of the last good state
             # (when a step fails, all its components are usually non-finite together)
             y = np.abs(np.nan_to_num(self.state.y, nan=0.0, posinf=np.inf))
+            rate = int(np.argmax(y)) % self.kernel.nv
             return Failure("the state became non-finite or huge (> 1e10): the motion blew up",
-                           self.t, int(np.argmax(y)) % n + 1)
+                           self.t, int(self.model.rate_joint[rate]) + 1)
         assert status == STATUS_STEP_TOO_SMALL
+        where, joint = self.motion_now()
         return Failure("the integrator's step size collapsed (the motion is too stiff or "
-                       "singular at this point)", self.t)
+                       f"singular at this point); {where}", self.t, joint)
+
+    def motion_now(self) -> tuple[str, int | None]:
+        """(the step size and the fastest joint (largest |qd|) at the last accepted state,
+        in words; that joint, 1-based): what a run stopped by its budget or a collapsed
+        step reports (`core.sim.driver.ReportsMotion`)."""
+        qd = np.abs(np.nan_to_num(self.state.y[self.kernel.nv:], nan=0.0))
+        r = int(np.argmax(qd))
+        j = int(self.model.rate_joint[r])
+        unit = "rad/s" if self.model.rate_is_angular[r] else "m/s"
+        return (f"the step size is {self.state.h_abs:.3g} s and the fastest joint is {j + 1} "
+                f"({self.model.joint_names[j]!r}) at {qd[r]:.4g} {unit}", j + 1)
 
     def _torque_failure_text(self) -> str:
         error = self.state.torque_error
@@ -150,23 +169,25 @@ class Dop853Stepper:
         if hi == lo:
             return self.empty()
         k = self.kernel
-        n, m = k.n, k.m
+        n, m, nq, nv = k.n, k.m, k.nq, k.nv
         t, states = self.grid[lo:hi], self.Y[lo:hi]
         resid = None
         if k.nl:
             # dense-output samples onto the loops, as the accepted steps are
             resid = np.empty(hi - lo)
             project_samples(k.F, k.I, thread_workspace(k), states, 1e-14, resid)
-        q, qd = states[:, :n].copy(), states[:, n:].copy()
-        applied = np.empty((t.size, n))  # tau(t, q, qd); + damping and stops below
+        q, qd = states[:, :nq].copy(), states[:, nq:].copy()
+        applied = np.empty((t.size, nv))  # tau(t, q, qd); + damping and stops below
         if sample_torques(self.state.torque, t, states, self.state.tau, applied) >= 0:
             raise SampleFailure(Failure(self._torque_failure_text(), self.t, None,
                                         self.state.torque_error))
-        stop, qdd = np.empty_like(q), np.empty_like(q)
+        stop, qdd = np.empty_like(qd), np.empty_like(qd)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         pulled = np.empty((hi - lo, PULL_COLUMNS))
+        elements, momenta = np.empty((hi - lo, k.ne)), np.empty((hi - lo, 9))
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
-                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled)
+                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled,
+                                elements, momenta)
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             try:
@@ -178,28 +199,36 @@ class Dop853Stepper:
                 raise SampleFailure(Failure(err.reason, self.t)) from None
         return Trajectory(t.copy(), q, qd, qdd, applied, E, self.kind,
                           lam if k.nl else None, resid, stop, self.warnings,
-                          pulled if self.pull is not None else None)
+                          pulled if self.pull is not None else None,
+                          self.state.contacts[:, :, :3].copy() if self.counts_stops else None,
+                          momentum=momenta, element_forces=elements if k.ne else None)
 
 
 def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
                     damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                     dt_out: float = 0.01, chunk_duration: float = 0.05,
                     max_wall_per_chunk: float = 0.05, f_ext=None,
-                    stops: StopsInput = None, pull: PointPull | None = None
-                    ) -> Iterator[Trajectory]:
+                    stops: StopsInput = None, pull: PointPull | None = None,
+                    max_wall_time: float = DEFAULT_MAX_WALL_TIME) -> Iterator[Trajectory]:
     """Integrate the motion of an arm or mechanism from (q0, qd0) for `duration` seconds,
     chunk by chunk.
 
-    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest). With
-               loops, q0 is closed by `assemble` (its independent joints held) and the
-               rates of the dependent joints follow from the independent ones in qd0.
+    q0, qd0  : (n,) initial joint values / rates (default: home pose, at rest), within
+               the physical bounds of `core.model.arguments` (|q| <= 1e4 rad or 1e3 m,
+               |qd| <= 1e4 rad/s or 1e3 m/s); a q0 outside the joint limits is warned
+               about (`simulation_warnings`). With loops, q0 is closed by `assemble` (its
+               independent joints held) and the rates of the dependent joints follow
+               from the independent ones in qd0.
     tau      : None (free fall), a constant (n,) vector, or a function
                tau(t, q, qd) -> (n,), N m / N: a plain Python function, or one compiled
                by numba (`@numba.njit`, also as tau(t, q, qd, out) writing into out),
                which keeps the whole run compiled (`core.kernels.torque`)
     damping  : viscous joint damping (n,) or scalar, N m s/rad / N s/m
-    rtol, atol : integrator tolerances on y = [q; qd]
-    dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`
+    rtol, atol : integrator tolerances on y = [q; qd], each in [1e-14, 1e-2]
+               (`core.model.arguments.RTOL_RANGE`, `ATOL_RANGE`)
+    dt_out   : output sample step (s); samples lie on `output_grid(duration, dt_out)`;
+               a run whose samples would need more than half the machine's available
+               memory is refused before it starts (`check_sample_memory`)
     f_ext    : constant external wrenches (see `core.algorithms.dynamics`): (6,) on the last link,
                (n, 6) per link
     stops    : end stops at the joint limits: None (the default: `JointStops()` when the
@@ -210,6 +239,11 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                applied at every evaluation of the right-hand side. Its request is read at
                each chunk boundary (a change takes effect from the next chunk); the
                samples record it in `Trajectory.pull`. None: no pull (and no column).
+    max_wall_time : the run's wall-time budget, s (default 120; `core.sim.driver`): the
+               wall time its stepping may take. Measured over every half second of
+               stepping, a run whose pace projects it past the budget (a collapsed step
+               size, a stiff joint) stops at once with SimulationError (the time, the
+               pace, the step size and the fastest joint, and the samples so far).
     Yields Trajectory chunks of new samples (the first holds t = 0) every
     `chunk_duration` simulated seconds, or sooner when a chunk has taken
     `max_wall_per_chunk` wall seconds (a chunk may then be empty); returns the
@@ -221,18 +255,19 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     the cut-joint forces and the loop residual.
     Raises SimulationError (with `.result`, the samples so far, `.time` and
     `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
-    is singular or the step size collapses.
+    is singular, the step size collapses or the run is over its wall-time budget.
     """
     stepper = Dop853Stepper(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out, f_ext,
                             stops, pull)
-    return (yield from drive(stepper, chunk_duration, max_wall_per_chunk))
+    return (yield from drive(stepper, chunk_duration, max_wall_per_chunk, max_wall_time))
 
 
 def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
              damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
              dt_out: float = 0.01, progress: Callable[[float], None] | None = None,
              cancel: Callable[[], bool] | None = None, f_ext=None,
-             stops: StopsInput = None, pull: PointPull | None = None) -> Trajectory:
+             stops: StopsInput = None, pull: PointPull | None = None,
+             max_wall_time: float = DEFAULT_MAX_WALL_TIME) -> Trajectory:
     """Simulate the arm for `duration` seconds and return every sample (see `simulate_chunks`).
 
     progress(fraction) is called after each chunk with the simulated fraction in
@@ -242,6 +277,7 @@ def simulate(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
     # chunks of 1/10 of the run keep the per-chunk bookkeeping (about 25 us each) small;
     # the wall-time bound of each chunk keeps cancel() prompt
     gen = simulate_chunks(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out,
-                          chunk_duration=max(0.05, duration / 10), f_ext=f_ext,
-                          stops=stops, pull=pull)
+                          chunk_duration=max(0.05, positive_number(duration, "duration") / 10),
+                          f_ext=f_ext,
+                          stops=stops, pull=pull, max_wall_time=max_wall_time)
     return run_chunks(gen, duration, progress, cancel)

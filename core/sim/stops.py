@@ -7,7 +7,9 @@ has limits (`stops=False` turns them off). Their force is part of the applied jo
 forces (`Trajectory.tau`, and alone `Trajectory.stop_forces`), their spring energy part
 of the potential energy, so the total energy falls by exactly the work of their dampers.
 `simulation_warnings` says before a run what may go wrong (a prismatic joint nothing
-stops); `stop_report` says after it which stops were hit.
+stops); `stop_report` says after it which stops were hit, from the hits the integrator
+counted at every accepted step (`core.kernels.passive.record_stop_contacts`), and
+`dissipated_energy` how much energy their dampers took out.
 """
 from __future__ import annotations
 
@@ -18,13 +20,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..algorithms.tree_dynamics import mass_matrix
-from ..model.arguments import joint_vector, model_of
+from ..errors import ArgumentError, ArgumentTypeError
+from ..kernels.passive import STOP_HIT_DEPTH
+from ..model.arguments import joint_vector, model_of, positive_number
 from .trajectory import Trajectory
 
 #: Default natural frequency of a joint on its stop, Hz (`JointStops.frequency`).
 DEFAULT_STOP_FREQUENCY = 50.0
 #: Default Hunt-Crossley damping of a stop, s/rad or s/m (`JointStops.damping`).
 DEFAULT_STOP_DAMPING = 5.0
+#: The total energy a run keeps to, relative to its energy scale (`dissipated_energy`):
+#: the default tolerances keep a 10 s free fall's energy to better than 1e-6 of its peak
+#: kinetic energy (`core.sim.simulation.DEFAULT_RTOL`).
+ENERGY_RESOLUTION = 1e-6
 
 
 @dataclass(frozen=True)
@@ -59,32 +67,41 @@ class JointStops:
     damping: float | Sequence[float] = DEFAULT_STOP_DAMPING
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.frequency, (int, float)) and math.isfinite(self.frequency)
-                and self.frequency > 0):
-            raise ValueError(f"stop frequency must be a positive number of Hz, got "
-                             f"{self.frequency!r}")
-        d = np.asarray(self.damping, dtype=float)
+        positive_number(self.frequency, "stop frequency (Hz)")
+        d = self._numbers(self.damping, "stop damping")
         if d.ndim > 1 or not (np.all(np.isfinite(d)) and np.all(d >= 0)):
-            raise ValueError(f"stop damping must be finite and >= 0, got {self.damping!r}")
+            raise ArgumentError(f"stop damping must be finite and >= 0, got {self.damping!r}")
         if self.stiffness is not None:
-            k = np.asarray(self.stiffness, dtype=float)
+            k = self._numbers(self.stiffness, "stop stiffness")
             if k.ndim > 1 or not (np.all(np.isfinite(k)) and np.all(k > 0)):
-                raise ValueError(f"stop stiffness must be finite and > 0, got "
-                                 f"{self.stiffness!r}")
+                raise ArgumentError(f"stop stiffness must be finite and > 0, got "
+                                    f"{self.stiffness!r}")
+
+    @staticmethod
+    def _numbers(x, name: str) -> np.ndarray:
+        try:
+            return np.asarray(x, dtype=float)
+        except (TypeError, ValueError):
+            raise ArgumentTypeError(f"{name} must be numbers, got {x!r}") from None
 
     def table(self, model) -> np.ndarray:
-        """(n, 4) rows [q_lo, q_hi, K, d] of the model's joints (rad / m, N m/rad / N/m,
-        s/rad / s/m); -inf, +inf for a joint without limits: what the integrator takes
-        (`core.algorithms.dynamics.passive_table`)."""
-        n = model_of(model).kernel.n
-        rows = np.empty((n, 4))
-        rows[:, :2] = model.joint_limits
+        """(nv, 4) rows [q_lo, q_hi, K, d] of the model's joint rates (rad / m, N m/rad /
+        N/m, s/rad / s/m); -inf, +inf for a joint without limits (the rates of a joint of
+        several degrees of freedom: limits are a revolute or prismatic joint's): what the
+        integrator takes (`core.algorithms.dynamics.passive_table`)."""
+        k = model_of(model).kernel
+        n, iv = k.n, k.views.iv
+        rows = np.empty((k.nv, 4))
+        rows[:, 0], rows[:, 1] = -np.inf, np.inf
+        rows[iv, :2] = model.joint_limits
         if self.stiffness is None:
             inertia = np.diag(mass_matrix(model, model.q_home))
             rows[:, 2] = inertia * (2 * math.pi * self.frequency) ** 2
         else:
-            rows[:, 2] = joint_vector(self.stiffness, n, "stop stiffness", scalar=True)
-        rows[:, 3] = joint_vector(self.damping, n, "stop damping", scalar=True)
+            rows[:, 2] = 1.0
+            rows[iv, 2] = joint_vector(self.stiffness, n, "stop stiffness", scalar=True)
+        rows[:, 3] = 0.0
+        rows[iv, 3] = joint_vector(self.damping, n, "stop damping", scalar=True)
         return rows
 
 
@@ -103,7 +120,7 @@ def resolve_stops(model, stops: StopsInput = None) -> JointStops | None:
         return JointStops()
     if stops is False:
         return None
-    raise TypeError(f"stops must be None, True, False or a JointStops, got {stops!r}")
+    raise ArgumentTypeError(f"stops must be None, True, False or a JointStops, got {stops!r}")
 
 
 def _joints_in_loops(model) -> set[int]:
@@ -131,6 +148,38 @@ def _joint_value(model, j: int, value: float) -> str:
     return f"{math.degrees(value):.4g} deg" if model.is_revolute[j] else f"{value:.4g} m"
 
 
+def _joint_values(model, q) -> np.ndarray:
+    """The value of each joint in q (nq,) or (S, nq): (n,) or (S, n), a revolute or
+    prismatic joint's own; nan for a joint of several degrees of freedom (no limits)."""
+    m = model_of(model)
+    q = np.asarray(q, dtype=float)
+    out = q[..., m.kernel.views.iq]
+    out[..., ~np.array([t.is_dh for t in m.joint_types], dtype=bool)] = np.nan
+    return out
+
+
+def _past_limits(model, q):
+    """(j, side, limit, past) for every joint of q (nq,) outside its limits: past > 0 is
+    how far (rad / m)."""
+    limits = model.joint_limits
+    q = _joint_values(model, q)
+    for j in range(len(limits)):
+        lo, hi = limits[j]
+        for side, limit, past in (("lower", lo, lo - q[j]), ("upper", hi, q[j] - hi)):
+            if past > 0:
+                yield j, side, limit, float(past)
+
+
+def limit_warnings(model, q, name: str) -> tuple[str, ...]:
+    """One sentence per joint of the pose q (n,), the argument `name`, that lies outside
+    its limits (`Model.joint_limits`), e.g. "q_end: joint 2 ('shoulder') is 12 deg past
+    its upper limit (90 deg)"."""
+    names = model.joint_names
+    return tuple(f"{name}: joint {j + 1} ({names[j]!r}) is {_joint_value(model, j, past)} "
+                 f"past its {side} limit ({_joint_value(model, j, limit)})"
+                 for j, side, limit, past in _past_limits(model, np.asarray(q, dtype=float)))
+
+
 def simulation_warnings(model, q0=None, stops: StopsInput = None,
                         free_fall: bool = True) -> tuple[str, ...]:
     """What a run of `model` from q0 (n,) (default: home) with `stops` (see
@@ -138,7 +187,8 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
 
     - in a free fall, a prismatic joint (outside any loop) with no stop to hold it:
       no limits, or stops off; gravity may carry it away without bound;
-    - with stops, a joint that starts past one of its limits (its stop pushes it back).
+    - a joint that starts past one of its limits: with stops, its stop pushes it back;
+      without, nothing does (`limit_warnings`).
     `simulate_chunks` puts these in every chunk's `warnings`."""
     used = resolve_stops(model, stops)
     limits = model.joint_limits
@@ -148,7 +198,7 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
     if free_fall:
         bound = _joints_in_loops(model)
         for j in range(len(names)):
-            if model.is_revolute[j] or j in bound:
+            if model.joint_types[j].value != "prismatic" or j in bound:
                 continue
             if not np.isfinite(limits[j]).all():
                 out.append(f"joint {j + 1} ({names[j]!r}) is prismatic and has no limits: "
@@ -159,43 +209,82 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
                            "off: nothing stops it in a free fall, it may slide away "
                            "without bound")
     if used is not None:
-        for j in range(len(names)):
-            lo, hi = limits[j]
-            for side, limit, past in (("lower", lo, lo - q[j]), ("upper", hi, q[j] - hi)):
-                if past > 0:
-                    out.append(f"joint {j + 1} ({names[j]!r}) starts "
-                               f"{_joint_value(model, j, past)} past its {side} limit "
-                               f"({_joint_value(model, j, limit)}): its stop pushes it back")
+        for j, side, limit, past in _past_limits(model, q):
+            out.append(f"joint {j + 1} ({names[j]!r}) starts "
+                       f"{_joint_value(model, j, past)} past its {side} limit "
+                       f"({_joint_value(model, j, limit)}): its stop pushes it back")
+    else:
+        out.extend(f"{w}; its stops are off" for w in limit_warnings(model, q, "q0"))
     return tuple(out)
 
 
+def _contacts_of_samples(model, traj: Trajectory) -> np.ndarray:
+    """(n, 2, 3) [hits, peak force, deepest penetration] per joint and side (0 lower, 1
+    upper) as the samples show them: a hit is a run of samples past the limit that goes
+    more than STOP_HIT_DEPTH past it."""
+    n = model_of(model).n
+    rows = np.zeros((n, 2, 3))
+    limits = model.joint_limits
+    forces = traj.stop_forces[:, model_of(model).kernel.views.iv]  # (S, n)
+    values = _joint_values(model, traj.q)
+    for sign, side in ((1.0, 0), (-1.0, 1)):
+        pushed = np.flatnonzero(np.any(sign * forces > 0, axis=0))
+        for j in pushed:  # (only where a stop pushed: a stop there, touched)
+            f = forces[:, j]
+            past = sign * (limits[j, side] - values[:, j])  # how far past the limit
+            inside = np.concatenate([[0], (past > 0).astype(np.int8), [0]])
+            edges = np.flatnonzero(np.diff(inside))  # [start, end) of each contact
+            deepest = np.maximum.reduceat(np.append(past, -np.inf), edges)[::2]
+            rows[j, side] = (np.count_nonzero(deepest > STOP_HIT_DEPTH),
+                             np.max(np.abs(f[sign * f > 0])), np.max(past))
+    return rows
+
+
 def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
-    """One sentence per stop that the samples of `traj` show touched: the joint, the
-    limit, how many contacts, the peak force and the deepest penetration, e.g.
-    "joint 3 ('quill') hit its upper stop (0.21 m) 4 times: peak force 1020 N, at most
-    2.1 mm past it". A contact shorter than the sample step can fall between samples."""
-    # the window asks at the end of every run: looking at each joint and side took 3 ms
-    # for a 600 s PUMA run that met no stop
-    if not traj.stop_forces.any():
+    """One sentence per stop hit during the run: the joint, the limit, how many hits, the
+    peak force and the deepest penetration, e.g. "joint 3 ('quill') hit its upper stop
+    (0.21 m) 4 times: peak force 1020 N, at most 2.1 mm past it".
+
+    A simulation's hits are those the integrator counted at every accepted step
+    (`Trajectory.stop_contacts`): a bounce between two output samples is named too.
+    Without that count (another run's Trajectory) the samples are read, and a contact
+    shorter than the sample step can fall between them. Either way a contact is a hit
+    once the joint goes more than STOP_HIT_DEPTH (1e-9 rad or m) past its limit: a joint
+    that starts on its limit and stays there within round-off is not hit."""
+    if traj.stop_contacts is not None:
+        rows = traj.stop_contacts[model_of(model).kernel.views.iv]  # per joint
+    elif traj.stop_forces.any():
+        # the window asks at the end of every run: looking at each joint and side took
+        # 3 ms for a 600 s PUMA run that met no stop
+        rows = _contacts_of_samples(model, traj)
+    else:
         return ()
     out = []
     limits = model.joint_limits
     names = model.joint_names
     unit = ["N m" if r else "N" for r in model.is_revolute]
-    pushed = {1.0: np.any(traj.stop_forces > 0, axis=0),
-              -1.0: np.any(traj.stop_forces < 0, axis=0)}
-    for j in range(traj.n):
-        f = traj.stop_forces[:, j]
-        for side, sign, limit in (("lower", 1.0, limits[j, 0]), ("upper", -1.0, limits[j, 1])):
-            if not pushed[sign][j]:  # no stop there, or never touched
+    for j in range(len(names)):
+        for side, name in ((0, "lower"), (1, "upper")):
+            hits, peak, deepest = rows[j, side]
+            if hits < 1:  # no stop there, never touched, or only within round-off
                 continue
-            pushing = sign * f > 0
-            past = sign * (limit - traj.q[:, j])  # how far past the limit
-            touching = past > 0
-            contacts = int(touching[0]) + int(np.count_nonzero(touching[1:] & ~touching[:-1]))
-            times = "once" if contacts == 1 else f"{contacts} times"
-            out.append(f"joint {j + 1} ({names[j]!r}) hit its {side} stop "
-                       f"({_joint_value(model, j, limit)}) {times}: peak force "
-                       f"{float(np.max(np.abs(f[pushing]))):.4g} {unit[j]}, at most "
-                       f"{_joint_value(model, j, float(np.max(past)))} past it")
+            times = "once" if hits == 1 else f"{int(hits)} times"
+            out.append(f"joint {j + 1} ({names[j]!r}) hit its {name} stop "
+                       f"({_joint_value(model, j, limits[j, side])}) {times}: peak force "
+                       f"{float(peak):.4g} {unit[j]}, at most "
+                       f"{_joint_value(model, j, float(deepest))} past it")
     return tuple(out)
+
+
+def dissipated_energy(traj: Trajectory) -> float:
+    """E(0) - E(end), J: the energy a free fall's dampers (the joints' viscous damping, the
+    stops' Hunt-Crossley dampers) took out. A value within ENERGY_RESOLUTION of the
+    run's energy scale (its peak kinetic energy plus the range of its potential energy)
+    is the integrator's error, not dissipation, and is reported as 0.0: an elastic stop
+    dissipates nothing (it reported -2.2e-8 J)."""
+    if len(traj) == 0:
+        return 0.0
+    E = traj.energy
+    lost = float(E[0, 2] - E[-1, 2])
+    scale = float(np.max(np.abs(E[:, 0])) + np.ptp(E[:, 1]))
+    return 0.0 if abs(lost) <= ENERGY_RESOLUTION * scale else lost

@@ -9,9 +9,18 @@ job's cancel); the rows stream into two plots:
 - time per call (us): each method's compiled kernel (solid, with markers) and the public
   `forward_dynamics` call (dotted), the kernels' crossover marked;
 - operations: the multiplications (or additions, or both) our kernels execute, counted
-  by `core.lab.op_count`, solid with markers; the seeds' formulas dashed (seed 000 Table 2:
-  RFDSIM (1999), Featherstone, Walker and Orin's O(n^3); seed 001 Table 2: Mohan and
-  Saha (2007)); the counted crossover and RFDSIM's against Walker and Orin marked.
+  by `core.lab.op_count`, solid with markers; the papers' RFDSIM written in link frames
+  (`core.lab.paper_formulation`), counted the same way, dash-dotted; the seeds' formulas
+  dashed (seed 000 Table 2: RFDSIM (1999), Featherstone, Walker and Orin's O(n^3); seed
+  001 Table 2: Mohan and Saha (2007)); the counted crossover and RFDSIM's against Walker
+  and Orin marked.
+
+Beside the plots, "the papers' numbers where ArmDyn differs" (`PapersNumbers`): RIDIM
+and RFDSIM at n = 6 in three columns, the paper's table, the paper's formulation as
+counted here and ArmDyn's kernels as counted (`core.lab.complexity.count_comparison`),
+the notes on where they differ (`count_notes`), the n*/n+ entries of seed 001 Table 2
+that contradict its formulas (`table2_note`) and the five-bar's reconstructed base
+length (`core.lab.reconstructions.fivebar_note`).
 
 No physics here: every number comes from `core.lab.complexity`. Curves are created once
 and updated with setData from a timer. The sweep exports as CSV (`write_costs_csv`)
@@ -19,6 +28,7 @@ and the plots as PNG or SVG.
 """
 from __future__ import annotations
 
+import html
 import math
 import threading
 from pathlib import Path
@@ -26,22 +36,31 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel,
-                               QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFileDialog,
+                               QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton,
+                               QSpinBox, QSplitter, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
-from armdyn.core.lab.complexity import (CostRow, CostSweep, Crossover, crossover, default_n_values,
-                             measure_costs, seed_formula, write_costs_csv)
+from armdyn.core.lab.complexity import (CostRow, CostSweep, Crossover, count_comparison,
+                                        count_notes, crossover, default_n_values,
+                                        measure_costs, seed_formula, table2_note,
+                                        write_costs_csv)
+from armdyn.core.lab.reconstructions import fivebar_note
 
+from ..look.scroll import scroll_area
 from ..plots.plots_panel import (CompactGraphics, adopt_menus, grid_axes, legend_beside,
                                  style_like_results, write_image)
 from ..jobs.job import Job
 
-__all__ = ["ComplexityPanel", "REFRESH_MS", "FORMULA_CURVES"]
+__all__ = ["ComplexityPanel", "PapersNumbers", "REFRESH_MS", "FORMULA_CURVES", "PAPER_N"]
 
 #: Redraw period while a sweep streams rows, ms.
 REFRESH_MS = 100
 DENOC_COLOR = "#0072B2"
 COMPOSITE_COLOR = "#D55E00"
+PAPER_COLOR = "#CC79A7"
+#: The arm size of the papers' tables' n = 6 columns.
+PAPER_N = 6
 #: Seed formulas drawn on the operations plot: (key, colour, legend).
 FORMULA_CURVES = (("saha1999_fd", DENOC_COLOR, "RFDSIM 1999 (seed 000)"),
                   ("mohan_saha2007", "#009E73", "Mohan-Saha 2007 (seed 001)"),
@@ -165,8 +184,10 @@ class ComplexityPanel(QWidget):
                 ("count_denoc", "DeNOC, counted", DENOC_COLOR, Qt.PenStyle.SolidLine,
                  self.ops_plot, symbol),
                 ("count_composite", "composite, counted", COMPOSITE_COLOR,
-                 Qt.PenStyle.SolidLine, self.ops_plot, symbol)):
-            pen = pg.mkPen(color, width=2 if style == Qt.PenStyle.SolidLine else 1, style=style)
+                 Qt.PenStyle.SolidLine, self.ops_plot, symbol),
+                ("count_paper", "RFDSIM in link frames, counted", PAPER_COLOR,
+                 Qt.PenStyle.DashDotLine, self.ops_plot, {"symbol": "o", "symbolSize": 4})):
+            pen = pg.mkPen(color, width=1 if style == Qt.PenStyle.DotLine else 2, style=style)
             brush = {"symbolBrush": color, "symbolPen": color} if extra else {}
             self.curves[key] = plot.plot([], [], pen=pen, name=name, **extra, **brush)
         for key, color, name in FORMULA_CURVES:
@@ -199,7 +220,16 @@ class ComplexityPanel(QWidget):
         layout.addLayout(controls)
         layout.addLayout(buttons)
         layout.addWidget(self.status)
-        layout.addWidget(self.graphics, 1)
+        # the plots, and beside them the papers' numbers (scrolling on their own)
+        self.papers = PapersNumbers()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(self.graphics)
+        self.splitter.addWidget(scroll_area(self.papers, name="complexityPapersArea",
+                                            vertical_only=True, fit_width=True))
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        layout.addWidget(self.splitter, 1)
         layout.addWidget(self.summary)
         self._update_buttons()
         self._draw_formulas()
@@ -340,7 +370,7 @@ class ComplexityPanel(QWidget):
             prefix, method = key.split("_")
             y = sweep.times(method, kernel=prefix == "kernel") * 1e6 if len(n) else n
             self.curves[key].setData(n, y)
-        for method in ("denoc", "composite"):
+        for method in ("denoc", "composite", "paper"):
             y = sweep.counts(method, kind) if len(n) else n
             ok = np.isfinite(y)
             self.curves[f"count_{method}"].setData(n[ok], y[ok])
@@ -370,11 +400,14 @@ class ComplexityPanel(QWidget):
             lines.append(f"Counted {kind}: DeNOC cheaper {where(c_cross)}.")
             if ok.size >= 2:
                 i, j = ok[-2], ok[-1]
-                slope = (counts[j] - counts[i]) / (self.sweep.n[j] - self.sweep.n[i])
+                dn = self.sweep.n[j] - self.sweep.n[i]
+                slope = (counts[j] - counts[i]) / dn
+                own = self.sweep.counts("paper", kind)
                 ref = seed_formula(SEED_PAIR[0])
                 paper = {"M": ref.mul[1], "A": ref.add[1], "M+A": ref.mul[1] + ref.add[1]}[kind]
-                lines.append(f"Ours: {slope:.0f} {kind} per link; RFDSIM (seed 000 Table 2): "
-                             f"{float(paper):.0f}.")
+                lines.append(f"Ours: {slope:.0f} {kind} per link; the paper's RFDSIM in link "
+                             f"frames: {(own[j] - own[i]) / dn:.0f}; its table (seed 000 "
+                             f"Table 2): {float(paper):.0f}.")
         n = np.arange(1, 1001, dtype=float)
         seed = crossover(n, *(self._formula_values(k, n) for k in SEED_PAIR))
         if seed is not None:
@@ -412,3 +445,87 @@ class ComplexityPanel(QWidget):
         """Cancel the sweep (its thread ends on its own) and stop the refresh timer."""
         self._cancel()
         self._timer.stop()
+
+
+class PapersNumbers(QWidget):
+    """The papers' numbers where ArmDyn differs: RIDIM and RFDSIM at n = `PAPER_N` in three
+    columns (the paper's table, the paper's formulation counted here, ArmDyn's kernels
+    counted; each with its formula in n), and the notes on where they differ, on seed
+    001 Table 2's crossover columns and on the five-bar's reconstructed base length.
+    Every number comes from `core.lab` (counted when the panel is built, a few ms)."""
+
+    COLUMNS = ("paper's\ntable", "paper's formu-\nlation, counted", "ArmDyn's ker-\nnels, counted")
+    TOOLTIPS = ("The paper's printed count (seed 000 Tables 1 and 2)",
+                "The paper's recursion written in link frames, kinematics excluded, run on "
+                "counting numbers (core.lab.paper_formulation)",
+                "ArmDyn's compiled kernels, base frame, per-call kinematics included, run "
+                "on counting numbers (core.lab.op_count)")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("complexityPapers")
+        self.comparison = count_comparison(PAPER_N)
+        heading = QLabel(f"<b>The papers' numbers where ArmDyn differs</b><br>operations "
+                         f"of one call on an all-revolute arm of n = {PAPER_N} links (M: "
+                         f"multiplications, A: additions), and as functions of n")
+        heading.setWordWrap(True)
+        self.table = QTableWidget(len(self.comparison), len(self.COLUMNS))
+        self.table.setObjectName("complexityPapersTable")
+        for col, (title, tip) in enumerate(zip(self.COLUMNS, self.TOOLTIPS)):
+            item = QTableWidgetItem(title)
+            item.setToolTip(tip)
+            self.table.setHorizontalHeaderItem(col, item)
+        self.table.setVerticalHeaderLabels(
+            [f"{'RIDIM' if c.problem == 'inverse' else 'RFDSIM'}\n{c.problem}"
+             for c in self.comparison])
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setWordWrap(True)
+        for r, c in enumerate(self.comparison):
+            for col, (count, source) in enumerate((
+                    (c.table, c.source), (c.formulation, "core.lab.paper_formulation"),
+                    (c.kernels, "core.lab.op_count"))):
+                m_form, a_form = count.formulas().split(", ")
+                item = QTableWidgetItem(f"{count.values()}\n{m_form}\n{a_form}")
+                item.setToolTip(source)
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                self.table.setItem(r, col, item)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+        frame = 2 * self.table.frameWidth()
+        self.table.setFixedSize(
+            self.table.verticalHeader().sizeHint().width() + frame
+            + sum(self.table.columnWidth(c) for c in range(self.table.columnCount())),
+            header.sizeHint().height() + frame
+            + sum(self.table.rowHeight(r) for r in range(self.table.rowCount())))
+        self.notes = QLabel(self.notes_html())
+        self.notes.setObjectName("complexityPapersNotes")
+        self.notes.setWordWrap(True)
+        self.notes.setTextFormat(Qt.TextFormat.RichText)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 0, 4, 0)
+        layout.addWidget(heading)
+        layout.addWidget(self.table)
+        layout.addWidget(self.notes, 1)
+
+    def note_texts(self) -> list[str]:
+        """The notes, plain: where the columns differ, Table 2's crossovers, the five-bar."""
+        return [*count_notes(*self.comparison), table2_note(), fivebar_note()]
+
+    def notes_html(self) -> str:
+        """The notes as a list, each one's lead-in (up to its first colon) in bold."""
+        items = []
+        for text in self.note_texts():
+            lead, sep, rest = text.partition(": ")
+            if sep and len(lead) <= 60 and lead.count("(") == lead.count(")"):
+                items.append(f"<li><b>{html.escape(lead)}</b>: {html.escape(rest)}</li>")
+            else:
+                items.append(f"<li>{html.escape(text)}</li>")
+        return f"<ul style='margin-left: -24px'>{''.join(items)}</ul>"
