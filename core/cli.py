@@ -221,7 +221,8 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
     if len(traj) == 0:
         return "no samples"
     where = "stdout" if output == "-" else output
-    head = f"{robot.name}: {traj.kind}, {len(traj)} samples over {traj.t[-1]:g} s; "
+    head = (f"{robot.name}: {traj.kind}, {len(traj)} sample{'s' * (len(traj) != 1)} over "
+            f"{traj.t[-1]:g} s; ")
     if traj.kind == "inverse-dynamics":
         peak = np.abs(traj.tau).max(axis=0)
         j = int(np.argmax(peak))
@@ -252,6 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = model_path(args.robot)  # a file, or a bundled model's short name
         robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \
             else load_mechanism(path)
+        for warning in robot.warnings:  # the loops closed on loading, a URDF's unread tags
+            print(f"armdyn: warning: {path.name}: {warning}", file=sys.stderr)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None
@@ -278,12 +281,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 max_wall_time=args.max_wall_time)
             except SimulationError as err:
                 samples = len(err.result) if err.result is not None else 0
-                written = f"{samples} samples written"
+                count = f"{samples} sample{'s' * (samples != 1)}"
+                written = f"{count} written"
                 if samples:
                     try:
                         _emit(err.result, robot, args.output)
                     except _OutputError as bad:
-                        written = f"{samples} samples not written: {bad}"
+                        written = f"{count} not written: {bad}"
                 print(f"armdyn: {err} ({written})", file=sys.stderr)
                 return 1
         _emit(traj, robot, args.output)
