@@ -42,3 +42,16 @@ def test_a_narrow_bar_shows_an_arrow_to_the_actions_it_hides(make_window, qtbot)
     dark = sum(1 for x in range(image.width()) for y in range(image.height())
                if image.pixelColor(x, y).lightness() < 120)
     assert dark > 10, "the overflow arrow draws nothing"
+
+
+def test_every_action_is_on_the_bar_at_1600_by_1000(make_window):
+    """'Use as Inverse-Dynamics Target' went to the overflow menu of a 1600 x 1000 window:
+    the bar shows its short text, the View menu the whole."""
+    window = make_window(PUMA, size=(1600, 1000))
+    flush_events()
+    bar = window.view_bar
+    target = window.tool_drag.target_action
+    assert bar.widgetForAction(target).isVisible()
+    assert bar.widgetForAction(target).text() == "Use as Target"
+    assert not extension(bar).isVisible()
+    assert "Inverse-Dynamics" in target.text()
