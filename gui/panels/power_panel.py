@@ -56,8 +56,11 @@ class PowerPanel(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._refresh)
 
+        self._span: tuple[float, float] | None = None
         self.graphics = CompactGraphics(180)
         self.graphics.setBackground("w")
+        # room on the right for the time axis's last label (t = T)
+        self.graphics.ci.layout.setContentsMargins(0, 0, 14, 0)
         self.graphics.setMinimumHeight(180)
         self.rate_plot = self.graphics.addPlot(row=0, col=0, axisItems=grid_axes(time=True))
         self.residual_plot = self.graphics.addPlot(row=1, col=0,
@@ -111,6 +114,7 @@ class PowerPanel(QWidget):
     def reset(self, *_args) -> None:
         """Forget the samples (a new run or a new robot)."""
         self.stream.reset()
+        self._span = None
         self._dirty = True
         self._refresh()
 
@@ -120,7 +124,10 @@ class PowerPanel(QWidget):
             return
         if len(self.stream) and chunk.n != self.stream_n:
             self.stream.reset()
+            self._span = None
         self.stream_n = chunk.n
+        t0 = float(chunk.t[0]) if self._span is None else self._span[0]
+        self._span = (t0, float(chunk.t[-1]))  # the run's time span so far, s
         self.stream.append(chunk)
         self._dirty = True
         if not self._timer.isActive():
@@ -147,6 +154,9 @@ class PowerPanel(QWidget):
         for key, y in values.items():
             ok = np.isfinite(y)
             self.curves[key].setData(pb.t[ok], y[ok])
+        if self._span is not None:  # the run's own span, both ends labelled (t = 0, T):
+            t0, t1 = self._span   # auto-ranging padded it to 2.06 s for a 2 s run
+            self.rate_plot.setXRange(t0, max(t1, t0 + 1e-6), padding=0.0)
         self._align()
         if len(pb):
             r = np.abs(pb.residual[np.isfinite(pb.residual)])

@@ -158,3 +158,37 @@ def test_the_humanoids_bodies_give_way_to_the_labs_inertia_shapes(qtbot, make_wi
     lab.set_shapes(None)
     flush_events()
     assert all(a.GetVisibility() for a in bodies)
+
+
+def test_the_power_plots_span_the_run_and_label_both_ends(qtbot):
+    """The time axis is the run's [0, T] (auto-ranging padded a 2 s run to 2.06 s and
+    left t = 0 unlabelled), its last label inside the widget."""
+    from armdyn.core import load_robot, simulate
+    from armdyn.gui.panels.power_panel import PowerPanel
+
+    panel = PowerPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 400)
+    panel.show()
+    qtbot.waitExposed(panel)
+    run = simulate(load_robot(PUMA), 0.5, dt_out=0.01)
+    panel.append(run)
+    panel._refresh()
+    flush_events()  # the axes' widths aligned, the linked range with them
+    x0, x1 = panel.rate_plot.viewRange()[0]
+    assert (x0, x1) == pytest.approx((0.0, 0.5), abs=1e-12)
+    # the residual's axis is linked pixel by pixel: the same span within a pixel
+    pixel = 0.5 / panel.residual_plot.vb.width()
+    assert panel.residual_plot.viewRange()[0] == pytest.approx([0.0, 0.5], abs=pixel)
+    axis = panel.residual_plot.getAxis("bottom")
+    ticks = [v for _spacing, values in axis.tickValues(x0, x1, axis.width()) for v in values]
+    assert axis.tickStrings(sorted(ticks), 1.0, 0.1)[0] == "0"
+    assert axis.tickStrings(sorted(ticks), 1.0, 0.1)[-1] == "0.5"
+    # the label of t = T is centred on the axis's end (its bounding rectangle reaches
+    # END_LABEL_OVERHANG beyond, for that label): it lies inside the widget
+    from PySide6.QtGui import QFontMetrics
+    from armdyn.gui.plots.plots_panel import END_LABEL_OVERHANG
+
+    end = axis.mapRectToScene(axis.boundingRect()).right() - END_LABEL_OVERHANG
+    half = QFontMetrics(axis.style.get("tickFont") or panel.font()).horizontalAdvance("0.5") / 2
+    assert end + half <= panel.graphics.width()
