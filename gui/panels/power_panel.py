@@ -60,12 +60,15 @@ class PowerPanel(QWidget):
         self.graphics = CompactGraphics(180)
         self.graphics.setBackground("w")
         # room on the right for the time axis's last label (t = T)
-        self.graphics.ci.layout.setContentsMargins(0, 0, 14, 0)
+        self.graphics.ci.layout.setContentsMargins(0, 0, 16, 0)
         self.graphics.setMinimumHeight(180)
         self.rate_plot = self.graphics.addPlot(row=0, col=0, axisItems=grid_axes(time=True))
         self.residual_plot = self.graphics.addPlot(row=1, col=0,
                                                    axisItems=grid_axes(time=True))
-        self.residual_plot.setXLink(self.rate_plot)
+        # one time range for both, linked by value (pyqtgraph's setXLink maps pixels, so
+        # each width change while the axes aligned moved the other's range)
+        for a, b in ((self.rate_plot, self.residual_plot), (self.residual_plot, self.rate_plot)):
+            a.sigXRangeChanged.connect(lambda _vb, r, other=b: self._follow(other, r))
         # under the plot, not over the curves (pyqtgraph's floating legend drew light
         # grey text under them); below, it leaves the two plot areas the same width
         self.legend = legend_beside(self.rate_plot, below=True, columns=3)
@@ -100,6 +103,12 @@ class PowerPanel(QWidget):
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.summary)
+
+    @staticmethod
+    def _follow(plot, x_range) -> None:
+        """`plot` takes the time range `x_range` (s) of the other plot."""
+        if list(plot.viewRange()[0]) != list(x_range):
+            plot.setXRange(*x_range, padding=0.0)
 
     def _align(self, *_args) -> None:
         """Both plots' axes one width: a time is one vertical line through both."""
@@ -156,7 +165,8 @@ class PowerPanel(QWidget):
             self.curves[key].setData(pb.t[ok], y[ok])
         if self._span is not None:  # the run's own span, both ends labelled (t = 0, T):
             t0, t1 = self._span   # auto-ranging padded it to 2.06 s for a 2 s run
-            self.rate_plot.setXRange(t0, max(t1, t0 + 1e-6), padding=0.0)
+            # on the plot whose axis shows the times (the other follows, pixel by pixel)
+            self.residual_plot.setXRange(t0, max(t1, t0 + 1e-6), padding=0.0)
         self._align()
         if len(pb):
             r = np.abs(pb.residual[np.isfinite(pb.residual)])
