@@ -450,13 +450,19 @@ class GridAxis(pg.AxisItem):
         return width
 
 
+#: The least room between two tick labels side by side, px: labels that merely did not
+#: overlap read as one number on a narrow time axis ("0.40.6").
+LABEL_GAP = 4.0
+
+
 def _apart(text_specs: list) -> list:
-    """The tick labels that do not overlap one drawn before them (pyqtgraph draws the
-    major level first): on a log axis the 2..9 x 10^k labels crowd near each decade, and
-    a low plot printed them over each other."""
+    """The tick labels that do not overlap one drawn before them, nor come within
+    LABEL_GAP of it side by side (pyqtgraph draws the major level first): on a log axis
+    the 2..9 x 10^k labels crowd near each decade, and a low plot printed them over each
+    other."""
     kept: list = []
     for spec in text_specs:
-        rect = spec[0].adjusted(-1.0, -1.0, 1.0, 1.0)
+        rect = spec[0].adjusted(-LABEL_GAP / 2, -1.0, LABEL_GAP / 2, 1.0)
         if not any(rect.intersects(other[0]) for other in kept):
             kept.append(spec)
     return kept

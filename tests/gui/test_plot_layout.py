@@ -217,6 +217,10 @@ def test_grid_axes_draw_no_overlapping_labels():
              (QRectF(0, 30, 20, 10), 0, "1e-16")]
     assert [s[2] for s in _apart(specs)] == ["1e-15", "1e-16"]
     assert issubclass(TimeAxis, GridAxis)
+    # side by side on a narrow time axis, labels 1 px apart read as one ("0.40.6")
+    row = [(QRectF(0, 0, 10, 10), 0, "0"), (QRectF(50, 0, 16, 10), 0, "0.4"),
+           (QRectF(67, 0, 16, 10), 0, "0.6"), (QRectF(120, 0, 10, 10), 0, "1")]
+    assert [s[2] for s in _apart(row)] == ["0", "0.4", "1"]
 
 
 @pytest.mark.parametrize("size", SIZES)
