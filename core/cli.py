@@ -40,7 +40,7 @@ from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
-from .kernels.cache import cache_folder, cache_is_cold
+from .kernels.cache import FIRST_COMPILE_TIME, cache_folder, cache_is_cold
 from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
@@ -57,8 +57,6 @@ _OPTIONS = {"duration / dt_out": "-T / --dt", "q_end": "--target", "q_start": "-
 #: measured on this project's 2-core machine, docs/cli.md).
 COMPILE_NOTE = ("armdyn: first run of this version: compiling the dynamics kernels it needs "
                 "(once, about {minutes}; later runs load them from {folder})")
-#: How long that takes, as the note says it.
-COMPILE_TIME = "1 to 3 minutes"
 #: Bytes of CSV text per number (10 significant digits, sign, exponent and comma), held
 #: twice while it is written (the text and its encoding).
 _CSV_BYTES_PER_NUMBER = 2 * 18
@@ -258,7 +256,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         _check_output(args.output)
         if cache_is_cold():  # else silent for a minute or more on the first run
-            print(COMPILE_NOTE.format(minutes=COMPILE_TIME, folder=cache_folder()),
+            print(COMPILE_NOTE.format(minutes=FIRST_COMPILE_TIME, folder=cache_folder()),
                   file=sys.stderr, flush=True)
         path = model_path(args.robot)  # a file, or a bundled model's short name
         robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \

@@ -46,6 +46,12 @@ def configure_numba_cache() -> None:
         config.CACHE_DIR = str(folder)
 
 
+#: How long the first run of a version compiles the kernels it needs, as the command line
+#: and the window's splash say it: 125 s of CPU for a four-bar's free fall from the
+#: command line, on this project's 2-core machine (longer when the machine is busy).
+FIRST_COMPILE_TIME = "1 to 3 minutes"
+
+
 def cache_folder() -> Path | None:
     """The folder numba's cache is in (NUMBA_CACHE_DIR), None before it is configured."""
     folder = os.environ.get("NUMBA_CACHE_DIR")
