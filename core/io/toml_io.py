@@ -41,8 +41,8 @@ __all__ = [
     "ANGLE_UNITS", "MAX_ABS", "MAX_FILE_BYTES", "BadFloat", "Where", "boolean", "check_keys",
     "decimal_text", "decode_utf8", "deg_text", "deg_to_rad", "describe", "display_path",
     "float_text", "key_on_line", "num_text", "number", "numbers", "parse_float", "parse_toml",
-    "plain_syntax_message", "read_bytes", "short", "short_int", "string", "suggest", "syntax_error_line", "toml_str",
-    "utf8",
+    "plain_syntax_message", "read_bytes", "short", "short_int", "string", "suggest",
+    "syntax_error_line", "toml_str", "utf8",
 ]
 
 #: Largest file read, bytes (a 1000-link robot file is about 0.4 MB).
