@@ -40,6 +40,7 @@ from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
+from .kernels.cache import FIRST_COMPILE_TIME, cache_folder, cache_is_cold
 from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
@@ -52,6 +53,10 @@ _OPTIONS = {"duration / dt_out": "-T / --dt", "q_end": "--target", "q_start": "-
             "q0": "--q0", "qd0": "--qd0", "rtol": "--rtol", "atol": "--atol",
             "duration": "-T", "dt_out": "--dt", "damping": "--damping",
             "max_wall_time": "--max-wall-time"}
+#: Said on stderr before the first run of a version compiles its kernels (the times
+#: measured on this project's 2-core machine, docs/cli.md).
+COMPILE_NOTE = ("armdyn: first run of this version: compiling the dynamics kernels it needs "
+                "(once, about {minutes}; later runs load them from {folder})")
 #: Bytes of CSV text per number (10 significant digits, sign, exponent and comma), held
 #: twice while it is written (the text and its encoding).
 _CSV_BYTES_PER_NUMBER = 2 * 18
@@ -221,7 +226,8 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
     if len(traj) == 0:
         return "no samples"
     where = "stdout" if output == "-" else output
-    head = f"{robot.name}: {traj.kind}, {len(traj)} samples over {traj.t[-1]:g} s; "
+    head = (f"{robot.name}: {traj.kind}, {len(traj)} sample{'s' * (len(traj) != 1)} over "
+            f"{traj.t[-1]:g} s; ")
     if traj.kind == "inverse-dynamics":
         peak = np.abs(traj.tau).max(axis=0)
         j = int(np.argmax(peak))
@@ -249,9 +255,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         _check_output(args.output)
+        if cache_is_cold():  # else silent for a minute or more on the first run
+            print(COMPILE_NOTE.format(minutes=FIRST_COMPILE_TIME, folder=cache_folder()),
+                  file=sys.stderr, flush=True)
         path = model_path(args.robot)  # a file, or a bundled model's short name
         robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \
             else load_mechanism(path)
+        for warning in robot.warnings:  # the loops closed on loading, a URDF's unread tags
+            print(f"armdyn: warning: {path.name}: {warning}", file=sys.stderr)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None
@@ -278,12 +289,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 max_wall_time=args.max_wall_time)
             except SimulationError as err:
                 samples = len(err.result) if err.result is not None else 0
-                written = f"{samples} samples written"
+                count = f"{samples} sample{'s' * (samples != 1)}"
+                written = f"{count} written"
                 if samples:
                     try:
                         _emit(err.result, robot, args.output)
                     except _OutputError as bad:
-                        written = f"{samples} samples not written: {bad}"
+                        written = f"{count} not written: {bad}"
                 print(f"armdyn: {err} ({written})", file=sys.stderr)
                 return 1
         _emit(traj, robot, args.output)

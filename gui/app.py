@@ -3,6 +3,7 @@
     armdyn [MODEL_FILE] [--free-fall SECONDS | --inverse SECONDS]
            [--screenshot IMAGE] [--size WxH]
            [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
+           [--panel inspect|lab[:TAB]|compare|presentation [--compare-with MODEL]]
     armdyn inverse ...  /  armdyn simulate ...     (command line, no window: core.cli)
 
 MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf).
@@ -12,7 +13,8 @@ Without --screenshot or --video the window opens and stays (a run given with
 window opens, the run (if any) goes to the end, --video records the run's
 animation (gui.video), --screenshot saves the whole window showing the last
 frame (PNG, JPEG or any other image type Qt writes, by the file's suffix), and
-the program exits 0.
+the program exits 0. --panel shows the Inspect, Lab or Compare dock, or presentation
+mode, once the window is open (after the run of a scripted one, before its screenshot).
 
 Refused before any work, with a one-line message on stderr and exit status 2:
 usage errors, an output path that cannot be a file (named as typed: a directory,
@@ -33,7 +35,8 @@ from pathlib import Path
 
 from armdyn.core.io.bundled import ROBOTS_DIR, bundled_models, model_path
 
-__all__ = ["main", "image_format", "output_problem", "save_window_image"]
+__all__ = ["main", "image_format", "output_problem", "save_window_image", "show_panel",
+           "LAB_TABS", "PANELS"]
 
 CLI_COMMANDS = ("inverse", "simulate")
 #: Opened when no robot file is given (a bundled robot: Save asks for a new name). From
@@ -46,6 +49,11 @@ SCRIPT_TIMEOUT_S = 600.0
 EXIT_WAIT_S = 5.0
 #: JPEG quality of --screenshot (Qt's scale 0-100).
 JPEG_QUALITY = 92
+#: What --panel shows: a bottom dock raised, or presentation mode.
+PANELS = ("inspect", "lab", "compare", "presentation")
+#: The Lab's tabs for --panel lab:TAB, each the start of a tab's title in lower case
+#: (gui/panels/lab_panel.py).
+LAB_TABS = ("recursion", "dh", "inertia", "complexity", "power")
 
 
 class _UsageError(Exception):
@@ -111,7 +119,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="frame size of --video (default 1280x720)")
     p.add_argument("--video-plots", action="store_true",
                    help="put the plots beside the 3D view in --video")
+    p.add_argument("--panel", type=_panel, metavar="PANEL",
+                   help="show a panel once the window is open (after the run, if any): "
+                   "inspect, lab (or lab:TAB, TAB one of " + ", ".join(LAB_TABS) + "), "
+                   "compare or presentation")
+    p.add_argument("--compare-with", type=model_path, metavar="MODEL",
+                   help="with --panel compare: run B is this model file (or bundled model); "
+                   "after a run, the same run of B is compared with it")
     return p
+
+
+def _panel(text: str) -> tuple[str, str | None]:
+    """(panel, Lab tab or None) of --panel: 'inspect', 'lab', 'lab:inertia', ..."""
+    name, _, tab = text.strip().lower().partition(":")
+    if name not in PANELS or (tab and (name != "lab" or tab not in LAB_TABS)):
+        raise argparse.ArgumentTypeError(
+            f"expected one of {', '.join(PANELS)} (or lab:TAB, TAB one of "
+            f"{', '.join(LAB_TABS)}), got {text!r}")
+    return name, tab or None
 
 
 # ======================================================================================
@@ -148,6 +173,8 @@ def output_problem(option: str, path: str) -> str | None:
 
 def _check_outputs(args: argparse.Namespace) -> str | None:
     """The first problem of the output options, or None (before any work is done)."""
+    if args.compare_with is not None and (args.panel is None or args.panel[0] != "compare"):
+        return "--compare-with goes with --panel compare"
     if args.screenshot is not None:
         problem = output_problem("--screenshot", args.screenshot)
         if problem is None and image_format(args.screenshot) is None:
@@ -223,6 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         reason = unsupported_reason(robot)
         if reason is not None:
             report_startup_error(f"{args.robot}: {reason}", dialog=not _scripted(args))
+            return 2
+    if args.compare_with is not None:  # run B's model: refused now if unreadable
+        try:
+            load_model(args.compare_with)
+        except RobotFileError as e:
+            report_startup_error(f"--compare-with: {e}", dialog=not _scripted(args))
             return 2
     if _scripted(args):
         for warning in getattr(robot, "warnings", ()):
@@ -359,6 +392,9 @@ def _run_window(robot, args: argparse.Namespace) -> int:
                                              robot.warnings)
             if args.free_fall or args.inverse:
                 QTimer.singleShot(0, lambda: _start_run(window, args))
+            if args.panel is not None:
+                QTimer.singleShot(0, lambda: show_panel(window, *args.panel,
+                                                        compare_with=args.compare_with))
         status = app.exec()
         window.shutdown()
         window.deleteLater()
@@ -410,6 +446,12 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
             status = max(status, _record_video(window, args))
         window.show_last_frame()
         window.view3d.fit()  # the picture shows where the run ended
+    if args.panel is not None:
+        problem = show_panel(window, *args.panel, compare_with=args.compare_with,
+                             run=bool(args.free_fall or args.inverse), wait=True)
+        if problem is not None:
+            print(f"armdyn: --panel {args.panel[0]}: {problem}", file=sys.stderr)
+            status = max(status, 1)
 
     if args.screenshot is not None:
         problem = save_window_image(window, args.screenshot)
@@ -419,6 +461,62 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
     window.document.undo_stack.setClean()  # nothing to ask on the way out
     window.close()
     QCoreApplication.exit(status)
+
+
+def show_panel(window, name: str, tab: str | None = None, *, compare_with=None,
+               run: bool = False, wait: bool = False) -> str | None:
+    """--panel: show the Inspect, Lab (its tab `tab`, a LAB_TABS key) or Compare dock in
+    front of the bottom docks, or enter presentation mode. Compare with `compare_with`
+    (a model file) sets it as run B; after a window run (`run`) the comparison runs,
+    and with `wait` this returns when it has ended (the event loop turning meanwhile).
+    Returns None, or what went wrong."""
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    if name == "inspect":
+        window.inspect_dock.show()
+        window.inspect_dock.raise_()
+    elif name == "lab":
+        window.lab_action.trigger()
+        window.lab_dock.raise_()
+        if tab is not None:
+            tabs = window.lab.tabs
+            index = next((k for k in range(tabs.count())
+                          if tabs.tabText(k).lower().startswith(tab)), None)
+            if index is None:
+                return f"the Lab has no tab {tab!r}"
+            tabs.setCurrentIndex(index)
+    elif name == "compare":
+        panel = window.compare
+        panel.action.trigger()
+        panel.dock.raise_()
+        if compare_with is not None and not panel.set_file(compare_with):
+            return f"cannot compare with {compare_with}: {panel.message()}"
+        if compare_with is not None and run:
+            if not panel.compare():
+                return panel.message()
+            if wait:
+                loop = QEventLoop()
+                panel.finished.connect(loop.quit)
+                timer = QTimer()
+                timer.setSingleShot(True)
+                timer.timeout.connect(loop.quit)
+                timer.start(int(SCRIPT_TIMEOUT_S * 1000))
+                if panel.is_running():
+                    loop.exec()
+                timer.stop()
+                if panel.is_running():
+                    panel.cancel()
+                    return "the comparison timed out"
+    elif name == "presentation":
+        size = window.size()
+        window.presentation.set_active(True)
+        if wait:  # scripted: the window's size, not the screen's
+            window.showNormal()
+            window.resize(size)
+    for _ in range(3):  # the docks' layout, then a 0 ms timer's settling
+        QApplication.processEvents()
+    return None
 
 
 def _record_video(window, args: argparse.Namespace) -> int:

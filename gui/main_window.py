@@ -130,6 +130,14 @@ class MainWindow(QMainWindow):
         self.view_bar = QToolBar("3D view")
         self.view_bar.setObjectName("viewBar")
         self.view_bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        # Buttons a little narrower than elsewhere, so that Drag Tool fits at 1280 x 800;
+        # and the overflow arrow (Qt's extension button, 12 px wide) without the buttons'
+        # 8 px padding, which left no room for its icon: a bar too narrow hid its last
+        # actions with no sign of them.
+        self.view_bar.setStyleSheet(
+            "QToolButton { padding: 3px 5px; }"
+            " QToolButton#qt_toolbar_ext_button { padding: 0px; min-width: 16px;"
+            " border: 1px solid #C3CCD7; border-radius: 3px; }")
         layout.addWidget(self.view_bar)
         layout.addWidget(self.view3d, 1)
         self.setCentralWidget(centre)

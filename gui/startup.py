@@ -19,12 +19,18 @@ import time
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QProgressBar, QVBoxLayout, QWidget
 
-__all__ = ["warm_up_kernels", "background_warm_up", "SPLASH_MESSAGE"]
+from armdyn.core.kernels.cache import FIRST_COMPILE_TIME, cache_is_cold
+
+__all__ = ["warm_up_kernels", "background_warm_up", "SPLASH_MESSAGE", "COLD_SPLASH_MESSAGE"]
 
 log = logging.getLogger(__name__)
 
-SPLASH_MESSAGE = ("Preparing the dynamics kernels "
-                  "(first start on this machine can take a minute)\u2026")
+SPLASH_MESSAGE = "Loading the dynamics kernels\u2026"
+#: The splash of a first start of this version (numba's cache empty): what takes so long.
+COLD_SPLASH_MESSAGE = ("Compiling the dynamics kernels: the first start of this version of "
+                       "ArmDyn does it once (the window's own in seconds to a minute, the "
+                       f"rest in the background, {FIRST_COMPILE_TIME} in all); later starts "
+                       "load them in a second\u2026")
 #: No splash when the warm-up is done within this time, s.
 SPLASH_DELAY_S = 0.3
 #: How often the GUI thread looks whether the worker is done, ms.
@@ -62,6 +68,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             log.exception("warm-up of the dynamics kernels failed")
             outcome["error"] = str(e) or type(e).__name__
 
+    message = COLD_SPLASH_MESSAGE if cache_is_cold() else SPLASH_MESSAGE  # (before work)
     thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
     started = time.monotonic()
     thread.start()
@@ -75,7 +82,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
         if not thread.is_alive():
             loop.quit()
         elif splash and window is None and time.monotonic() - started >= SPLASH_DELAY_S:
-            window = _splash_window()
+            window = _splash_window(message)
             window.show()
 
     timer.timeout.connect(poll)
@@ -109,8 +116,8 @@ def _warm_up_the_rest() -> None:
         log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
 
 
-def _splash_window() -> QWidget:
-    """A small frameless window: the message and a busy bar."""
+def _splash_window(text: str) -> QWidget:
+    """A small frameless window: the message `text` and a busy bar."""
     window = QFrame(None, Qt.WindowType.SplashScreen | Qt.WindowType.FramelessWindowHint)
     window.setObjectName("warmUpSplash")
     window.setFrameShape(QFrame.Shape.Box)
@@ -119,7 +126,7 @@ def _splash_window() -> QWidget:
     layout.setContentsMargins(24, 20, 24, 20)
     layout.setSpacing(12)
     title = QLabel("<b>ArmDyn</b>")
-    message = QLabel(SPLASH_MESSAGE)
+    message = QLabel(text)
     message.setWordWrap(True)
     bar = QProgressBar()
     bar.setRange(0, 0)  # busy: the compiler does not tell how far it is

@@ -5,12 +5,15 @@ File > Export > Animation as Video (`export_video`) and ``armdyn ... --video out
 
 **Frames.** The run's time axis is stepped at ``speed / fps`` seconds of run per frame
 (`frame_times`). For each frame the window's 3D view is put at the run's pose q(t)
-(`Trajectory.at`, as playback does) and its scene as the view shows it (camera, layers,
-colours, background) is drawn at the chosen size by `SceneMirror`: an off-screen pyvista
-plotter with one actor per actor of the view, sharing its mesh and copying its
-properties, matrix and visibility. With plots, the frame's right half is an off-screen
-`PlotsPanel` (never on screen) laid out at that size, showing the run with its time
-cursor at t (`OffscreenPlots`).
+(`Trajectory.at`, as playback does) and its scene as the view shows it (layers,
+colours, background, the camera's direction, up and projection) is drawn at the chosen
+size by `SceneMirror`: an off-screen pyvista plotter with one actor per actor of the
+view, sharing its mesh and copying its properties, matrix and visibility. The camera is
+fitted once, as the view's Fit does, to the arm's boxes at poses spread over the run
+(`run_corners`): it holds still, and the arm fills the frame without leaving it. With
+plots, the frame's right half is an off-screen `PlotsPanel` (never on screen, without
+its row of buttons) laid out at that size, showing the run with its time cursor at t
+(`OffscreenPlots`).
 
 **Threads.** Rendering is Qt and OpenGL work: it runs on the GUI thread in timer-driven
 batches of at most BATCH_MS, so the window stays responsive and Cancel works. Frames go
@@ -55,9 +58,10 @@ from armdyn.core.io.atomic import (check_target, discard_temporary, replace_with
 from armdyn.core.sim.trajectory import Trajectory
 
 from .plots.plots_panel import PlotsPanel
-from .scene.view3d import ArmView
+from .scene.view3d import ArmView, box_corners, fit_camera
 
-__all__ = ["VideoFormat", "VideoSettings", "video_format", "frame_times", "SceneMirror",
+__all__ = ["VideoFormat", "VideoSettings", "video_format", "frame_times", "run_corners",
+           "SceneMirror",
            "OffscreenPlots", "FrameSource", "VideoEncoder", "VideoRecorder",
            "VideoOptionsDialog", "record_window_video", "start_window_recording",
            "export_video", "VIDEO_FILTER"]
@@ -80,6 +84,8 @@ MIN_SIDE, MAX_SIDE = 64, 4096
 PLOTS_LAYOUT_WIDTH = 900
 #: Rounds of posted events that lay out the off-screen plots before the first frame.
 LAYOUT_PASSES = 3
+#: Poses of the run whose arm boxes a video's camera is fitted to.
+BOUNDS_SAMPLES = 120
 #: Seconds of run per second of video: 0.25x (slow motion) to 4x.
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0)
 #: imageio-ffmpeg's quality scale (1-10): 7 is H.264's crf 15, sharp lines and text.
@@ -153,30 +159,18 @@ def frame_times(t_start: float, t_end: float, fps: float, speed: float = 1.0) ->
     return times
 
 
-def _widened_view(camera, shown_aspect: float, frame_aspect: float) -> None:
-    """Widen `camera`, set up for a view of width / height `shown_aspect`, so that a
-    frame of `frame_aspect` shows at least what the view shows (VTK's view angle and
-    parallel scale are vertical: a narrower frame needs them larger)."""
-    ratio = shown_aspect / frame_aspect
-    if ratio <= 1.0:
-        return
-    if camera.GetParallelProjection():
-        camera.SetParallelScale(camera.GetParallelScale() * ratio)
-    else:
-        half = math.radians(camera.GetViewAngle()) / 2
-        camera.SetViewAngle(math.degrees(2 * math.atan(math.tan(half) * ratio)))
-
-
 class SceneMirror:
     """The scene of an `ArmView`, drawn off screen at `size` (width, height) px.
 
     Built once from the view: the same meshes (shared), actor properties, background,
-    anti-aliasing and camera (widened when the frame is narrower than the view). Call
-    `image()` after each ``view.set_pose``: it copies every actor's matrix and visibility
-    and renders.
+    anti-aliasing and camera direction, up and projection; the camera is then fitted to
+    `points` (the corners of the arm's boxes over the run, `run_corners`) at the frame's
+    size, as the view's Fit frames the arm at the view's size (`view3d.fit_camera`), or
+    without `points` keeps the view's camera as it is. Call `image()` after each
+    ``view.set_pose``: it copies every actor's matrix and visibility and renders.
     """
 
-    def __init__(self, view: ArmView, size: tuple[int, int]) -> None:
+    def __init__(self, view: ArmView, size: tuple[int, int], points=None) -> None:
         self.size = (int(size[0]), int(size[1]))
         self.plotter = pv.Plotter(off_screen=True, window_size=list(self.size))
         shown, renderer = view.plotter.renderer, self.plotter.renderer
@@ -197,10 +191,13 @@ class SceneMirror:
             mirror.GetProperty().DeepCopy(actor.GetProperty())
             renderer.AddActor(mirror)
             self._pairs.append((actor, mirror))
-        camera = renderer.GetActiveCamera()
+        camera = self.plotter.renderer.camera
         camera.DeepCopy(shown.GetActiveCamera())
-        view_width, view_height = max(view.plotter.width(), 1), max(view.plotter.height(), 1)
-        _widened_view(camera, view_width / view_height, self.size[0] / self.size[1])
+        # pyvista resets a camera it thinks nobody set at the first picture (its default
+        # view, z up: a model with y up was recorded on a wall, small and off-centre)
+        camera.is_set = True
+        if points is not None:
+            fit_camera(camera, points, *self.size, fallback_up=view.basis()[1])
 
     def image(self) -> np.ndarray:
         """The scene as the view holds it now: (height, width, 3) uint8 RGB."""
@@ -243,6 +240,7 @@ class OffscreenPlots:
         self.panel = PlotsPanel()
         self.panel.setObjectName("videoPlots")
         self.panel.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+        self.panel.set_controls_visible(False)  # no "Show:" buttons in a video
         self.panel.set_robot(robot)
         if shown:
             self.panel.set_visible_plots(shown)
@@ -251,6 +249,7 @@ class OffscreenPlots:
         self.panel.show()  # WA_DontShowOnScreen keeps it off the screen
         for _ in range(LAYOUT_PASSES):  # layout requests, the plots' deferred updates
             QCoreApplication.sendPostedEvents()
+            self.panel.align_axes()  # (its timer would wait for an event loop)
 
     def image(self, t: float) -> np.ndarray:
         """The plots with the time cursor at `t` s: (height, width, 3) uint8 RGB."""
@@ -260,6 +259,26 @@ class OffscreenPlots:
     def close(self) -> None:
         self.panel.close()
         self.panel.deleteLater()
+
+
+def run_corners(view: ArmView, traj: Trajectory, times: np.ndarray,
+                samples: int = BOUNDS_SAMPLES) -> np.ndarray:
+    """(8 k, 3) the corners of the box holding the arm's visible parts
+    (`ArmView.arm_bounds`, what Fit frames) at each of k = `samples` frame times spread
+    over `times` (all of them if fewer), the first and last included: fitted to them, a
+    video's camera holds still and keeps the arm in the picture all along (tighter than
+    the box of them all). Moves `view` through those poses and back."""
+    before = view.q.copy()
+    picked = times[np.unique(np.linspace(0, len(times) - 1, min(samples, len(times)))
+                             .round().astype(int))]
+    corners = []
+    try:
+        for t in picked:
+            view.set_pose(traj.at(float(t)))
+            corners.append(box_corners(view.arm_bounds()))
+    finally:
+        view.set_pose(before)
+    return np.concatenate(corners)
 
 
 class FrameSource:
@@ -275,7 +294,9 @@ class FrameSource:
         self.view = view
         self.traj = traj
         self._pose_before = view.q.copy()
-        self.scene = SceneMirror(view, (view_width, height))
+        corners = run_corners(view, traj, frame_times(float(traj.t[0]), float(traj.t[-1]),
+                                                      settings.fps, settings.speed))
+        self.scene = SceneMirror(view, (view_width, height), corners)
         self.plots = (OffscreenPlots(view.robot, traj, (width - view_width, height),
                                      shown_plots) if settings.with_plots else None)
 

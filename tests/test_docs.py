@@ -285,3 +285,77 @@ def test_cli_example_runs(command, fails, tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert (status != 0) if fails else (status == 0), err
     assert err.strip().count("\n") <= 1 or "warning" in err, err
+
+
+# --------------------------------------------------------------------------------------
+# (d) statements of docs/cli.md that a run can check
+# --------------------------------------------------------------------------------------
+
+def test_modules_run_with_python_m_exist():
+    """`python -m armdyn.gui.app ...` in a page names a module that exists."""
+    import importlib.util
+
+    missing = []
+    for page in PAGES:
+        for line in _code_lines(page.read_text(encoding="utf-8")):
+            for module in re.findall(r"python3? -m ([\w.]+)", line):
+                if importlib.util.find_spec(module.split(".")[0]) is None or (
+                        importlib.util.find_spec(module) is None):
+                    missing.append(f"{_rel(page)}: {module}")
+    assert missing == []
+
+
+def _model_file_kinds() -> dict[str, str]:
+    """command -> the text of its MODEL_FILE row in docs/cli.md's option tables."""
+    text = CLI_PAGE.read_text(encoding="utf-8")
+    rows = {}
+    for command in ("inverse", "simulate"):
+        section = text.split(f"## `armdyn {command}`", 1)[1].split("\n## ", 1)[0]
+        row = re.search(r"^\| `MODEL_FILE` \|([^|]*)\|", section, re.M)
+        assert row, f"docs/cli.md: no MODEL_FILE row for armdyn {command}"
+        rows[command] = row.group(1)
+    return rows
+
+
+def test_cli_reads_every_kind_of_model_its_page_names(tmp_path, capsys):
+    """Each kind of model file the MODEL_FILE rows name (and none they leave out: a
+    URDF is read, so the rows must say so) runs through `inverse` and `simulate`."""
+    from armdyn.core import load_robot, save_urdf
+    from armdyn.core.cli import main
+
+    urdf = tmp_path / "two_link.urdf"
+    save_urdf(load_robot(ROOT / "robots" / "two_link_planar.toml"), urdf)
+    examples = {"robot": ROOT / "robots" / "two_link_planar.toml",
+                "mechanism": ROOT / "robots" / "fourbar.toml", "URDF": urdf,
+                "short name": "two_link_planar"}
+    for command, row in _model_file_kinds().items():
+        for kind, model in examples.items():
+            assert kind in row, f"armdyn {command} reads a {kind}; docs/cli.md does not say so"
+            extra = ["--target", "10"] if command == "inverse" else []
+            if command == "inverse" and kind != "mechanism":
+                extra = ["--target", "10,10"]
+            status = main([command, str(model), *extra, "-T", "0.1",
+                           "-o", str(tmp_path / "out.csv")])
+            assert status == 0, (command, kind, capsys.readouterr().err)
+
+
+def test_every_screenshot_in_the_docs_is_taken_by_the_script():
+    """scripts/screenshots.py takes every picture a page shows (or lists it as taken by
+    hand), each with a command line the window's parser accepts."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("screenshots",
+                                                  ROOT / "scripts" / "screenshots.py")
+    shots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(shots)
+    shown = set()
+    for page in PAGES:
+        shown |= set(re.findall(r"screenshots/([\w-]+)\.png", page.read_text(encoding="utf-8")))
+    assert shown - set(shots.SHOTS) - set(shots.BY_HAND) == set()
+    from armdyn.gui.app import _check_outputs, _parser
+
+    for name in shots.SHOTS:
+        line = shots.command(name, heavy_elbow=ROOT / "robots" / "puma560_saha.toml")
+        args = _parser().parse_args(line[line.index("armdyn.gui.app") + 1:])
+        assert _check_outputs(args) is None, name
+        assert args.screenshot.endswith(f"{name}.png")

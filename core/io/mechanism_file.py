@@ -453,8 +453,17 @@ def _build_document(doc, source: str) -> Mechanism:
         raise RobotError(f"expected a table of mechanism fields, got {describe(doc)}")
     expected_format = f'format = "{FORMAT}" (or "{ROBOT_FORMAT}" for a serial arm)'
     if "format" not in doc:
+        # say which file it looks like: a serial arm's [[link]] tables, or chains
+        if "link" in doc and "chain" not in doc:
+            raise top.error("format", "missing field 'format'; the file's [[link]] tables "
+                                      f'make it a robot file: put format = "{ROBOT_FORMAT}" '
+                                      "at its top")
+        if "chain" in doc:
+            raise top.error("format", "missing field 'format'; the file's [[chain]] tables "
+                                      f'make it a mechanism file: put format = "{FORMAT}" '
+                                      f'(or "{FORMAT_2}") at its top')
         raise top.error("format", f"missing field 'format'; expected {expected_format} at the "
-                                  "top of a mechanism file")
+                                  "top of the file")
     fmt = string(doc["format"], top, "format",
                  f'the string "{FORMAT}", "{FORMAT_2}" or "{ROBOT_FORMAT}"')
     if fmt == ROBOT_FORMAT:

@@ -8,6 +8,8 @@ The kind follows the file:
 - a TOML file whose ``format`` is ``"armdyn-mechanism/1"`` or ``"/2"`` opens as a
   Mechanism (chains and loops; version 2: joints of several degrees of freedom, force
   elements);
+- so does a TOML file of ``[[chain]]`` tables without a ``format`` (its reader says
+  which format to add);
 - every other file goes to the robot reader, so a serial robot file opens as a
   `core.Robot` exactly as before, and a broken file gets the robot reader's message.
 
@@ -38,12 +40,17 @@ URDF_SUFFIX = ".urdf"
 def file_format(path: str | Path) -> str | None:
     """The file's ``format`` string, or None if it cannot be read as TOML (the readers
     then report why)."""
+    value = _top_level(path).get("format")
+    return value if isinstance(value, str) else None
+
+
+def _top_level(path: str | Path) -> dict:
+    """The file's TOML top level, {} if it cannot be read as TOML."""
     try:
         with Path(path).open("rb") as f:
-            value = tomllib.load(f).get("format")
+            return tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, str) else None
+        return {}
 
 
 def load_model(path: str | Path, floating_base: bool = False) -> Robot | Mechanism:
@@ -56,7 +63,9 @@ def load_model(path: str | Path, floating_base: bool = False) -> Robot | Mechani
     """
     if is_urdf(path):
         return load_urdf(path, floating_base=floating_base)
-    if file_format(path) in MECHANISM_FORMATS:
+    top = _top_level(path)
+    # a file of [[chain]] tables without a format: the mechanism reader names the format
+    if top.get("format") in MECHANISM_FORMATS or ("format" not in top and "chain" in top):
         return load_mechanism(path)
     return load_robot(path)
 

@@ -41,8 +41,8 @@ __all__ = [
     "ANGLE_UNITS", "MAX_ABS", "MAX_FILE_BYTES", "BadFloat", "Where", "boolean", "check_keys",
     "decimal_text", "decode_utf8", "deg_text", "deg_to_rad", "describe", "display_path",
     "float_text", "key_on_line", "num_text", "number", "numbers", "parse_float", "parse_toml",
-    "read_bytes", "short", "short_int", "string", "suggest", "syntax_error_line", "toml_str",
-    "utf8",
+    "plain_syntax_message", "read_bytes", "short", "short_int", "string", "suggest",
+    "syntax_error_line", "toml_str", "utf8",
 ]
 
 #: Largest file read, bytes (a 1000-link robot file is about 0.4 MB).
@@ -174,7 +174,7 @@ def parse_toml(text: str, syntax_error) -> dict:
     try:
         return tomllib.loads(text, parse_float=parse_float)
     except tomllib.TOMLDecodeError as e:
-        raise syntax_error(text, str(e)) from None
+        raise syntax_error(text, plain_syntax_message(text, str(e))) from None
     except RecursionError:
         raise RobotError("TOML nested too deeply to be read") from None
     except ValueError as e:  # e.g. an integer with more than 4300 digits
@@ -182,6 +182,37 @@ def parse_toml(text: str, syntax_error) -> dict:
 
 
 _ERR_POS = re.compile(r"at line (\d+), column (\d+)")
+_DECLARED_TWICE = re.compile(r"^Cannot declare \(([^)]*)\) twice")
+_TABLE_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]")
+
+
+def plain_syntax_message(text: str, message: str) -> str:
+    """`tomllib`'s message in the words of the file's author, its position kept.
+
+    The two a hand-written file meets most: a table written [link] where the format
+    repeats it as [[link]] ("Cannot declare ('link',) twice", or "Cannot overwrite a
+    value" at the [[link]] that follows a [link]), and a key given twice in one table.
+    Any other message is returned as it is."""
+    position = _ERR_POS.search(message)
+    at = f" ({position.group(0)})" if position else ""
+    twice = _DECLARED_TWICE.match(message)
+    if twice:
+        name = ".".join(re.findall(r"'([^']*)'", twice.group(1))) or twice.group(1)
+        return (f"the table [{name}] is declared twice{at}; a table that repeats (one per "
+                f"link, chain or loop) is written [[{name}]], with double brackets")
+    if message.startswith("Cannot overwrite a value") and position:
+        lines = text.splitlines()
+        line_no = int(position.group(1))
+        line = lines[line_no - 1] if 0 < line_no <= len(lines) else ""
+        header = _TABLE_HEADER.match(line)
+        if header and header.group(1) == "[[":
+            name = header.group(2).replace('"', "").replace("'", "")
+            return (f"[[{name}]] follows a [{name}] table{at}; a table that repeats is "
+                    f"written [[{name}]] every time, with double brackets")
+        key = key_on_line(lines, line_no)
+        if key:
+            return f"{key!r} is given twice in the same table{at}"
+    return message
 _KEY_LINE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
 
 

@@ -16,6 +16,12 @@ inequality); this module flags what is allowed but probably a typing mistake:
 Each `ModelWarning` names the link, the field and the table cell to select (the
 GUI's cell keys: "mass", "com_x", "ixx", "a", ...).
 
+`large_shapes` explains, rather than flags, an equivalent box much larger than its link
+(`ShapeNote`): a valid tensor of a link whose mass sits far from its mass centre. The
+seed papers' arms give each link with its motor and gears, hollow castings: the PUMA's
+boxes are 1.2-2.5 m long on links of 0.15-0.6 m. The same box comes from a moment typed
+ten times too large, so the note names the link and its cell, and says both.
+
 The equivalent shapes: a uniform solid box (or ellipsoid) of the link's mass with
 the same principal moments about the mass centre (MuJoCo's viewer draws the same),
 from the closed forms
@@ -31,7 +37,8 @@ from enum import Enum
 import numpy as np
 
 __all__ = ["InertiaShape", "equivalent_box", "equivalent_ellipsoid", "principal_inertia",
-           "CheckKind", "ModelWarning", "check_model", "link_extent_points", "Limits"]
+           "CheckKind", "ModelWarning", "check_model", "link_extent_points", "Limits",
+           "ShapeNote", "large_shapes", "LARGE_SHAPE_MEANING"]
 
 
 # ----------------------------------------------------------------------------------
@@ -127,6 +134,8 @@ class Limits:
     max_length      : a length or mass-centre coordinate beyond this, m
     length_ratio    : a length this many times the typical one (and over 1 m)
     gyration_ratio  : radius of gyration sqrt(I_3 / m) this many times the link's size
+    box_ratio       : `large_shapes`: the equivalent box's longest side this many times
+                      the link's size (its own, or the model's typical length)
     """
 
     com_reach: float = 2.0
@@ -136,6 +145,7 @@ class Limits:
     max_length: float = 10.0
     length_ratio: float = 50.0
     gyration_ratio: float = 5.0
+    box_ratio: float = 2.5
 
 
 def _b_range(link) -> tuple[float, float]:
@@ -245,4 +255,61 @@ def check_model(model, limits: Limits = Limits()) -> list[ModelWarning]:
                 out.append(ModelWarning(k, "inertia", cell, CheckKind.UNITS,
                                         f"{name}: radius of gyration {gyration:.3g} m for a "
                                         f"link of {scale:.3g} m: inertia in g or mm units?"))
+    return out
+
+
+# ----------------------------------------------------------------------------------
+# Boxes larger than their links
+# ----------------------------------------------------------------------------------
+
+#: What a `ShapeNote` means, said once for all of them.
+LARGE_SHAPE_MEANING = (
+    "A uniform solid needs that length to have the link's moments: valid when the "
+    "link's mass sits far from its mass centre (a hollow link with motors at its ends, "
+    "as the seed papers' tables give the PUMA's), else a moment typed too large.")
+
+
+@dataclass(frozen=True)
+class ShapeNote:
+    """A link whose equivalent box is much longer than the link (valid, explained).
+
+    link    : 0-based row of the tables
+    cell    : the inertia cell to select (the largest principal moment's axis)
+    longest : the box's longest side, m
+    size    : the link's size it was compared with, m
+    message : one line for people (`LARGE_SHAPE_MEANING` says what it means)
+    """
+
+    link: int
+    cell: str
+    longest: float
+    size: float
+    message: str
+
+
+def large_shapes(model, limits: Limits = Limits()) -> list[ShapeNote]:
+    """The links of a Robot or Mechanism whose equivalent inertia box (`equivalent_box`)
+    has a side more than `limits.box_ratio` times the link's size (its own, a sliding
+    link's at least its stroke; or the model's typical length for a short link), in
+    link order."""
+    links = list(model.links)
+    lengths = [v for link in links for v in (abs(link.a), *map(abs, _b_range(link)))
+               if v > 1e-9]
+    typical = float(np.median(lengths)) if lengths else 0.5
+    out: list[ShapeNote] = []
+    for k, link in enumerate(links):
+        shape = equivalent_box(link.mass, link.inertia_matrix)
+        longest = float(shape.sizes.max())
+        lo, hi = _b_range(link)  # a sliding link (a boom) is at least its stroke long
+        own = _link_size(link) if link.is_revolute else abs(link.a) + (hi - lo)
+        size = max(own, typical)
+        if longest <= limits.box_ratio * size:
+            continue
+        axis = int(np.argmax(shape.sizes))
+        # the moments about the two axes across the box's longest side are the large ones
+        big = int(np.argmax(np.abs(shape.axes[:, (axis + 1) % 3])))
+        cell = ("ixx", "iyy", "izz")[big]
+        out.append(ShapeNote(
+            k, cell, longest, size,
+            f"{_name(link, k)}: box {longest:.3g} m long on a {size:.3g} m link"))
     return out

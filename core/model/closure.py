@@ -591,7 +591,7 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
             raise LoopClosureError(reason, loop=loop)
         dof = model.nv - generic
         missing = dof - len(held)
-        hint = _suggest_independent(J_near, names, model.rate_joint)
+        hint = _suggest_independent(J_near, names, model.rate_joint, model.parent, held)
         if missing > 0:
             reason = (f"the mechanism has {dof} degree(s) of freedom but only "
                       f"{len(independent)} independent joint(s) are given "
@@ -612,11 +612,9 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
         reason, loop = _singular_pose(active, q, J, dependent, generic, generic_dep)
         warnings.append(f"loop {loop!r}: {reason}; its mobility there is {dof}, "
                         f"{model.nv - generic} elsewhere")
-    moved = np.abs(q - q_guess)
-    if np.max(moved) > model.tolerance:
-        e = int(np.argmax(moved))
-        warnings.append(f"closing the loops moved joint {names[model.value_joint[e]]!r} by "
-                        f"{moved[e]:.3g} (rad or m) from the file's value")
+    moved = _moved_joints(model, q, q_guess)
+    if moved:
+        warnings.append(f"closing the loops moved {moved} from the file's values")
     return with_chains(model, chains_with_q(model.chains, q), row_loop, row_kind, dof=dof,
                        warnings=tuple(warnings))
 
@@ -676,16 +674,49 @@ def _names(indices, names) -> str:
     return ", ".join(repr(names[i]) for i in indices)
 
 
-def _suggest_independent(J, names, rate_joint) -> str:
-    """Which joints to hold: the pivots of a column-pivoted QR of the null space."""
-    import scipy.linalg  # only for this message: not at every start (about 0.1 s)
-    # null-space basis of J; independent coordinates = rows of the basis that are
-    # linearly independent (column pivoting on its transpose)
+def _moved_joints(model: Model, q: np.ndarray, q_guess: np.ndarray) -> str:
+    """Every joint whose values closing moved by more than the tolerance, in its unit:
+    "'coupler' by -8.13 deg and 'rocker' by +12.4 deg" ("" when none moved)."""
+    parts = []
+    for j, kind in enumerate(model.joint_types):
+        d = q[model.values_of([j])] - q_guess[model.values_of([j])]
+        if np.max(np.abs(d)) <= model.tolerance:
+            continue
+        if kind is JointType.REVOLUTE:
+            parts.append(f"{model.joint_names[j]!r} by {np.degrees(d[0]):+.3g} deg")
+        elif kind is JointType.PRISMATIC:
+            parts.append(f"{model.joint_names[j]!r} by {d[0]:+.3g} m")
+        else:  # values of several entries (angles, a quaternion, a position)
+            parts.append(f"{model.joint_names[j]!r} ({kind.value}) by up to "
+                         f"{np.max(np.abs(d)):.3g} in its values")
+    if len(parts) < 2:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _suggest_independent(J, names, rate_joint, parent, held=()) -> str:
+    """Which joints to hold: the rows of a null-space basis N of J taken greedily while
+    they raise its rank (held rates that fix the pose exactly when their rows are
+    independent), the rates given first (`held`), then the joints nearest the ground
+    (a four-bar's crank, not its coupler), in joint order."""
     u, s, vt = np.linalg.svd(J)
     rank = int(np.sum(s > RANK_TOL * max(1.0, s[0] if s.size else 1.0)))
     N = vt[rank:].T  # (n, dof)
     if N.shape[1] == 0:
         return "the loops lock the mechanism"
-    _, _, piv = scipy.linalg.qr(N.T, pivoting=True)
-    chosen = sorted({int(rate_joint[p]) for p in piv[:N.shape[1]]})
-    return f"for example hold {_names(chosen, names)}"
+    depth = []
+    for j in range(len(parent)):
+        d, k = 0, parent[j]
+        while k >= 0:
+            d, k = d + 1, parent[k]
+        depth.append(d)
+    order = list(held) + sorted((r for r in range(N.shape[0]) if r not in set(held)),
+                                key=lambda r: (depth[rate_joint[r]], r))
+    chosen: list[int] = []
+    for r in order:
+        if numerical_rank(N[chosen + [r]]) > len(chosen):
+            chosen.append(r)
+        if len(chosen) == N.shape[1]:
+            break
+    joints = sorted({int(rate_joint[r]) for r in chosen})
+    return f"for example hold {_names(joints, names)}"

@@ -110,6 +110,8 @@ class DraftTableModel(QAbstractTableModel):
         kind = draft.column(key).kind
         placeholder = self._placeholder(row, key)
         if role == Qt.ItemDataRole.DisplayRole:  # a name cut (`shown_name`), edited whole
+            if kind == "flag" and placeholder is None and not error:
+                return _flag_mark(draft.edit_text(row, key))
             return placeholder if placeholder is not None else shown_name(
                 draft.display_text(row, key))
         if role == Qt.ItemDataRole.EditRole:
@@ -120,6 +122,8 @@ class DraftTableModel(QAbstractTableModel):
             if kind in ("angle", "limit", "length", "number", "vector"):
                 unit = draft.unit(row, key)
                 return f"{draft.edit_text(row, key) or '(none)'} {unit}".strip()
+            if kind == "flag":  # the column shows a tick or a dash only
+                return f"{draft.column(key).title}: {draft.edit_text(row, key)}"
             return None
         if role == Qt.ItemDataRole.BackgroundRole:
             return ERROR_BACKGROUND if error else None
@@ -130,7 +134,9 @@ class DraftTableModel(QAbstractTableModel):
                 return ERROR_FOREGROUND
             return PLACEHOLDER_FOREGROUND if placeholder is not None else None
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            if kind in ("name", "joint", "flag", "choice", "loopjoint", "names"):
+            if kind == "flag":
+                return int(Qt.AlignmentFlag.AlignCenter)
+            if kind in ("name", "joint", "choice", "loopjoint", "names"):
                 return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -147,11 +153,26 @@ class DraftTableModel(QAbstractTableModel):
             return None
         col = self.columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
+            if col.kind == "flag":  # a narrow column: "act." over a mark (tooltip in full)
+                return f"{FLAG_HEADERS.get(col.key, col.title)}\n"
             unit = col.unit.replace("deg", "\u00b0")
             return f"{col.title}\n({unit})" if unit else f"{col.title}\n"
         if role == Qt.ItemDataRole.ToolTipRole:
             return f"{col.title} ({col.unit}): {col.tip}" if col.unit else col.tip
         return None
+
+
+#: The short headers of the yes / no columns. The DH table of a mechanism ends with
+#: `actuated`: its header and "✔ yes" made it the widest of its numbers, and it was cut
+#: off at the right of the Robot dock for every mechanism.
+FLAG_HEADERS = {"actuated": "act."}
+#: Narrowest and widest yes / no column, px.
+FLAG_WIDTH = (30, 48)
+
+
+def _flag_mark(text: str) -> str:
+    """A yes / no cell as shown: a tick for yes, a dash for no (typed as yes / no)."""
+    return "\u2714" if text.strip().lower() in ("yes", "true", "1", "\u2714 yes") else "\u2013"
 
 
 class RobotTableModel(DraftTableModel):
@@ -383,7 +404,29 @@ class RobotTableView(QTableView):
         for col, column in enumerate(model.columns):
             if column.kind in ("joint", "loopjoint", "choice"):
                 self.setItemDelegateForColumn(col, self._choices)
+        for signal in (model.modelReset, model.columnsInserted, model.layoutChanged):
+            signal.connect(self.place_flag_columns)
+        self.place_flag_columns()
         self.fit_columns()
+
+    def place_flag_columns(self, *_args) -> None:
+        """Show a mechanism's `actuated` column right after `joint`: last, it was cut off
+        at the right of the Robot dock for every mechanism (the limits, which are
+        often empty, go out of sight instead). Only the view's order changes; copy and
+        paste follow it."""
+        model, header = self.table_model(), self.horizontalHeader()
+        keys = [column.key for column in model.columns]
+        if "actuated" not in keys or "joint" not in keys:
+            return
+        flag, joint = keys.index("actuated"), keys.index("joint")
+        target = header.visualIndex(joint) + 1
+        if header.visualIndex(flag) != target:
+            header.moveSection(header.visualIndex(flag), target)
+
+    def _visual_columns(self, first: int, last: int) -> list[int]:
+        """The model columns shown from visual position `first` to `last`."""
+        header = self.horizontalHeader()
+        return [header.logicalIndex(v) for v in range(first, last + 1)]
 
     def table_model(self) -> DraftTableModel:
         model = self.model()
@@ -398,7 +441,8 @@ class RobotTableView(QTableView):
         header = self.horizontalHeader()
         for col, column in enumerate(self.table_model().columns):
             lo, hi = ((88, 160) if column.kind in ("name", "choice")
-                      else (96, 150) if column.kind == "vector" else (50, 110))
+                      else (96, 150) if column.kind == "vector"
+                      else FLAG_WIDTH if column.kind == "flag" else (50, 110))
             header.resizeSection(col, max(lo, min(hi, header.sectionSize(col))))
 
     # ----- copy and paste -----------------------------------------------------------
@@ -409,13 +453,15 @@ class RobotTableView(QTableView):
         if not indexes:
             return ""
         rows = sorted({i.row() for i in indexes})
-        cols = sorted({i.column() for i in indexes})
+        header = self.horizontalHeader()
+        shown = sorted({header.visualIndex(i.column()) for i in indexes})  # as seen
+        columns = self._visual_columns(shown[0], shown[-1])
         chosen = {(i.row(), i.column()) for i in indexes}
         model = self.table_model()
         lines = []
         for r in range(rows[0], rows[-1] + 1):
             cells = [str(model.index(r, c).data(Qt.ItemDataRole.EditRole))
-                     if (r, c) in chosen else "" for c in range(cols[0], cols[-1] + 1)]
+                     if (r, c) in chosen else "" for c in columns]
             lines.append("\t".join(cells))
         text = "\n".join(lines)
         QGuiApplication.clipboard().setText(text)
@@ -433,9 +479,10 @@ class RobotTableView(QTableView):
         if not text or not block:
             return False
         model = self.table_model()
+        header = self.horizontalHeader()
         selected = self.selectedIndexes()
-        start = (min(selected, key=lambda i: (i.row(), i.column())) if selected
-                 else self.currentIndex())
+        start = (min(selected, key=lambda i: (i.row(), header.visualIndex(i.column())))
+                 if selected else self.currentIndex())
         if not start.isValid():
             return False
         cells: list[tuple[int, str, object]] = []
@@ -444,11 +491,12 @@ class RobotTableView(QTableView):
         else:
             # Down the rows shown (a mechanism's table shows one chain at a time).
             rows = [r for r in range(start.row(), model.rowCount()) if not self.isRowHidden(r)]
+            first = header.visualIndex(start.column())  # across the columns as shown
             for dr, values in enumerate(block[:len(rows)]):
                 for dc, value in enumerate(values):
-                    c = start.column() + dc
-                    if c < model.columnCount():
-                        cells.append((rows[dr], model.key(c), value))
+                    v = first + dc
+                    if v < model.columnCount():
+                        cells.append((rows[dr], model.key(header.logicalIndex(v)), value))
         return model.document.set_many(cells, "Paste")
 
     def clear_cells(self) -> bool:

@@ -12,7 +12,7 @@ from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -20,14 +20,18 @@ from armdyn.core import Mechanism, Robot
 from armdyn.core.sim.trajectory import Trajectory
 
 from ..look.colors import joint_color
-from ..plots.plots_panel import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH, LINE_WIDTH,
-                                 SPECS, PlotSpec, add_right_view, adopt_menus, grid_axes,
+from ..plots.plots_panel import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH,
+                                 LABEL_STYLE, LINE_WIDTH, SPECS, PlotSpec, add_right_view,
+                                 adopt_menus, align_axis_widths, fit_axis_title, grid_axes,
                                  lay_axes_under)
 
 __all__ = ["ComparePlots", "QUANTITIES"]
 
 #: The quantities offered (`gui.plots.plots_panel.SPECS` by field).
 QUANTITIES = ("q", "qd", "tau", "energy")
+#: The right margin of the plots when no prismatic joint takes a right axis: room for
+#: the time axis's last label, px.
+RIGHT_MARGIN = 18
 #: B's dashed curves are LINE_WIDTH wide up to this many samples, then DASHED_WIDTH.
 DASHED_WIDE_MAX = 20_000
 
@@ -84,9 +88,10 @@ class ComparePlots(QWidget):
 
         self._graphics = pg.GraphicsLayoutWidget()
         self._graphics.setBackground("w")
-        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False), axisItems=grid_axes())
+        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
+                                axisItems=grid_axes(time=True))
         self.diff_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                     axisItems=grid_axes())
+                                     axisItems=grid_axes(time=True))
         self._graphics.addItem(self.plot, row=0, col=0)
         self._graphics.addItem(self.diff_plot, row=1, col=0)
         self._graphics.ci.layout.setRowStretchFactor(0, 3)
@@ -105,15 +110,24 @@ class ComparePlots(QWidget):
                 axis.enableAutoSIPrefix(False)
                 axis.setPen(pg.mkPen("#000", width=1))
                 axis.setTextPen("#000")
-            item.getAxis("right").setWidth(66)
-            item.hideAxis("right")
+            # the right axis is always there: a prismatic joint's values, or a margin
+            item.getAxis("right").setStyle(showValues=False)
+            item.getAxis("right").showLabel(False)
             lay_axes_under(item, (item.vb, self._right[item]))
             item.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+            for view in (item.vb, self._right[item]):
+                view.sigYRangeChanged.connect(self._schedule_align)
+            item.vb.sigResized.connect(self._schedule_align)
+        self._labels = {"left": ("", ""), "right": ("", "")}  # full titles: upper, lower
+        self._align_timer = QTimer(self)
+        self._align_timer.setSingleShot(True)
+        self._align_timer.setInterval(0)
+        self._align_timer.timeout.connect(self.align_axes)
         # one time axis: the difference plot follows the upper plot's time range (one way;
         # neither auto-ranges in time, see gui.plots.plots_panel on views that correct each other)
         self.diff_plot.setXLink(self.plot)
         self.plot.getAxis("bottom").setStyle(showValues=False)
-        self.diff_plot.setLabel("bottom", "time (s)")
+        self.diff_plot.setLabel("bottom", "time (s)", **LABEL_STYLE)
         self._zero = pg.InfiniteLine(pos=0.0, angle=0, movable=False,
                                      pen=pg.mkPen("#888", width=1))
         self.diff_plot.addItem(self._zero, ignoreBounds=True)
@@ -254,14 +268,39 @@ class ComparePlots(QWidget):
         for item in (self.plot, self.diff_plot):
             item.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
             self._right[item].enableAutoRange(axis=pg.ViewBox.YAxis)
-            item.showAxis("right", bool(right))
+            axis = item.getAxis("right")
+            axis.setStyle(showValues=bool(right))
+            axis.showLabel(bool(right))
         label = spec.left if right else self._axis_label(spec)
-        self.plot.setLabel("left", label)
-        self.diff_plot.setLabel("left", f"B \u2212 A {_unit_of(label)}".strip())
-        if right:
-            self.plot.setLabel("right", spec.right)
-            self.diff_plot.setLabel("right", f"B \u2212 A {_unit_of(spec.right)}".strip())
+        self._labels["left"] = (label, f"B \u2212 A {_unit_of(label)}".strip())
+        self._labels["right"] = ((spec.right, f"B \u2212 A {_unit_of(spec.right)}".strip())
+                                 if right else ("", ""))
+        for item, k in ((self.plot, 0), (self.diff_plot, 1)):
+            for side in ("left", "right"):
+                if self._labels[side][k]:
+                    item.setLabel(side, self._labels[side][k], **LABEL_STYLE)
         self._legend.setText(self._legend_html(series, energy))
+        self.align_axes()
+
+    @Slot()
+    def _schedule_align(self, *_args) -> None:
+        if not self._align_timer.isActive():
+            self._align_timer.start()
+
+    @Slot()
+    def align_axes(self) -> None:
+        """One left and one right axis width for both plots (as their labels need), a
+        right margin for the time axis's last label when no prismatic joint takes the
+        right axis, and axis titles that fit the plots' heights (`fit_axis_title`): the
+        two plots share a time axis."""
+        self._align_timer.stop()
+        items = (self.plot, self.diff_plot)
+        align_axis_widths(items, right_minimum=RIGHT_MARGIN)
+        for item, k in ((self.plot, 0), (self.diff_plot, 1)):
+            item.layout.activate()
+            for side in ("left", "right"):  # the difference's title keeps "B - A"
+                fit_axis_title(item, side, self._labels[side][k], LABEL_STYLE,
+                               "B \u2212 A" if k == 1 else None)
 
     def _right_joints(self, series, energy: bool) -> set[int]:
         """The joints drawn on the right axis: the prismatic ones, when the curves show

@@ -48,7 +48,8 @@ from armdyn.core.lab.complexity import (CostRow, CostSweep, Crossover, count_com
 from armdyn.core.lab.reconstructions import fivebar_note
 
 from ..look.scroll import scroll_area
-from ..plots.plots_panel import adopt_menus, write_image
+from ..plots.plots_panel import (CompactGraphics, adopt_menus, grid_axes, legend_beside,
+                                 style_like_results, write_image)
 from ..jobs.job import Job
 
 __all__ = ["ComplexityPanel", "PapersNumbers", "REFRESH_MS", "FORMULA_CURVES", "PAPER_N"]
@@ -139,6 +140,11 @@ class ComplexityPanel(QWidget):
         self.summary = QLabel()
         self.summary.setObjectName("complexitySummary")
         self.summary.setWordWrap(True)
+        # no height-for-width: a scroll area then lays the page out at its preferred
+        # height for the width, which scrolled the plots of a low Lab dock
+        policy = self.summary.sizePolicy()
+        policy.setHeightForWidth(False)
+        self.summary.setSizePolicy(policy)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.csv_button = QPushButton("CSV\u2026")
         self.png_button = QPushButton("PNG\u2026")
@@ -147,18 +153,21 @@ class ComplexityPanel(QWidget):
         self.png_button.clicked.connect(lambda: self._ask_export("png"))
         self.svg_button.clicked.connect(lambda: self._ask_export("svg"))
 
-        self.graphics = pg.GraphicsLayoutWidget()
+        self.graphics = CompactGraphics(200)
         self.graphics.setBackground("w")
-        self.graphics.setMinimumHeight(220)
-        self.time_plot = self.graphics.addPlot(row=0, col=0, title="time per call")
-        self.ops_plot = self.graphics.addPlot(row=0, col=1, title="operations per call")
-        for plot, left in ((self.time_plot, "time (\u00b5s)"), (self.ops_plot, "operations")):
+        self.graphics.setMinimumHeight(190)
+        self.time_plot = self.graphics.addPlot(row=0, col=0, axisItems=grid_axes())
+        self.ops_plot = self.graphics.addPlot(row=0, col=1, axisItems=grid_axes())
+        for plot, title, left, columns in (
+                (self.time_plot, "time per call", "time (\u00b5s)", 2),
+                (self.ops_plot, "operations per call", "operations", 2)):
             plot.setLogMode(x=True, y=True)
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setLabel("bottom", "n (links)")
-            plot.setLabel("left", left)
-            plot.addLegend(offset=(4, 4), labelTextSize="7pt", verSpacing=-6,
-                           brush=(255, 255, 255, 200))
+            plot.hideAxis("right")
+            style_like_results(plot, title, bottom="n (links)", left=left)
+            # under the plot in two columns, not over the curves (pyqtgraph's floating
+            # legend drew light grey text under them)
+            legend_beside(plot, below=True, columns=columns, size="8pt")
             plot.getAxis("bottom").setTicks([[(math.log10(v), str(v)) for v in N_TICKS], []])
             adopt_menus(plot, self)
         self.curves: dict[str, pg.PlotDataItem] = {}
@@ -187,7 +196,8 @@ class ComplexityPanel(QWidget):
         self.time_line = _log_line("#000")
         self.time_plot.addItem(self.time_line, ignoreBounds=True)
         self.count_line = _log_line("#000")
-        self.seed_line = _log_line("#555", Qt.PenStyle.DashLine, position=0.8)
+        # (its label low in the plot: near the top it ran into the counted crossover's)
+        self.seed_line = _log_line("#555", Qt.PenStyle.DashLine, position=0.15)
         for line in (self.count_line, self.seed_line):
             self.ops_plot.addItem(line, ignoreBounds=True)
 

@@ -38,7 +38,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QComb
 
 from armdyn.core import ArmDynError
 from armdyn.core.lab.dh_lesson import ElementaryTransform, chain_transforms, row_transforms
-from armdyn.core.lab.model_checks import ModelWarning, check_model
+from armdyn.core.lab.model_checks import (LARGE_SHAPE_MEANING, ModelWarning, ShapeNote,
+                                          check_model, large_shapes)
 from armdyn.core.lab.walkthrough import RIDIM, UDU, ArrowKind, Step, Walkthrough, walkthrough
 
 from ..scene.arm_scene import Sizes
@@ -47,7 +48,7 @@ from ..scene.lab_overlays import ARROW_COLORS, LabOverlay
 from .power_panel import PowerPanel
 from ..look.scroll import scroll_area
 
-__all__ = ["LabPanel", "select_cell", "DEBOUNCE_MS", "FRAME_MS", "STEP_MS"]
+__all__ = ["LabPanel", "select_cell", "quantity_row", "DEBOUNCE_MS", "FRAME_MS", "STEP_MS"]
 
 #: Delay between a pose or rate change and the recomputation, ms.
 DEBOUNCE_MS = 30
@@ -82,11 +83,20 @@ def format_value(value: np.ndarray, split: bool = False) -> str:
     v = np.asarray(value, dtype=float)
     if v.ndim == 0:
         return _fmt(float(v))
-    if v.ndim == 2:
-        return "\n".join(" ".join(f"{_fmt3(x):>8}" for x in row) for row in v)
+    if v.ndim == 2:  # columns as wide as their widest entry: a 6x6 M_i fits the panel
+        cells = [[_fmt3(x) for x in row] for row in v]
+        widths = [max(len(row[c]) for row in cells) for c in range(v.shape[1])]
+        return "\n".join(" ".join(f"{text:>{w}}" for text, w in zip(row, widths))
+                         for row in cells)
     if split and v.shape == (6,):
         return (f"[{', '.join(map(_fmt, v[:3]))};\n {', '.join(map(_fmt, v[3:]))}]")
     return f"[{', '.join(map(_fmt, v))}]"
+
+
+def quantity_row(k: int) -> int:
+    """The row of the recursion table holding quantity k's symbol, eq. and value; its
+    meaning and unit are on the next row, across the table."""
+    return 2 * k
 
 
 def select_cell(editor, row: int, key: str) -> None:
@@ -138,6 +148,7 @@ class LabPanel(QWidget):
         self.dh_progress = 1.0
         self.dh_playing = False
         self.warnings: list[ModelWarning] = []
+        self.shape_notes: list[ShapeNote] = []
         self._active = False
 
         self._debounce = QTimer(self)
@@ -184,6 +195,8 @@ class LabPanel(QWidget):
         self.last_button = QPushButton("\u25b6|")
         self.first_button.setToolTip("First step")
         self.last_button.setToolTip("Last step")
+        for b in (self.first_button, self.last_button):
+            b.setMaximumWidth(b.fontMetrics().horizontalAdvance(b.text()) + 24)
         self.first_button.clicked.connect(lambda: self.go_to(0))
         self.back_button.clicked.connect(self.previous_step)
         self.next_button.clicked.connect(self.next_step)
@@ -222,15 +235,20 @@ class LabPanel(QWidget):
         self.legend.setObjectName("labLegend")
         self.legend.setWordWrap(True)
 
-        self.numbers = QTableWidget(0, 5)
+        # each quantity takes two rows: symbol, eq., value; then its meaning and unit
+        # across the table (columns of their own got a few pixels beside a 6x6 M_i)
+        self.numbers = QTableWidget(0, 3)
         self.numbers.setObjectName("labNumbers")
-        self.numbers.setHorizontalHeaderLabels(["symbol", "eq.", "value", "unit", "meaning"])
+        self.numbers.setHorizontalHeaderLabels(["symbol", "eq.", "value"])
         self.numbers.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.numbers.setWordWrap(True)
         self.numbers.verticalHeader().hide()
         header = self.numbers.horizontalHeader()
-        for c in range(4):
+        for c in range(3):  # (a matrix's rows are never wrapped: the table scrolls)
             header.setSectionResizeMode(c, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(24)
+        self._meaning_font = QFont(self.numbers.font())
+        self._meaning_font.setItalic(True)
         self._serif = QFont("DejaVu Serif")
         self._serif.setStyleHint(QFont.StyleHint.Serif)
         self.formula_label.setFont(QFont(self._serif.family(), font.pointSize()))
@@ -241,14 +259,15 @@ class LabPanel(QWidget):
         for combo in (self.algorithm, self.drive):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(14)
+            combo.setMinimumContentsLength(10)
         top = QHBoxLayout()
         top.addWidget(self.algorithm, 1)
         top.addWidget(self.drive, 1)
         nav = QHBoxLayout()
         for b in (self.first_button, self.back_button, self.next_button, self.last_button):
             nav.addWidget(b)
-        nav.addWidget(self.step_label, 1)
+        nav.addStretch(1)
+        self.step_label.setWordWrap(True)
         scale = QHBoxLayout()
         scale.addWidget(self.arrows_check)
         scale.addWidget(QLabel("scale"))
@@ -256,6 +275,7 @@ class LabPanel(QWidget):
         left = QVBoxLayout()
         left.addLayout(top)
         left.addLayout(nav)
+        left.addWidget(self.step_label)
         left.addWidget(self.formula_label)
         left.addWidget(self.rates)
         left.addLayout(scale)
@@ -264,8 +284,8 @@ class LabPanel(QWidget):
         columns = QHBoxLayout(page)
         columns.setContentsMargins(0, 4, 0, 0)
         columns.addLayout(left, 2)
-        columns.addWidget(self.numbers, 4)
-        self.numbers.setMinimumWidth(240)
+        columns.addWidget(self.numbers, 5)
+        self.numbers.setMinimumWidth(420)
         self.rates.setMinimumWidth(200)
         return page
 
@@ -328,11 +348,15 @@ class LabPanel(QWidget):
         self.shape_buttons.button(1).setChecked(True)
         self.shape_buttons.idToggled.connect(self._on_shape_toggled)
         self.shape_hint = QLabel("The uniform solid of each link's mass with its principal "
-                                 "moments, at the mass centre: a wrong tensor or mass centre "
-                                 "shows as a shape that does not fit the link.")
+                                 "moments, at the mass centre: a wrong mass centre shows as a "
+                                 "shape away from its link, a wrong moment as a shape of the "
+                                 "wrong size. A box much longer than its link can also be "
+                                 "right: a hollow link with motors has its mass far from its "
+                                 "mass centre (such links are listed on the right).")
         self.shape_hint.setWordWrap(True)
         self.warnings_label = QLabel()
         self.warnings_label.setObjectName("labWarningsLabel")
+        self.warnings_label.setWordWrap(True)
         self.warnings_list = QListWidget()
         self.warnings_list.setObjectName("labWarnings")
         self.warnings_list.setWordWrap(True)
@@ -372,6 +396,7 @@ class LabPanel(QWidget):
         self.dh_link.setCurrentIndex(min(max(current, 0), robot.n - 1))
         self.dh_link.blockSignals(False)
         self.warnings = check_model(robot)
+        self.shape_notes = large_shapes(robot)
         self._fill_warnings()
         self._schedule()
 
@@ -496,22 +521,33 @@ class LabPanel(QWidget):
         self.step_label.setText(f"step {self.index + 1} / {len(steps)} \u2014 {step.phase}, "
                                 f"link {step.link + 1}{tree}")
         self.formula_label.setText(f"{step.formula}    ({step.equation})")
-        self.numbers.setRowCount(len(step.quantities))
-        for r, item in enumerate(step.quantities):
-            cells = (item.symbol, item.equation, format_value(item.value, "; " in item.unit), item.unit,
-                     item.meaning)
+        self.numbers.clearSpans()
+        self.numbers.setRowCount(2 * len(step.quantities))
+        for k, item in enumerate(step.quantities):
+            r = quantity_row(k)
+            cells = (item.symbol, item.equation, format_value(item.value, "; " in item.unit))
             for c, text in enumerate(cells):
                 cell = QTableWidgetItem(text)
                 if c == 0:
                     cell.setFont(self._serif)
-                if c == 4:
-                    cell.setToolTip(text)
                 if c == 2:
                     cell.setFont(self._mono)
                     cell.setTextAlignment(Qt.AlignmentFlag.AlignLeft
                                           | Qt.AlignmentFlag.AlignVCenter)
                 self.numbers.setItem(r, c, cell)
-        self.numbers.resizeRowsToContents()
+            unit = f"   [{item.unit}]" if item.unit else ""
+            meaning = QTableWidgetItem(item.meaning + unit)
+            meaning.setFont(self._meaning_font)
+            meaning.setForeground(QColor("#505860"))
+            self.numbers.setItem(r + 1, 0, meaning)
+            self.numbers.setSpan(r + 1, 0, 1, self.numbers.columnCount())
+        # no wider than its columns: a wide panel gives the rest to the controls
+        table = self.numbers
+        table.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
+        needed = (table.horizontalHeader().length() + 2 * table.frameWidth()
+                  + table.verticalScrollBar().sizeHint().width() + 4)
+        table.setMaximumWidth(max(needed, table.minimumWidth()))
+        table.resizeRowsToContents()
         self._refresh_overlay()
 
     def _legend(self, step: Step, scales: dict[ArrowKind, float]) -> str:
@@ -686,18 +722,32 @@ class LabPanel(QWidget):
                             f"'{w.cell}' cell")
             item.setForeground(QColor("#7A4A00"))
             self.warnings_list.addItem(item)
-        count = len(self.warnings)
-        self.warnings_label.setText(
-            f"{count} suspicious value{'s' * (count != 1)} (click to select the cell)" if count
-            else "No suspicious values in this model.")
+        for note in self.shape_notes:
+            item = QListWidgetItem(f"\u25a1 {note.message}")
+            item.setToolTip(f"box larger than its link: click to select link "
+                            f"{note.link + 1}'s '{note.cell}' cell")
+            item.setForeground(QColor("#2C4A6B"))
+            self.warnings_list.addItem(item)
+        count, notes = len(self.warnings), len(self.shape_notes)
+        text = (f"{count} suspicious value{'s' * (count != 1)}" if count
+                else "No suspicious values in this model")
+        if notes:
+            text += (f". {notes} box{'es are' if notes != 1 else ' is'} much longer than "
+                     f"{'their links' if notes != 1 else 'its link'} (\u25a1): "
+                     f"{LARGE_SHAPE_MEANING}")
+        self.warnings_label.setText(text + (" Click a line to select its cell."
+                                            if count or notes else "."))
 
     def select_warning(self, row: int) -> None:
-        """Select the table cell of warning `row` (and highlight its link in 3D)."""
-        if 0 <= row < len(self.warnings):
-            w = self.warnings[row]
+        """Select the table cell of warning `row` (and highlight its link in 3D); the rows
+        after the warnings are the notes on large boxes (`shape_notes`)."""
+        entries = [(w.link, w.cell) for w in self.warnings] + [
+            (n.link, n.cell) for n in self.shape_notes]
+        if 0 <= row < len(entries):
+            link, cell = entries[row]
             self.warnings_list.setCurrentRow(row)
-            self._select(w.link, w.cell)
-            self.overlay.highlight(w.link)
+            self._select(link, cell)
+            self.overlay.highlight(link)
 
     # ==================================================================================
     # 3D overlays: only the current tab's, only while the panel is visible

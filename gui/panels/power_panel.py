@@ -19,7 +19,9 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from armdyn.core.sim.power import PowerBalance, PowerBalanceStream
 from armdyn.core.sim.trajectory import Trajectory
 
-from ..plots.plots_panel import adopt_menus
+from ..plots.plots_panel import (LABEL_STYLE, CompactGraphics, adopt_menus,
+                                 align_axis_widths, grid_axes, legend_beside,
+                                 style_like_results)
 
 __all__ = ["PowerPanel", "REFRESH_MS"]
 
@@ -54,21 +56,34 @@ class PowerPanel(QWidget):
         self._timer.setInterval(REFRESH_MS)
         self._timer.timeout.connect(self._refresh)
 
-        self.graphics = pg.GraphicsLayoutWidget()
+        self._span: tuple[float, float] | None = None
+        self.graphics = CompactGraphics(180)
         self.graphics.setBackground("w")
-        self.graphics.setMinimumHeight(200)
-        self.rate_plot = self.graphics.addPlot(row=0, col=0, title="energy rate and power")
+        # room on the right for the time axis's last label (t = T)
+        self.graphics.ci.layout.setContentsMargins(0, 0, 16, 0)
+        self.graphics.setMinimumHeight(180)
+        self.rate_plot = self.graphics.addPlot(row=0, col=0, axisItems=grid_axes(time=True))
         self.residual_plot = self.graphics.addPlot(row=1, col=0,
-                                                   title="residual dE/dt \u2212 P")
-        self.residual_plot.setXLink(self.rate_plot)
-        self.rate_plot.addLegend(offset=(8, 8), labelTextSize="8pt")
-        for plot in (self.rate_plot, self.residual_plot):
+                                                   axisItems=grid_axes(time=True))
+        # one time range for both, linked by value (pyqtgraph's setXLink maps pixels, so
+        # each width change while the axes aligned moved the other's range)
+        for a, b in ((self.rate_plot, self.residual_plot), (self.residual_plot, self.rate_plot)):
+            a.sigXRangeChanged.connect(lambda _vb, r, other=b: self._follow(other, r))
+        # under the plot, not over the curves (pyqtgraph's floating legend drew light
+        # grey text under them); below, it leaves the two plot areas the same width
+        self.legend = legend_beside(self.rate_plot, below=True, columns=3)
+        for plot, title, unit in ((self.rate_plot, "energy rate and power", "power (W)"),
+                                  (self.residual_plot, "residual dE/dt \u2212 P", "W")):
             plot.showGrid(x=True, y=True, alpha=0.25)
-            plot.setLabel("left", "W")
+            plot.hideAxis("right")
+            style_like_results(plot, title, left=unit)
             plot.setDownsampling(auto=True, mode="peak")
             plot.setClipToView(True)
             adopt_menus(plot, self)
-        self.residual_plot.setLabel("bottom", "time (s)")
+        self.residual_plot.getAxis("bottom").setLabel("time (s)", **LABEL_STYLE)
+        self.rate_plot.getAxis("bottom").setStyle(showValues=False)
+        for plot in (self.rate_plot, self.residual_plot):
+            plot.vb.sigResized.connect(self._align)
         self.curves: dict[str, pg.PlotDataItem] = {}
         for key, name, color, style, width in CURVES:
             self.curves[key] = self.rate_plot.plot(
@@ -79,10 +94,25 @@ class PowerPanel(QWidget):
                               "balance follows it here.")
         self.summary.setObjectName("powerSummary")
         self.summary.setWordWrap(True)
+        # no height-for-width: a scroll area then lays the page out at its preferred
+        # height for the width, which scrolled the plots of a low Lab dock
+        policy = self.summary.sizePolicy()
+        policy.setHeightForWidth(False)
+        self.summary.setSizePolicy(policy)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         layout.addWidget(self.graphics, 1)
         layout.addWidget(self.summary)
+
+    @staticmethod
+    def _follow(plot, x_range) -> None:
+        """`plot` takes the time range `x_range` (s) of the other plot."""
+        if list(plot.viewRange()[0]) != list(x_range):
+            plot.setXRange(*x_range, padding=0.0)
+
+    def _align(self, *_args) -> None:
+        """Both plots' axes one width: a time is one vertical line through both."""
+        align_axis_widths((self.rate_plot, self.residual_plot))
 
     def set_damping(self, damping) -> None:
         """Viscous joint damping (n,) or scalar (N m s/rad, N s/m) of the next run, to
@@ -93,6 +123,7 @@ class PowerPanel(QWidget):
     def reset(self, *_args) -> None:
         """Forget the samples (a new run or a new robot)."""
         self.stream.reset()
+        self._span = None
         self._dirty = True
         self._refresh()
 
@@ -102,7 +133,10 @@ class PowerPanel(QWidget):
             return
         if len(self.stream) and chunk.n != self.stream_n:
             self.stream.reset()
+            self._span = None
         self.stream_n = chunk.n
+        t0 = float(chunk.t[0]) if self._span is None else self._span[0]
+        self._span = (t0, float(chunk.t[-1]))  # the run's time span so far, s
         self.stream.append(chunk)
         self._dirty = True
         if not self._timer.isActive():
@@ -129,6 +163,11 @@ class PowerPanel(QWidget):
         for key, y in values.items():
             ok = np.isfinite(y)
             self.curves[key].setData(pb.t[ok], y[ok])
+        if self._span is not None:  # the run's own span, both ends labelled (t = 0, T):
+            t0, t1 = self._span   # auto-ranging padded it to 2.06 s for a 2 s run
+            # on the plot whose axis shows the times (the other follows, pixel by pixel)
+            self.residual_plot.setXRange(t0, max(t1, t0 + 1e-6), padding=0.0)
+        self._align()
         if len(pb):
             r = np.abs(pb.residual[np.isfinite(pb.residual)])
             big = np.abs(pb.energy_rate[np.isfinite(pb.energy_rate)])

@@ -14,6 +14,13 @@ time; it takes more columns and then only the joint numbers when the plot is
 low. A left click or drag in a plot scrubs (``time_picked``); the wheel zooms,
 right-drag scales, middle-drag pans.
 
+Each column of plots shares one left-axis width, one right-axis width and one legend
+width, each as wide as the column's widest labels need (`PlotsPanel.align_axes`): a time
+is one vertical line through the column. The time axis labels both ends of its range
+(`TimeAxis`). With "Clip spikes" a finished run's plot whose samples spike far beyond
+the rest shows the others' range, marks the clipped samples and says why
+(`gui.plots.spikes`, `spike_reason`).
+
 Speed (issue #8): during a run the time axes stay at [0, duration]
 (`set_run_duration`), so a refresh does not move the axes, and a finished run's
 axes are set at once, not auto-ranged while painting; curves are light
@@ -26,6 +33,7 @@ are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -35,7 +43,8 @@ import pyqtgraph as pg
 import pyqtgraph.exporters as pg_exporters
 from PySide6.QtCore import (QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt, QTimer,
                             Signal, Slot)
-from PySide6.QtGui import QCloseEvent, QColor, QFont, QPainter, QPen, QPixmapCache
+from PySide6.QtGui import (QCloseEvent, QColor, QFont, QFontMetricsF, QPainter, QPen,
+                           QPixmapCache)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
     QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout,
@@ -50,6 +59,7 @@ from ..look.colors import joint_color
 from ..look.text import shown_name
 from ..look.images import encode_image
 from .curves import SampleCurve
+from .spikes import spike_range
 from ..look.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
@@ -75,8 +85,13 @@ LEGEND_PT = 10
 LABEL_STYLE = {"font-size": "11pt", "color": "#000"}
 TITLE_SIZE = "12pt"
 TITLE_HEIGHT = 22  # px (pyqtgraph reserves 30)
-AXIS_WIDTH = 66  # px, left and right (prismatic joints): keeps the time axes aligned
+#: Left and right axes are as wide as their tick labels and title need (`align_axes`,
+#: the same for every plot of a column), at least this, px (times the font scale).
+AXIS_WIDTH = 44
 NO_RIGHT_AXIS_WIDTH = 10  # px, right margin when the robot has no prismatic joint
+#: Axis widths move in steps of this many px: a label a digit longer does not move the
+#: plot area at every zoom.
+AXIS_WIDTH_STEP = 6
 MIN_PLOT_HEIGHT = 130  # px; below this the panel scrolls instead of squeezing
 GRID_MIN_WIDTH = 760  # px; a panel at least this wide shows 3 or 4 plots in 2 columns
 #: The legend (right of the plot area) may take at most this share of its plot's width
@@ -140,6 +155,8 @@ MIN_Y_SPAN_PRISMATIC = 1e-3
 FIT_MARGIN = 0.05
 #: Shortest time axis, s (a run of one sample).
 MIN_TIME_SPAN = 1e-3
+#: The triangles marking samples beyond a clipped plot's range, px.
+SPIKE_MARK_PX = 9
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
@@ -213,8 +230,12 @@ class _Legend(pg.GraphicsWidget):
     width leaves room for read-out values, so hovering never moves the plot.
     """
 
+    #: its natural width changed (the panel aligns its column again)
+    width_changed = Signal()
+
     def __init__(self) -> None:
         super().__init__()
+        self._reserved = 0.0  # layout width asked for by `reserve` (the column's widest)
         self._text = QGraphicsTextItem(self)
         font = QFont()
         font.setPointSize(LEGEND_PT)
@@ -289,8 +310,23 @@ class _Legend(pg.GraphicsWidget):
         else:
             self._fewer_entries(max_w, max_h)
             values = None
-        self._width = self._natural_size(values)[0] if self.entries else 0.0
+        width = self._natural_size(values)[0] if self.entries else 0.0
+        changed = width != self._width
+        self._width = width
         self.show_values(None)
+        if changed:
+            self.width_changed.emit()
+
+    def natural_width(self) -> float:
+        """The width the legend's box takes when shown beside its plot, px (0: hidden)."""
+        return self._width if self.entries and self._shown else 0.0
+
+    def reserve(self, width: float) -> None:
+        """Take at least `width` px in the plot's layout (the box keeps its own width):
+        every plot of a column then has the same plot area (`PlotsPanel.align_axes`)."""
+        if width != self._reserved:
+            self._reserved = width
+            self.show_values(None)
 
     def _fewer_entries(self, max_w: float, max_h: float) -> None:
         """No layout of all the entries fits in `max_w` x `max_h` px: list joint numbers
@@ -337,6 +373,8 @@ class _Legend(pg.GraphicsWidget):
         self._text.setHtml(self._html(values))
         if self.entries and self._shown:
             width, height = self._width, self._text.boundingRect().height() + 2
+            if not self.below:
+                width = max(width, self._reserved)
         else:
             width = height = 0.0
         self.setMinimumSize(width, 0.0)
@@ -395,7 +433,88 @@ class GridAxis(pg.AxisItem):
         if specs is None:
             return None
         axis_spec, tick_specs, text_specs = specs
-        return axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs], text_specs
+        return (axis_spec, [(_opaque(pen), p1, p2) for pen, p1, p2 in tick_specs],
+                _apart(text_specs))
+
+    def needed_width(self) -> float:
+        """The width (px) a left or right axis needs for its tick labels at its present
+        range and height, its tick marks and its title: pyqtgraph's own sum
+        (`AxisItem._updateWidth`), with the labels measured now rather than after a
+        paint. A fixed width too small let "-10000" print over "force (N, N m)"."""
+        text = 0.0
+        lo, hi = sorted(float(v) for v in self.range)
+        length = self.geometry().height()
+        if self.style["showValues"] and length > 1 and np.isfinite([lo, hi]).all() and hi > lo:
+            metrics = QFontMetricsF(self.style["tickFont"] or self.font())
+            for spacing, values in self.tickValues(lo, hi, length):
+                strings = self.tickStrings(list(values), self.autoSIPrefixScale * self.scale,
+                                           spacing)
+                text = max([text] + [metrics.horizontalAdvance(t) for t in strings if t])
+        width = text + (self.style["tickTextOffset"][0] if self.style["showValues"] else 0)
+        width += max(0, self.style["tickLength"])
+        if self.label.isVisible():
+            width += self.label.boundingRect().height() * 0.8
+        return width
+
+
+#: The least room between two tick labels side by side, px: labels that merely did not
+#: overlap read as one number on a narrow time axis ("0.40.6").
+LABEL_GAP = 4.0
+
+
+def _apart(text_specs: list) -> list:
+    """The tick labels that do not overlap one drawn before them, nor come within
+    LABEL_GAP of it side by side (pyqtgraph draws the major level first): on a log axis
+    the 2..9 x 10^k labels crowd near each decade, and a low plot printed them over each
+    other."""
+    kept: list = []
+    for spec in text_specs:
+        rect = spec[0].adjusted(-LABEL_GAP / 2, -1.0, LABEL_GAP / 2, 1.0)
+        if not any(rect.intersects(other[0]) for other in kept):
+            kept.append(spec)
+    return kept
+
+
+#: The time axis labels its two ends (t = 0 and t = T of a run); a label of another tick
+#: closer than this to an end is left out, px.
+END_LABEL_GAP = 36
+#: How far a label at an end may stick out beside the time axis, px.
+END_LABEL_OVERHANG = 30
+
+
+class TimeAxis(GridAxis):
+    """A time axis that labels both ends of its range (a run's t = 0 and t = T), with
+    four significant digits; pyqtgraph leaves out the labels at the edges, so the
+    start and end of a run were never read."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._ends: dict[float, float] = {}  # tick value -> the end it labels
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802, N803 - pyqtgraph's names
+        levels = super().tickValues(minVal, maxVal, size)
+        self._ends = {}
+        if not levels or size <= 1 or not maxVal > minVal:
+            return levels
+        per_px = (maxVal - minVal) / size
+        inset = 1e-9 * (maxVal - minVal)  # (exactly at an edge, rounding can drop a tick)
+        self._ends = {minVal + inset: minVal, maxVal - inset: maxVal}
+
+        def apart(v: float) -> bool:
+            return all(abs(v - e) >= END_LABEL_GAP * per_px for e in (minVal, maxVal))
+
+        spacing, values = levels[0]
+        out = [(spacing, sorted([*self._ends, *(v for v in values if apart(v))]))]
+        return out + [(s, [v for v in vals if apart(v)]) for s, vals in levels[1:]]
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        strings = super().tickStrings(values, scale, spacing)
+        return [f"{self._ends[v] * scale:.4g}" if v in self._ends else text
+                for v, text in zip(values, strings)]
+
+    def boundingRect(self):  # noqa: N802 - Qt's name
+        # room for the end labels beside the axis (with a grid pyqtgraph allows none)
+        return super().boundingRect().adjusted(-END_LABEL_OVERHANG, 0, END_LABEL_OVERHANG, 0)
 
 
 #: The opaque pens `_opaque` made, by colour, width, style and cosmetic flag (the axes
@@ -439,9 +558,9 @@ class _LogAxis(GridAxis):
         numbers = 10.0 ** np.asarray(values, dtype=float) * scale
         if spacing is None or spacing >= 1.0:
             # plain "1e-16" (pyqtgraph writes superscript digits, which many fonts lack:
-            # every label then read "1")
+            # every label then read "1"); "6", not "6e0", between 0.001 and 10^4
             strings = [f"{v:.0e}".replace("e-0", "e-").replace("e+0", "e").replace("e+", "e")
-                       for v in numbers]
+                       if not 1e-3 <= v < 1e4 else f"{v:.3g}" for v in numbers]
         else:
             for digits in range(2, 8):  # the fewest significant digits that tell them apart
                 strings = [f"{v:.{digits}g}" for v in numbers]
@@ -449,6 +568,7 @@ class _LogAxis(GridAxis):
                     break
         # pyqtgraph labels every minor tick of a log axis (2..9 times a power of ten):
         # in a low plot they overprint; keep every k-th label, about one per LABEL_PX
+        # (and `_apart` drops any that still overlap: they crowd near each decade)
         height = self.geometry().height()  # (0 before the axis is laid out: all labels)
         room = max(2, int(height // LOG_LABEL_PX))
         if height > 0 and len(strings) > room:
@@ -469,7 +589,7 @@ class _Plot:
         self._title = spec.title
         self.vb = _ScrubViewBox(enableMenu=False)
         self.vb.sigScrub.connect(on_scrub)
-        axes = grid_axes()
+        axes = grid_axes(time=True)
         if spec.field == "loop_residual":
             axes["left"] = _LogAxis("left")
         self.item = pg.PlotItem(viewBox=self.vb, axisItems=axes)
@@ -493,7 +613,7 @@ class _Plot:
             axis.setTextPen("#000")
             axis.setTickFont(font)
             if name != "bottom":
-                axis.setWidth(AXIS_WIDTH)
+                axis.setWidth(AXIS_WIDTH)  # until `align_axes` measures the labels
             axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         lay_axes_under(self.item, (self.vb, self.vb2))
         self.item.setLabel("bottom", "time (s)", **LABEL_STYLE)
@@ -501,6 +621,17 @@ class _Plot:
         self.legend = _Legend()
         self.item.layout.addItem(self.legend, 2, 3)  # right of the right axis
         self.item.layout.setAlignment(self.legend, Qt.AlignTop | Qt.AlignLeft)
+        self._y_values = True  # the y axes show tick labels (`_show_y_values`)
+        self._prismatic = False  # some curve is on the right view
+        #: the views whose spikes `fit_y_ranges` clipped, and the marks it drew there
+        self.spikes: dict[pg.ViewBox, object] = {}
+        self.spike_marks: dict[pg.ViewBox, pg.ScatterPlotItem] = {}
+        for view in (self.vb, self.vb2):
+            marks = pg.ScatterPlotItem(pxMode=True)
+            marks.setZValue(5)
+            marks.setVisible(False)
+            view.addItem(marks, ignoreBounds=True)
+            self.spike_marks[view] = marks
         self.cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(CURSOR_COLOR, width=2))
         self.hover = pg.InfiniteLine(angle=90, movable=False,
                                      pen=pg.mkPen("#666", width=1, style=Qt.DashLine))
@@ -573,7 +704,6 @@ class _Plot:
             shown = axis.label.isVisibleTo(axis)
             axis.setLabel(axis.labelText, **self.label_style())  # (setLabel shows it)
             axis.showLabel(shown)
-        self.item.getAxis("left").setWidth(round(AXIS_WIDTH * scale))
         self.legend.set_point_size(LEGEND_PT * scale)
         self.set_title(self._title)
 
@@ -634,11 +764,13 @@ class _Plot:
         for curve in self.curves:
             curve.setCacheMode(cache)
         prismatic = any(c.getViewBox() is self.vb2 for c in self.curves)
+        self._prismatic = prismatic
         right = self.item.getAxis("right")
-        right.setStyle(showValues=prismatic)
+        right.setStyle(showValues=prismatic and self._y_values)
         right.setLabel(self.spec.right if prismatic else "", **self.label_style())
         right.showLabel(prismatic)
         self.series = _Series(len(self.curves))
+        self._show_y_values(False)
         # (view, the curves drawn in it) for the main and the prismatic view
         self.view_rows = [(vb, rows) for vb in (self.vb, self.vb2)
                           if (rows := [k for k, c in enumerate(self.curves)
@@ -703,22 +835,81 @@ class _Plot:
         prismatic joints' view."""
         return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
 
-    def fit_y_ranges(self) -> None:
+    def fit_axis_titles(self) -> None:
+        """Each y axis's title in full if it fits along the plot area's height, else its
+        unit alone ("(N, N m)" for "force (N, N m)"), the full title in the tooltip: a
+        title longer than a low plot ran into the next plot's and the time labels."""
+        for name, full in (("left", self.spec.left), ("right", self.spec.right)):
+            fit_axis_title(self.item, name, full, self.label_style())
+
+    def clear_spikes(self) -> None:
+        """No clipped view, no marks."""
+        self.spikes = {}
+        for marks in self.spike_marks.values():
+            marks.setData([], [])
+            marks.setVisible(False)
+
+    def fit_y_ranges(self, clip: bool = False) -> None:
         """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
-        their span, at least the view's minimum span. The log residual auto-ranges."""
+        their span, at least the view's minimum span; with `clip`, a view whose samples
+        hold spikes takes their robust range instead (`gui.plots.spikes`) and marks
+        where samples leave it (`spikes`). The log residual auto-ranges."""
+        self.clear_spikes()
         if self.spec.field == "loop_residual":
             self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
             return
         for vb, (lo, hi) in self.y_bounds.items():
+            spikes = self._spike_range(vb) if clip else None
+            if spikes is not None:
+                lo, hi = spikes.lo, spikes.hi
+                self.spikes[vb] = spikes
             pad = max(FIT_MARGIN * (hi - lo), 0.5 * (self._least_span(vb) - (hi - lo)))
             vb.setYRange(lo - pad, hi + pad, padding=0.0)
+            if spikes is not None:
+                self._mark_spikes(vb, spikes, lo - 0.5 * pad, hi + 0.5 * pad)
 
-    def refresh(self) -> None:
-        """Show the series on the curves (views into its buffers, no copy)."""
+    def view_values(self, vb: pg.ViewBox) -> tuple[np.ndarray, np.ndarray, list[int]]:
+        """(t (S,), values (S, m), curve rows) of the curves drawn in view `vb`."""
+        rows = next((r for v, r in self.view_rows if v is vb), [])
+        s = self.series
+        return s.t[:s.size], s.y[rows, :s.size].T, rows
+
+    def _spike_range(self, vb: pg.ViewBox):
+        _t, values, rows = self.view_values(vb)
+        return spike_range(values) if rows else None
+
+    def _mark_spikes(self, vb: pg.ViewBox, spikes, low: float, high: float) -> None:
+        """A triangle in the curve's colour, at the view's edge, at every stretch of
+        samples beyond the robust range (pointing the way the curve went)."""
+        t, values, rows = self.view_values(vb)
+        marks = spikes.marks(t, values)
+        item = self.spike_marks[vb]
+        item.setData(
+            [m[0] for m in marks], [high if m[2] else low for m in marks],
+            symbol=["t1" if m[2] else "t" for m in marks], size=SPIKE_MARK_PX,
+            pen=None, brush=[pg.mkBrush(self.curves[rows[m[1]]].opts["pen"].color())
+                                        for m in marks])
+        item.setVisible(bool(marks))
+
+    def refresh(self) -> bool:
+        """Show the series on the curves (views into its buffers, no copy). True if the
+        y axes' tick labels appeared or went (the axes need other widths)."""
         s = self.series
         for k, curve in enumerate(self.curves):
             curve.set_samples(s.t[:s.size], s.y[k, :s.size])
         self.stale = False
+        return self._show_y_values(s.size > 0)
+
+    def _show_y_values(self, shown: bool) -> bool:
+        """Tick labels on the y axes only once there are samples: an empty plot labelled
+        a range of nothing (the empty log residual read 6e0, 4e0, 2e0). True if they
+        changed."""
+        if shown == self._y_values:
+            return False
+        self._y_values = shown
+        self.item.getAxis("left").setStyle(showValues=shown)
+        self.item.getAxis("right").setStyle(showValues=shown and self._prismatic)
+        return True
 
     def show_values(self, time: float | None) -> None:
         """Legend read-out at `time` (s), or the plain legend for None."""
@@ -745,6 +936,7 @@ class PlotsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._robot: Robot | None = None
+        self._traj: Trajectory | None = None  # the run last shown whole
         self._pending: list[Trajectory] = []
         self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
         self._font_scale = 1.0
@@ -771,6 +963,16 @@ class PlotsPanel(QWidget):
         self._last_chunk_timer.setSingleShot(True)
         self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
         self._last_chunk_timer.timeout.connect(self._refresh_shown)
+        # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
+        self._align_timer = QTimer(self)
+        self._align_timer.setSingleShot(True)
+        self._align_timer.setInterval(0)
+        self._align_timer.timeout.connect(self.align_axes)
+        for plot in self._all_plots:
+            for view in (plot.vb, plot.vb2):
+                view.sigYRangeChanged.connect(self._schedule_align)
+            plot.vb.sigResized.connect(self._schedule_align)
+            plot.legend.width_changed.connect(self._schedule_align)
         self._hover_pos: QPointF | None = None
         self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
         self._hover_timer.setSingleShot(True)
@@ -792,6 +994,16 @@ class PlotsPanel(QWidget):
             self._buttons[plot.spec.key] = button
             row.addWidget(button)
         row.addStretch(1)
+        self.clip_button = QToolButton()
+        self.clip_button.setText("Clip spikes")
+        self.clip_button.setCheckable(True)
+        self.clip_button.setChecked(True)
+        self.clip_button.setToolTip(
+            "A plot whose samples hold spikes shows the range of the others (their 1st to "
+            "99th percentile), with \u25b2\u25bc where samples leave it; off: every plot "
+            "shows all its samples")
+        self.clip_button.toggled.connect(self._on_clip_toggled)
+        row.addWidget(self.clip_button)
         self.legend_button = QToolButton()
         self.legend_button.setText("Legend")
         self.legend_button.setCheckable(True)
@@ -805,6 +1017,21 @@ class PlotsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self._controls)
+        #: why a plot is clipped: its spikes, when, and what causes them (`_explain_spikes`)
+        self.spike_note = QLabel()
+        self.spike_note.setObjectName("spikeNote")
+        self.spike_note.setWordWrap(True)
+        self.spike_note.setContentsMargins(8, 0, 8, 0)
+        self.spike_note.setStyleSheet("color: #5A3A00;")
+        self.spike_note.setToolTip(
+            "A plot with a few samples far beyond the others shows the others' range (their "
+            "1st to 99th percentile, widened to 8 median deviations), so that its other "
+            "curves are not flattened to zero; \u25b2\u25bc mark where samples leave it. "
+            "A toggle pose: the loop Jacobian's dependent columns near rank loss "
+            "(\u03c3_min/\u03c3_max small), where the cut joints need large forces to hold "
+            "the loop. Clip spikes off shows every sample.")
+        self.spike_note.hide()
+        layout.addWidget(self.spike_note)
         layout.addWidget(self._scroll)
         for key in LOOP_PLOTS:
             self._buttons[key].setVisible(False)
@@ -885,13 +1112,60 @@ class PlotsPanel(QWidget):
             self._leader = (self._shown or self._all_plots)[0]
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
+        self.align_axes()
+        labels = False
         for plot in plots:  # hidden while samples came: draw them now
             if plot.stale:
-                plot.refresh()
+                labels = bool(plot.refresh()) or labels
+        if labels:
+            self.align_axes()
+
+    @Slot()
+    def _schedule_align(self, *_args) -> None:
+        if not self._align_timer.isActive():
+            self._align_timer.start()
+
+    @Slot()
+    def align_axes(self) -> None:
+        """Line up the plot areas of each column of shown plots: left axes of one width,
+        right axes of one width (each as their widest tick labels need,
+        `align_axis_widths`), and legends beside them of one width. Legends of different
+        widths put the same time at different x in a column."""
+        self._align_timer.stop()
+        plots, columns = self._shown, max(self._columns, 1)
+        for _ in range(3):  # a new layout may refit a legend (`_Legend.fit`): again
+            widths = [p.legend.natural_width() for p in plots]
+            for c in range(columns):
+                column = plots[c::columns]
+                if not column:
+                    continue
+                align_axis_widths([p.item for p in column],
+                                  minimum=round(AXIS_WIDTH * self._font_scale),
+                                  grow_only=self._run_duration is not None)
+                widest = max(p.legend.natural_width() for p in column)
+                for p in column:
+                    p.legend.reserve(widest)
+            # laid out now, not at the next turn: a plot area resized after the plots
+            # were painted moves the prismatic view's range and paints them again
+            self._graphics.ci.layout.activate()
+            for plot in plots:
+                plot.item.layout.activate()
+                plot.fit_axis_titles()
+            if [p.legend.natural_width() for p in plots] == widths:
+                break
+        for _ in range(3):  # whatever the last pass invalidated (a legend, a title)
+            layouts = [self._graphics.ci.layout] + [p.item.layout for p in plots]
+            if all(layout.isActivated() for layout in layouts):
+                break
+            for layout in layouts:
+                layout.activate()
+        self._align_timer.stop()
 
     def set_controls_visible(self, visible: bool) -> None:
-        """Show or hide the row of show / hide buttons above the plots."""
+        """Show or hide the row of show / hide buttons above the plots (and the note on
+        clipped spikes under it)."""
         self._controls.setVisible(visible)
+        self.spike_note.setVisible(visible and bool(self.spike_note.text()))
 
     def controls_visible(self) -> bool:
         return not self._controls.isHidden()
@@ -900,11 +1174,9 @@ class PlotsPanel(QWidget):
         """Every plot's fonts (ticks, axis labels, titles, legends) at `scale` x their
         normal size (1: normal), e.g. for a projector (gui/panels/presentation.py)."""
         self._font_scale = float(scale)
-        prismatic = self._robot is not None and not all(self._robot.is_revolute)
         for plot in self._all_plots:
             plot.set_font_scale(self._font_scale)
-            if prismatic:
-                plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale))
+        self.align_axes()
 
     def font_scale(self) -> float:
         """The plots' font scale (1: normal)."""
@@ -914,6 +1186,7 @@ class PlotsPanel(QWidget):
         """Every legend under its plot (True: for a narrow, tall panel) or beside it."""
         for plot in self._all_plots:
             plot.set_legend_below(below)
+        self.align_axes()
 
     def legends_below(self) -> bool:
         return self._all_plots[0].legend.below
@@ -923,6 +1196,7 @@ class PlotsPanel(QWidget):
         self.legend_button.setChecked(shown)
         for plot in self._all_plots:
             plot.legend.set_shown(shown)
+        self.align_axes()
 
     # ----- data -----------------------------------------------------------------------
     def observe(self, session) -> None:
@@ -952,11 +1226,8 @@ class PlotsPanel(QWidget):
         self._robot = robot
         self._pending = []
         self._timer.stop()
-        prismatic = robot is not None and not all(robot.is_revolute)
         for plot in self._all_plots:
             plot.build(robot)
-            plot.item.getAxis("right").setWidth(round(AXIS_WIDTH * self._font_scale)
-                                                if prismatic else NO_RIGHT_AXIS_WIDTH)
         loops = robot is not None and bool(robot.loops)
         had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
         for key in LOOP_PLOTS:
@@ -984,11 +1255,15 @@ class PlotsPanel(QWidget):
         self._pending = []
         self._timer.stop()
         self._last_chunk_timer.stop()
+        self._traj = None
         for plot in self._plots:
             plot.series = _Series(len(plot.curves))
             plot.y_bounds, plot.y_grown = {}, set()
             plot.stale = True
             plot.show_values(None)
+            plot.clear_spikes()
+        self.spike_note.setText("")
+        self.spike_note.hide()
         if self._run_duration is None:  # the axes follow the samples that come
             self._fit_time_range()
             for plot in self._all_plots:
@@ -1013,6 +1288,7 @@ class PlotsPanel(QWidget):
             return
         self._take_pending()
         self._last_chunk_timer.stop()
+        self._traj = traj
         if not self._holds(traj):
             self.clear()
             for plot in self._plots:
@@ -1040,8 +1316,43 @@ class PlotsPanel(QWidget):
             plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
             plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
         self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
+        clip = self.clip_button.isChecked()
         for plot in self._plots:
-            plot.fit_y_ranges()
+            plot.fit_y_ranges(clip)
+        self._explain_spikes()
+        self.align_axes()  # the new ranges' labels, before the plots are painted
+
+    @Slot(bool)
+    def _on_clip_toggled(self, _on: bool) -> None:
+        if self._plots[0].series.size and self._run_duration is None:
+            clip = self.clip_button.isChecked()
+            for plot in self._plots:
+                plot.fit_y_ranges(clip)
+            self._explain_spikes()
+            self.align_axes()
+
+    def clipped_plots(self) -> list[str]:
+        """The keys of the plots whose spikes are clipped now."""
+        return [p.spec.key for p in self._plots if p.spikes]
+
+    def _explain_spikes(self) -> None:
+        """The note over the plots: which plots are clipped, their largest spikes and
+        what core says causes them (`spike_reason`)."""
+        lines = []
+        for plot in self._plots:
+            for vb, spikes in plot.spikes.items():
+                t, values, _rows = plot.view_values(vb)
+                peaks = spikes.peaks(values)
+                times = ", ".join(f"{t[k]:.3g}" for k in peaks)
+                lo, hi = spikes.full
+                reason = spike_reason(self._robot, self._traj, plot.spec.field, peaks)
+                unit = plot.spec.unit_r if vb is plot.vb else plot.spec.unit_p
+                lines.append(
+                    f"<b>{escape(plot.spec.title)}</b>: spikes up to "
+                    f"{max(abs(lo), abs(hi)):.3g}{escape(unit)} at t = {times} s"
+                    f"{escape(reason)}; clipped (\u25b2\u25bc).")
+        self.spike_note.setText("<br>".join(lines))
+        self.spike_note.setVisible(bool(lines) and self.controls_visible())
 
     @Slot(object, object)
     def _share_time_range(self, view, x_range) -> None:
@@ -1137,12 +1448,17 @@ class PlotsPanel(QWidget):
             plot.stale = True
 
     def _refresh_shown(self) -> None:
-        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`)."""
+        """Redraw the shown plots whose curves are stale; hidden ones wait (`_arrange`).
+        Tick labels that appeared or went make the axes take other widths, at once
+        (before the plots are painted)."""
+        labels = False
         for plot in self._shown:
             if plot.stale:
-                plot.refresh()
+                labels = bool(plot.refresh()) or labels
                 if self._run_duration is not None:
                     plot.grow_y_ranges()
+        if labels:
+            self.align_axes()
 
     # ----- cursor, hover and scrubbing ------------------------------------------------
     def set_cursor_time(self, t: float | None) -> None:
@@ -1229,14 +1545,178 @@ class PlotsPanel(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         self._timer.stop()
         self._hover_timer.stop()
+        self._align_timer.stop()
         super().closeEvent(event)
 
 
+#: A spike of the cut forces within this many samples of a pose whose loop Jacobian is
+#: at most TOGGLE_SHARE as well conditioned as the run's median is put down to a toggle.
+TOGGLE_WINDOW = 5
+TOGGLE_SHARE = 0.6
+#: Poses of a run whose loop conditioning makes its median.
+TOGGLE_SAMPLES = 200
+
+
+def spike_reason(robot, traj: Trajectory | None, field: str, peaks: list[int]) -> str:
+    """Why a plot of `field` of `traj` spikes at sample indices `peaks`, as ", ..." to
+    follow the spike's times ("" when nothing is known): an end stop pushing at that
+    time (torques and forces), or, for the cut forces, a pose near a toggle of the loops
+    (the conditioning of the loop Jacobian's dependent columns,
+    `core.algorithms.mechanism_pose.dependent_jacobian_conditioning`, well under its
+    median over the run)."""
+    if traj is None or robot is None or not peaks:
+        return ""
+    if field == "tau" and traj.stop_forces is not None:
+        hit = [int(np.argmax(np.abs(traj.stop_forces[k]))) for k in peaks
+               if np.any(traj.stop_forces[k])]
+        if hit:
+            names = sorted(set(hit))
+            joints = ", ".join(f"{j + 1} ({robot.link_names[j]})" for j in names)
+            return (f", where joint{'s' * (len(names) > 1)} {joints} "
+                    f"hit{'s' * (len(names) == 1)} {'an end stop' if len(names) == 1 else 'end stops'}")
+    if field == "cut_forces" and robot.loops:
+        from armdyn.core.algorithms.mechanism_pose import dependent_jacobian_conditioning
+
+        every = max(1, len(traj) // TOGGLE_SAMPLES)
+        typical = float(np.median([dependent_jacobian_conditioning(robot, q)[0]
+                                   for q in traj.q[::every]]))
+        near = [min(dependent_jacobian_conditioning(robot, traj.q[j])[0]
+                    for j in range(max(0, k - TOGGLE_WINDOW),
+                                   min(len(traj), k + TOGGLE_WINDOW + 1)))
+                for k in peaks]
+        worst = min(near)
+        if typical > 0 and max(near) <= TOGGLE_SHARE * typical:
+            return (f", near toggle poses of the loops (the loop Jacobian's "
+                    f"\u03c3_min/\u03c3_max {worst:.2g} there, {typical:.2g} typically)")
+    return ""
+
+
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
-def grid_axes() -> dict[str, GridAxis]:
+def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     """Left, bottom and right axes for a new pg.PlotItem (``axisItems``), drawing
-    their grid opaque (`GridAxis`)."""
-    return {name: GridAxis(name) for name in ("left", "bottom", "right")}
+    their grid opaque (`GridAxis`); with `time`, the bottom one labels both ends of its
+    range (`TimeAxis`)."""
+    axes = {name: GridAxis(name) for name in ("left", "bottom", "right")}
+    if time:
+        axes["bottom"] = TimeAxis("bottom")
+    return axes
+
+
+class SideLegend(pg.LegendItem):
+    """pyqtgraph's legend in its PlotItem's layout, beside or below the plot area (never
+    over the curves), black text on white in a grey box: `legend_beside`. Floating over
+    the view it drew light grey text under the curves."""
+
+    def __init__(self, **opts) -> None:
+        super().__init__(offset=None, labelTextColor="#000", pen=pg.mkPen("#aaa"),
+                         brush=pg.mkBrush("w"), **opts)
+
+    def updateSize(self) -> None:  # noqa: N802 - pyqtgraph's name
+        self.setMinimumSize(0.0, 0.0)  # (the last size must not clamp the new one)
+        self.setMaximumSize(1e6, 1e6)
+        super().updateSize()
+        # its size for the PlotItem's layout (pyqtgraph only sets its geometry), with
+        # room for the frame under its last row
+        width, height = self.width() + 4, self.height() + 4
+        self.setMinimumSize(width, height)
+        self.setMaximumSize(width, height)
+
+    def mouseDragEvent(self, ev) -> None:  # noqa: N802 - laid out, not dragged
+        ev.ignore()
+
+
+class CompactGraphics(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that asks for `hint_height` px: in a scroll area over a
+    word-wrapped label (the Lab's pages), Qt lays the page out at its preferred
+    height for the width, and pyqtgraph's 480 px made a low dock scroll its plots."""
+
+    def __init__(self, hint_height: int = 220, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._hint_height = hint_height
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(super().sizeHint().width(), self._hint_height)
+
+
+def style_like_results(item: pg.PlotItem, title: str = "", **labels: str) -> None:
+    """The Results plots' look for another panel's PlotItem (made with `grid_axes`):
+    black axes, ticks and title, LABEL_STYLE axis titles (`labels`: side -> text), no SI
+    prefix ("W (x1e-09)"), the opaque grid under the curves. pyqtgraph's default grey
+    made the Lab's plots faint."""
+    font = QFont()
+    font.setPointSize(FONT_PT)
+    for name in ("left", "bottom", "right"):
+        axis = item.getAxis(name)
+        axis.enableAutoSIPrefix(False)
+        axis.setPen(pg.mkPen("#000", width=1))
+        axis.setTextPen("#000")
+        axis.setTickFont(font)
+    for side, text in labels.items():
+        item.setLabel(side, text, **LABEL_STYLE)
+    if title:
+        item.setTitle(title, size=TITLE_SIZE, color="#000")
+        item.layout.setRowFixedHeight(0, TITLE_HEIGHT)
+        item.titleLabel.setMaximumHeight(TITLE_HEIGHT)
+    lay_axes_under(item, (item.vb,))
+
+
+def legend_beside(item: pg.PlotItem, below: bool = False, columns: int = 1,
+                  size: str = "9pt") -> SideLegend:
+    """A `SideLegend` for `item`, right of its plot area (or `below` its time axis, in
+    `columns` columns); the curves plotted with a ``name`` afterwards join it."""
+    legend = SideLegend(labelTextSize=size, colCount=columns)
+    row, column = (4, 1) if below else (2, 3)
+    item.layout.addItem(legend, row, column)
+    item.layout.setAlignment(legend, Qt.AlignTop | (Qt.AlignHCenter if below else Qt.AlignLeft))
+    item.legend = legend  # PlotItem.addItem puts named curves into it
+    return legend
+
+
+def fit_axis_title(item: pg.PlotItem, side: str, full: str, style: dict,
+                   short: str | None = None) -> None:
+    """The title of `item`'s `side` axis: `full` if it fits along the plot area's height,
+    else `short` (default: its unit alone, "(N, N m)" for "force (N, N m)"), `full` in
+    the tooltip; in LABEL_STYLE-like `style`. Nothing for an axis whose title is
+    hidden."""
+    axis = item.getAxis(side)
+    if not full or not axis.label.isVisibleTo(axis):
+        return
+    font = QFont()
+    font.setPointSizeF(float(style["font-size"].removesuffix("pt")))
+    fits = QFontMetricsF(font).horizontalAdvance(full) <= item.vb.rect().height() - 4
+    if short is None:
+        short = full[full.index("("):] if "(" in full else full
+    text = full if fits else short
+    if axis.labelText != text:
+        axis.setLabel(text, **style)
+    axis.setToolTip(full)
+
+
+def align_axis_widths(items, minimum: float = AXIS_WIDTH,
+                      right_minimum: float = NO_RIGHT_AXIS_WIDTH,
+                      grow_only: bool = False) -> bool:
+    """Give the PlotItems `items` (a column of plots over one time axis) left axes of one
+    width and right axes of one width, each what the widest tick labels and title of
+    the column need (`GridAxis.needed_width`, in steps of AXIS_WIDTH_STEP), at least
+    `minimum` (left, and a right axis with values) or `right_minimum`: their plot areas
+    then start and end at the same x, so a time is one vertical line through the
+    column. With `grow_only` (while a run streams in) no axis gets narrower: fewer
+    relayouts, each a repaint of every plot. True if a width changed."""
+    changed = False
+    for side, least in (("left", minimum), ("right", right_minimum)):
+        axes = [item.getAxis(side) for item in items]
+        shown = [a for a in axes if a.isVisible() and a.style["showValues"]]
+        need = max([a.needed_width() for a in shown], default=0.0)
+        if shown:
+            least = max(least, minimum)
+        width = max(least, AXIS_WIDTH_STEP * math.ceil(need / AXIS_WIDTH_STEP))
+        if grow_only:
+            width = max([width] + [a.fixedWidth or 0 for a in axes])
+        for axis in axes:
+            if axis.fixedWidth != width:
+                axis.setWidth(width)
+                changed = True
+    return changed
 
 
 def lay_axes_under(item: pg.PlotItem, views) -> None:

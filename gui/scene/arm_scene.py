@@ -33,10 +33,18 @@ A mechanism (`core.Mechanism`) adds, from the same data:
 - ``cut l b``   the same joint on its second link (or the base): a pin
 - ``gap l``     a red rod from one attachment point to the other, stretched by
                 `gap_matrix` each pose, hidden while the loop is closed
+- ``ground l``  a plate at the outer end of loop l's pin when that joint is on the
+                base (layer "ground")
+
+A branched tree without loops (a humanoid: `draws_bodies`) draws each link as a
+``body i``, the uniform box of its mass and principal moments at its mass centre
+(frame i), instead of the ``offset`` / ``length`` / ``elbow`` rods.
 
 Sizes scale with the robot's reach (sum of |a| + |b|), so a 0.3 m SCARA and a
 1.5 m arm both look right. The floor is perpendicular to gravity, below
-anything the arm can reach.
+anything the arm can reach: a serial arm's reach from its lengths and axes (`_depth`),
+a mechanism's from its link lengths about every point fixed in the base, loops
+included (`_mechanism_lowest`), not from its home pose.
 """
 from __future__ import annotations
 
@@ -49,11 +57,12 @@ import pyvista as pv
 
 from armdyn.core import (JointType, Kinematics, Link, LoopJointType, Mechanism, Model, Robot,
                          forward_kinematics)
+from armdyn.core.lab.model_checks import equivalent_box
 from armdyn.core.model.arguments import model_of
 
 from ..look.colors import joint_color
 
-__all__ = ["Part", "Sizes", "build_parts", "part_matrix", "part_matrices", "topology_key",
+__all__ = ["Part", "Sizes", "build_parts", "draws_bodies", "part_matrix", "part_matrices", "topology_key",
            "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
            "MergedParts"]
 
@@ -71,6 +80,9 @@ GRID_COLOR = "#C3CAD3"
 CUT_COLOR_A = "#E69F00"   # loop joints: the sleeve on the first link
 CUT_COLOR_B = "#8C4A00"   # and the pin on the second
 GAP_COLOR = "#D00000"
+#: The bodies of a branched tree (`draws_bodies`): lighter than the rods, so that the
+#: joints' colours stand out on them.
+BODY_COLOR = "#C9CED6"
 #: Robots of more links than this draw their links with coarse cylinders and balls (a
 #: third of the facets): each link is a few pixels on screen, and a 200-link arm's frame
 #: is rendered and moved in a fraction of the time (issue #8).
@@ -345,6 +357,7 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     n = robot.n
     coarse = n > COARSE_ABOVE
     mechanism = not robot.is_serial_arm  # chains placed on the base, branches, loops
+    bodies = draws_bodies(robot)
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
     for i, link in enumerate(robot.links):
         color = joint_color(i)
@@ -356,14 +369,16 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
             body = _box((-w, w, -w, w, -h / 2, h / 2))
         joint_frame = _joint_frame(n, i)
         parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
-        if link.joint == JointType.PRISMATIC:
+        if bodies:
+            pass  # the body covers the skeleton's segments
+        elif link.joint == JointType.PRISMATIC:
             w = 0.55 * jr
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
         elif abs(link.b) > _EPS:
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
-        if abs(link.a) > _EPS:
+        if abs(link.a) > _EPS and not bodies:
             parts.append(Part(f"length {i + 1}", "arm", i + 1,
                               _rod((-link.a, 0, 0), (0, 0, 0), lr, coarse), LINK_COLOR))
             if abs(link.b) > _EPS or link.joint == JointType.PRISMATIC:
@@ -371,6 +386,8 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
                                   _ball((-link.a, 0, 0), lr, coarse), LINK_COLOR))
         parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius, coarse),
                           color))
+        if bodies:
+            parts.append(Part(f"body {i + 1}", "arm", i + 1, _body(link, s), BODY_COLOR))
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
     if mechanism:
@@ -380,10 +397,30 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     return parts
 
 
+def draws_bodies(model: Robot | Mechanism | Model) -> bool:
+    """True for a branched tree without loops (a humanoid, a hand, a legged robot): its
+    links are drawn as bodies, the uniform boxes of their mass and inertia (`_body`), on
+    the skeleton. A skeleton of equal rods reads as a linkage, which a serial arm or a
+    closed chain is, but not as a body; and the seed papers' arms give inertias of
+    hollow links with motors, whose boxes would be metres long on 0.4 m links."""
+    m = model_of(model)
+    return not m.loops and any(chain.parent is not None for chain in m.chains)
+
+
+def _body(link: Link, s: Sizes) -> pv.PolyData:
+    """The uniform solid box of the link's mass with its principal moments, at its mass
+    centre along its principal axes (`core.lab.model_checks.equivalent_box`), in the
+    link's own frame; no side thinner than a link rod."""
+    shape = equivalent_box(link.mass, link.inertia_matrix)
+    half = np.maximum(shape.sizes, 2.0 * s.link_radius) / 2
+    return _placed("box", half, shape.axes, link.com)
+
+
 def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
     """A plate under the first joint of every chain that starts on the base ("root c",
-    fixed: such a chain's frame 0 does not move), then the floor and its grid below the
-    lowest point of the home pose."""
+    fixed: such a chain's frame 0 does not move), a plate behind every loop joint on the
+    base ("ground l"), then the floor and its grid below anything the mechanism can
+    reach (`_mechanism_lowest`)."""
     jr = s.joint_radius
     kin = forward_kinematics(mech, mech.q_home)
     parts, k = [], 0
@@ -394,20 +431,136 @@ def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
             parts.append(Part(f"root {c + 1}", "ground", _joint_frame(mech.n, k), plate,
                               BASE_COLOR))
         k += len(chain.links)
+    points = np.concatenate([kin.origins, kin.joint_origins])
+    middle = points.mean(axis=0)
+    parts += _loop_ground_parts(mech, s, middle)
     up = up_vector(mech)
-    heights = np.concatenate([kin.origins, kin.joint_origins]) @ up
-    floor = float(heights.min()) - 0.15 * s.reach - 1.5 * jr
+    frames = scene_frames(kin)
+    plates = [np.asarray(p.mesh.points, dtype=float) for p in parts]
+    fixed = [pts if p.frame is None else pts @ frames[p.frame][:3, :3].T + frames[p.frame][:3, 3]
+             for p, pts in zip(parts, plates, strict=True)]
+    floor = min([_mechanism_lowest(mech, up) - 1.5 * jr]
+                + [float((pts @ up).min()) - 0.2 * jr for pts in fixed])
     size = 1.9 * s.reach
     e1 = _perpendicular(up)
     e2 = np.cross(up, e1)
     # the floor's centre under the mechanism's middle, not under the base origin
-    middle = np.concatenate([kin.origins, kin.joint_origins]).mean(axis=0)
     centre = middle - (middle @ up) * up + up * floor
     parts.append(Part("floor", "ground", None,
                       pv.Plane(center=centre - up * 1e-3 * s.reach, direction=up,
                                i_size=size, j_size=size), FLOOR_COLOR))
     parts.append(Part("grid", "ground", None, _grid(centre, e1, e2, size), GRID_COLOR))
     return parts
+
+
+def _loop_ground_parts(mech: Mechanism, s: Sizes, middle: np.ndarray) -> list[Part]:
+    """A plate, like a chain's root plate, at the end of every loop joint on the base
+    (its pin, "cut l b") away from the mechanism's middle: without it the joint floats
+    (the Bricard's P5)."""
+    jr, h = s.joint_radius, s.joint_length
+    parts = []
+    for l, loop in enumerate(mech.loops):
+        if loop.links[1] != "base":
+            continue
+        p = np.asarray(loop.at[1], dtype=float)
+        axis = np.asarray(loop.axis[1], dtype=float)
+        axis = axis / np.linalg.norm(axis)
+        if (middle - p) @ axis > 0:
+            axis = -axis  # the plate on the pin's outer end
+        if loop.joint == LoopJointType.SPHERICAL:
+            end = p + 0.7 * jr * axis  # under the ball
+        else:
+            end = p + 0.6 * h * axis
+        plate = _rod(end, end + 0.6 * jr * axis, 2.0 * jr)
+        parts.append(Part(f"ground {l + 1}", "ground", None, plate, BASE_COLOR))
+    return parts
+
+
+def _mechanism_lowest(mech: Mechanism, up: np.ndarray) -> float:
+    """A height (along `up`, m) that no frame origin, elbow, mass centre or loop point of
+    `mech` can go below, in any pose its joints and loops allow: a serial arm's reach,
+    made for trees and loops. Cheap (a shortest-path search over the link lengths).
+
+    Each point is a node; a link bounds the distance between its nodes (joint origin to
+    elbow |b| over the joint's travel, elbow to origin |a|, origin to its mass centre and
+    to its loop points); a closed revolute or spherical loop joint makes its two points
+    one; a chain on a link is its strut's length from the parent's origin. Points fixed
+    in the base (a chain's first joint on the base, a loop point on the base, a point
+    sliding along a level loop axis on the base) keep their height. A point at most d
+    from a fixed point of height h is no lower than h - d: each point's bound is the
+    highest of these, found by Dijkstra from every fixed point at once. (A five-bar's
+    pin E hangs at most 1.7 m below its base joints, although the longer leg alone
+    would reach 1.9 m.)
+    """
+    import heapq
+
+    n = mech.n
+    kin = forward_kinematics(mech, mech.q_home)
+    # nodes: joint origin i, elbow i, origin i, mass centre i (4 per joint), loop points
+    J, E, O, C = (lambda i: 4 * i), (lambda i: 4 * i + 1), (lambda i: 4 * i + 2), \
+        (lambda i: 4 * i + 3)
+    P = lambda l, side: 4 * n + 2 * l + side  # noqa: E731
+    count = 4 * n + 2 * len(mech.loops)
+    edges: list[list[tuple[int, float]]] = [[] for _ in range(count)]
+
+    def link(u: int, v: int, length: float) -> None:
+        edges[u].append((v, length))
+        edges[v].append((u, length))
+
+    fixed: list[tuple[int, float]] = []  # (node, height)
+    links = mech.links
+    for i, lk in enumerate(links):
+        travel = _travel(lk)
+        link(J(i), E(i), travel)
+        link(E(i), O(i), abs(lk.a))
+        link(J(i), O(i), math.hypot(lk.a, travel))
+        com = np.asarray(lk.com, dtype=float)
+        link(O(i), C(i), float(np.linalg.norm(com)))
+        link(E(i), C(i), float(np.linalg.norm(com - (-lk.a, 0.0, 0.0))))
+    k = 0
+    for chain in mech.chains:
+        first = k
+        if chain.parent is None:
+            fixed.append((J(first), float(kin.joint_origins[first] @ up)))
+        else:
+            parent = mech.joint_index(chain.parent)
+            link(O(parent), J(first), float(np.linalg.norm(chain.base.xyz)))
+        for j in range(first + 1, first + len(chain.links)):
+            link(O(j - 1), J(j), 0.0)  # joint frame j is link frame j - 1
+        k += len(chain.links)
+    for l, loop in enumerate(mech.loops):
+        for side in range(2):
+            at = np.asarray(loop.at[side], dtype=float)
+            if loop.links[side] == "base":
+                fixed.append((P(l, side), float(at @ up)))
+            else:
+                i = mech.joint_index(loop.links[side])
+                link(O(i), P(l, side), float(np.linalg.norm(at)))
+                link(E(i), P(l, side), float(np.linalg.norm(at - (-links[i].a, 0.0, 0.0))))
+        if loop.joint != LoopJointType.PRISMATIC:
+            link(P(l, 0), P(l, 1), 0.0)
+        elif loop.links[1] == "base":
+            axis = np.asarray(loop.axis[1], dtype=float)
+            if abs(axis @ up) < 1e-9 * np.linalg.norm(axis):  # slides on a level line
+                fixed.append((P(l, 0), float(np.asarray(loop.at[1], dtype=float) @ up)))
+    # Dijkstra from every fixed point at once: cost = distance - height of the source
+    cost = np.full(count, np.inf)
+    heap = []
+    for node, height in fixed:
+        if -height < cost[node]:
+            cost[node] = -height
+            heapq.heappush(heap, (-height, node))
+    while heap:
+        c, u = heapq.heappop(heap)
+        if c > cost[u]:
+            continue
+        for v, length in edges[u]:
+            if c + length < cost[v]:
+                cost[v] = c + length
+                heapq.heappush(heap, (cost[v], v))
+    home = np.concatenate([kin.origins, kin.joint_origins]) @ up
+    reached = cost[np.isfinite(cost)]
+    return float(min(home.min(), (-reached).min() if reached.size else home.min()))
 
 
 def _branch_parts(mech: Mechanism, s: Sizes) -> list[Part]:

@@ -155,6 +155,11 @@ class LabOverlay:
         self.shape_kind = kind
         for actor in self.shape_actors:
             actor.SetVisibility(kind is not None)
+        # a branched tree's bodies are these very boxes (`arm_scene.draws_bodies`): hidden
+        # while the shapes are shown, or the coinciding faces flicker (z-fighting)
+        for name, actor in self.view.actors.items():
+            if name.startswith("body "):
+                actor.SetVisibility(kind is None and self.view.layer_visible("arm"))
         self.view.request_render()
 
     def set_pose(self, q: np.ndarray) -> None:

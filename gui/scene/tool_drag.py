@@ -74,6 +74,9 @@ class ToolDrag(QObject):
         self.action.setToolTip(DRAG_TIP)
         self.action.toggled.connect(self.set_enabled)
         self.target_action = QAction("Use as Inverse-Dynamics &Target", window)
+        # the toolbar shows the short text (the long one overflowed the bar even at
+        # 1600 x 1000); the menu keeps the whole
+        self.target_action.setIconText("Use as Target")
         tip = "Make the dragged pose the Run panel's target; the arm goes back to the start"
         self.target_action.setStatusTip(tip)
         self.target_action.setToolTip(tip)

@@ -52,7 +52,7 @@ from .arm_scene import (GAP_VISIBLE, LAYERS, MergedParts, Part, Sizes, build_par
                         geometry_key, loop_points, part_matrices, scene_frames, topology_key,
                         up_vector)
 
-__all__ = ["ArmView", "VIEWS"]
+__all__ = ["ArmView", "VIEWS", "box_corners", "fit_camera"]
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +74,58 @@ MOVING_WITHIN_S = 0.1
 STILL_MS = 250
 #: A render asked for after a still picture waits this long (see `ArmView.request_render`), ms.
 JUMP_DELAY_MS = 10
+#: Room around the arm's box when it is fitted (1: the box touches the picture's edges).
+FIT_PADDING = 1.08
 #: An arm that left the view during playback is fitted again with this much room, so
 #: that a steady motion refits now and then, not every frame.
 FOLLOW_PADDING = 1.4
 BACKGROUND_BOTTOM = "#FFFFFF"
 BACKGROUND_TOP = "#DCE3EC"
+
+
+def box_corners(bounds) -> np.ndarray:
+    """(8, 3) the corners of the box `bounds` (xmin, xmax, ymin, ymax, zmin, zmax)."""
+    b = np.asarray(bounds, dtype=float)
+    return np.array([[x, y, z] for x in b[0:2] for y in b[2:4] for z in b[4:6]])
+
+
+def fit_camera(camera, points, width: int, height: int, padding: float = FIT_PADDING,
+               fallback_up=(0.0, 1.0, 0.0)) -> None:
+    """Aim `camera` (a VTK camera, perspective or parallel) at the middle of `points`
+    ((N, 3), m: a box's `box_corners`, or the corners of many) and move it along its
+    direction until they all fill a picture of `width` x `height` px, with `padding`
+    (1: the outermost touch the picture's edges). Its direction and projection are kept;
+    its up vector is made perpendicular to the direction (`fallback_up` when looking
+    along it). The view's Fit (`ArmView.fit`) and a video's frames (`gui.video`) frame
+    alike."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    back = np.array(camera.GetPosition()) - np.array(camera.GetFocalPoint())
+    back /= max(float(np.linalg.norm(back)), 1e-12)
+    up = np.array(camera.GetViewUp(), dtype=float)
+    up = up - (up @ back) * back
+    if np.linalg.norm(up) < 1e-9:  # looking along the up vector
+        up = np.asarray(fallback_up, dtype=float)
+        up = up - (up @ back) * back
+    up /= np.linalg.norm(up)
+    right = np.cross(up, back)
+    axes = np.array([right, up, back])
+    local = points @ axes.T  # (N, 3): along right, up, back
+    middle = (local.min(axis=0) + local.max(axis=0)) / 2
+    centre = middle @ axes
+    local -= middle
+    x, y, z = padding * np.abs(local[:, 0]), padding * np.abs(local[:, 1]), local[:, 2]
+    w, h = max(int(width), 1), max(int(height), 1)
+    if camera.GetParallelProjection():
+        camera.SetParallelScale(max(float(y.max()), float(x.max()) * h / w, 1e-3))
+        distance = 2.0 * float(np.max(np.abs(z))) + 1.0
+    else:
+        tan_v = np.tan(np.radians(camera.GetViewAngle()) / 2)
+        tan_h = tan_v * w / h
+        distance = float(np.max(np.maximum(z + x / tan_h, z + y / tan_v)))
+        distance = max(distance, 1e-3)
+    camera.SetViewUp(*up)
+    camera.SetFocalPoint(*centre)
+    camera.SetPosition(*(centre + back * distance))
 
 
 class ArmView(QWidget):
@@ -319,6 +366,10 @@ class ArmView(QWidget):
         right /= np.linalg.norm(right)
         return right, np.cross(up, right), up
 
+    def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(right, forward, up) of the standard views (`VIEWS`): up against gravity."""
+        return self._basis()
+
     def _apply_up(self) -> None:
         self.plotter.camera.up = tuple(self._basis()[2])
 
@@ -341,35 +392,11 @@ class ArmView(QWidget):
         self._fit_mode = "arm"
         self._fit_bounds(np.array(self.arm_bounds()))
 
-    def _fit_bounds(self, bounds: np.ndarray, padding: float = 1.08) -> None:
+    def _fit_bounds(self, bounds: np.ndarray, padding: float = FIT_PADDING) -> None:
         """Aim at the centre of `bounds` and move the camera (keeping its direction) until
         all 8 corners of the box are in the picture."""
-        cam = self.plotter.camera
-        back = np.array(cam.position) - np.array(cam.focal_point)
-        back /= max(float(np.linalg.norm(back)), 1e-12)
-        up = np.array(cam.up, dtype=float)
-        up = up - (up @ back) * back
-        if np.linalg.norm(up) < 1e-9:  # looking along the up vector
-            up = self._basis()[1]
-        up /= np.linalg.norm(up)
-        right = np.cross(up, back)
-        centre = (bounds[0::2] + bounds[1::2]) / 2
-        corners = np.array([[x, y, z] for x in bounds[0:2] for y in bounds[2:4]
-                            for z in bounds[4:6]]) - centre
-        x, y, z = (padding * np.abs(corners @ right), padding * np.abs(corners @ up),
-                   corners @ back)
-        w, h = max(self.plotter.width(), 1), max(self.plotter.height(), 1)
-        if cam.parallel_projection:
-            cam.parallel_scale = max(float(y.max()), float(x.max()) * h / w, 1e-3)
-            distance = 2.0 * float(np.max(np.abs(z))) + 1.0
-        else:
-            tan_v = np.tan(np.radians(cam.view_angle) / 2)
-            tan_h = tan_v * w / h
-            distance = float(np.max(np.maximum(z + x / tan_h, z + y / tan_v)))
-            distance = max(distance, 1e-3)
-        cam.up = tuple(up)
-        cam.focal_point = tuple(centre)
-        cam.position = tuple(centre + back * distance)
+        fit_camera(self.plotter.camera, box_corners(bounds), max(self.plotter.width(), 1),
+                   max(self.plotter.height(), 1), padding, fallback_up=self._basis()[1])
         self.plotter.renderer.ResetCameraClippingRange()
         self.request_render()
 

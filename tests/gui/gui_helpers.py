@@ -91,3 +91,24 @@ def armdyn(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess:
     command = ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", *command]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=timeout)
+
+
+def wait_for_settled_view(qtbot, view, timeout: int = 10000) -> None:
+    """Wait until the window holding `view` (an `ArmView`) has laid out its docks and
+    the view's native window has its size: the same size after two rounds of the
+    window's events, and VTK's render window that size too (pyvistaqt resizes it in the
+    view's resize event). Waits for the events, not for a time: on a busy machine a
+    fixed wait read a picture of the view at a size it had before the layout ended."""
+    plotter = view.plotter
+    sizes: list[tuple[int, int]] = []
+
+    def settled() -> bool:
+        flush_events()
+        ratio = plotter.devicePixelRatioF()
+        size = (plotter.width(), plotter.height())
+        sizes.append(size)
+        physical = (round(ratio * size[0]), round(ratio * size[1]))
+        return (len(sizes) >= 2 and sizes[-1] == sizes[-2] and plotter.isVisible()
+                and tuple(plotter.ren_win.GetSize()) == physical)
+
+    qtbot.waitUntil(settled, timeout=timeout)

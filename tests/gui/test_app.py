@@ -249,3 +249,45 @@ def test_a_wayland_session_shows_the_window_through_xwayland(environ, platform, 
         assert said is None
     else:
         assert problem in said
+
+
+@pytest.mark.parametrize("cold", [True, False])
+def test_the_splash_says_whether_it_compiles(qapp, monkeypatch, cold):
+    """A first start (numba's cache empty) says it compiles, once, and for about how
+    long; a later one that still takes a moment only loads."""
+    import threading
+    import time
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    import armdyn.core as core
+    from armdyn.gui import startup
+
+    monkeypatch.setattr(startup, "cache_is_cold", lambda: cold)
+    monkeypatch.setattr(core, "warm_up_display", lambda: time.sleep(0.6))
+    rest = threading.Event()
+    monkeypatch.setattr(core, "warm_up", lambda: rest.wait(5))
+    texts: list[str] = []
+
+    def look():
+        texts.extend(label.text() for w in QApplication.topLevelWidgets()
+                     if w.objectName() == "warmUpSplash" and w.isVisible()
+                     for label in w.findChildren(QLabel))
+
+    timer = QTimer()
+    timer.setInterval(50)
+    timer.timeout.connect(look)
+    timer.start()
+    try:
+        assert startup.warm_up_kernels() is None
+    finally:
+        timer.stop()
+        rest.set()
+    assert texts
+    said = " ".join(texts)
+    if cold:
+        assert "Compiling" in said and "first start" in said
+        assert startup.FIRST_COMPILE_TIME in said
+    else:
+        assert "Loading" in said and "Compiling" not in said

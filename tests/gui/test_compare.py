@@ -269,7 +269,8 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
     assert plots._right[plots.diff_plot] is plots._curves_d[boom].getViewBox()
     panel.set_joint(boom)
     assert all(c.getViewBox() is plots.plot.vb for c in plots._curves_a + plots._curves_b)
-    assert not plots.plot.getAxis("right").isVisible()
+    right_axis = plots.plot.getAxis("right")  # a margin only: no values, no title
+    assert not right_axis.style["showValues"] and not right_axis.label.isVisible()
     assert "(m)" in plots.plot.getAxis("left").labelText
     # the Results plots' opaque grid, under the curves of both views
     from armdyn.gui.plots.plots_panel import GridAxis

@@ -64,10 +64,14 @@ def test_walkthrough_steps_highlight_draw_and_list_core_numbers(qtbot, make_wind
             origin = lab.overlay.arrow_actors[kind].user_matrix[:3, 3]
             np.testing.assert_allclose(origin, forward_kinematics(robot, lab.q)
                                        .joint_origins[k], atol=1e-12)
-        # the numbers table lists the step's quantities with their equations
-        assert lab.numbers.rowCount() == len(step.quantities)
+        # the numbers table lists the step's quantities with their equations, each
+        # with its meaning across the table on the row below
+        assert lab.numbers.rowCount() == 2 * len(step.quantities)
         assert lab.numbers.item(0, 0).text() == step.quantities[0].symbol
         assert lab.numbers.item(0, 1).text() == step.quantities[0].equation
+        assert lab.numbers.item(1, 0).text().startswith(step.quantities[0].meaning)
+        assert step.quantities[0].unit in lab.numbers.item(1, 0).text()
+        assert lab.numbers.columnSpan(1, 0) == lab.numbers.columnCount()
         lab.next_step()
     assert seen_links[:robot.n] == list(range(robot.n))            # forward: base outwards
     assert seen_links[robot.n:2 * robot.n] == list(range(robot.n))[::-1]   # and back
@@ -75,7 +79,7 @@ def test_walkthrough_steps_highlight_draw_and_list_core_numbers(qtbot, make_wind
     last = lab.current_step()
     tau = inverse_dynamics(robot, lab.q, lab.qd, lab.qdd)
     np.testing.assert_allclose(last.quantity("\u03c4").value, tau, rtol=1e-12)
-    row = [lab.numbers.item(r, 0).text() for r in range(lab.numbers.rowCount())].index("\u03c4")
+    row = lab_panel.quantity_row([q.symbol for q in last.quantities].index("\u03c4"))
     shown = [float(x) for x in lab.numbers.item(row, 2).text().strip("[]").split(",")]
     np.testing.assert_allclose(shown, tau, rtol=1e-3)
     # back one step: the previous link again

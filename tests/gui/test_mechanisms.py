@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from armdyn.core import Mechanism, forward_kinematics, load_mechanism, loop_residual
 from armdyn.core import run_inverse_dynamics
@@ -151,7 +152,9 @@ def test_a_valid_edit_rebuilds_and_recloses_the_mechanism(window):
 def test_the_actuated_column_edits_the_actuators(window):
     model = window.editor.dh_model
     col = model.column_of("actuated")
-    assert model.index(0, col).data().endswith("yes") and model.index(1, col).data() == "no"
+    edit = Qt.ItemDataRole.EditRole  # (shown as a tick or a dash in a narrow column)
+    assert model.index(0, col).data(edit) == "yes" and model.index(1, col).data(edit) == "no"
+    assert model.index(0, col).data() == "\u2714" and model.index(1, col).data() == "\u2013"
     # actuating a distal joint instead of a proximal one: still 2 inputs for 2 DOF
     model.setData(model.index(2, col), "no")
     model.setData(model.index(3, col), "yes")

@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 from armdyn.core import forward_kinematics
 from armdyn.core.sim.pull import PULL_FORCE, PULL_LINK
 
-from gui_helpers import PLANAR, chain
+from gui_helpers import PLANAR, chain, wait_for_settled_view
 
 
 def widget_pixel(window, point) -> QPoint:
@@ -107,7 +107,7 @@ def test_ctrl_drag_pulls_a_live_free_fall(make_window, qtbot):
 
 
 
-def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path):
+def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path, qtbot):
     """A robot of more than 24 links is drawn as merged meshes (one actor per layer);
     the pick names the link by the picked cell (it found nothing there before). Checked
     against the parts' own meshes, placed one by one: the picked point lies on the
@@ -121,6 +121,9 @@ def test_pick_finds_a_link_of_a_big_arm_drawn_as_one_mesh(make_window, tmp_path)
     path = tmp_path / "chain40.toml"
     save_robot(chain(40), path)
     window = make_window(path, size=(1600, 1000))
+    # the view at its final size (VTK's too) before aiming: a pixel computed from the
+    # widget's size while VTK still had the last one picked another link
+    wait_for_settled_view(qtbot, window.view3d)
     robot = window.document.robot
     assert robot.n > MERGE_ABOVE and window.view3d.merged_actors()
     window.view3d.fit()

@@ -194,3 +194,53 @@ def test_video_options_are_refused_before_any_work(args, message, tmp_path):
                             text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip() == f"armdyn: {message}"
+
+
+def ndc(camera, points: np.ndarray, aspect: float) -> np.ndarray:
+    """(N, 2) the points as `camera` projects them into a picture of width / height
+    `aspect`: -1..1 across and up."""
+    m = camera.GetCompositeProjectionTransformMatrix(aspect, -1.0, 1.0)
+    matrix = np.array([[m.GetElement(i, j) for j in range(4)] for i in range(4)])
+    clip = np.c_[points, np.ones(len(points))] @ matrix.T
+    return clip[:, :2] / clip[:, 3:]
+
+
+@pytest.mark.parametrize("name", ["fivebar_saha", "two_link_planar", "puma560_saha"])
+def test_a_video_frames_the_run_like_fit_with_the_models_up(make_window, qtbot, name):
+    """Videos recorded with pyvista's default camera (z up) put the floor of every model
+    with gravity along -y on a wall, small and off-centre, and left the PUMA a fifth of
+    its half: a frame looks from the view's direction with the view's up, and is fitted
+    (as Fit does) to the arm over the whole run, filling the frame."""
+    from armdyn.gui.scene.arm_scene import FLOOR_COLOR
+    from armdyn.gui.scene.view3d import box_corners
+    from armdyn.gui.video import FrameSource
+
+    from gui_helpers import ROBOTS
+
+    window = make_window(ROBOTS / f"{name}.toml", size=(1100, 720))
+    with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
+        window.run_panel.start_free_fall(1.0)
+    traj = ended.args[0].trajectory
+    view = window.view3d
+    shown = view.plotter.camera
+    width, height = 480, 320
+    source = FrameSource(view, traj, VideoSettings(fps=10, size=(width, height)))
+    try:
+        camera = source.scene.plotter.renderer.GetActiveCamera()
+        fill = 0.0
+        for t in np.linspace(traj.t[0], traj.t[-1], 6):
+            picture = source.frame(float(t))
+            # (checked after a frame: pyvista reset an unset camera at the first picture)
+            assert np.allclose(camera.GetViewUp(), shown.GetViewUp(), atol=1e-9)
+            assert np.allclose(camera.GetDirectionOfProjection(),
+                               shown.GetDirectionOfProjection(), atol=1e-9)
+            corners = ndc(camera, box_corners(view.arm_bounds()), width / height)
+            assert np.abs(corners).max() <= 1.0 + 1e-9, "the arm left the frame"
+            fill = max(fill, float(np.ptp(corners, axis=0).max()) / 2)
+        assert fill > 0.6, f"the arm fills {fill:.0%} of the frame at most"
+        # the floor lies under the arm: its pixels are in the frame's lower part
+        floor = np.array([int(FLOOR_COLOR[k:k + 2], 16) for k in (1, 3, 5)])
+        rows = np.nonzero((np.abs(picture.astype(int) - floor).max(axis=2) <= 3))[0]
+        assert rows.size > 0.02 * width * height and rows.mean() > 0.55 * height
+    finally:
+        source.close()
