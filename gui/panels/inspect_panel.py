@@ -52,6 +52,12 @@ def _fmt(x: float) -> str:
     return "0" if x == 0.0 else f"{x:.4g}"
 
 
+#: What Inspect says of a model with a joint of several degrees of freedom.
+NOT_SHOWN = ("Inspect shows models of revolute and prismatic joints only: this model has "
+             "a joint of several degrees of freedom (a floating base, a ball joint). Its "
+             "mass matrix: <code>armdyn.core.mass_matrix(model, q)</code>.")
+
+
 def _inertia_unit(rev_i: bool, rev_j: bool) -> str:
     """Units of the GIM entry coupling joints i and j."""
     if rev_i and rev_j:
@@ -461,9 +467,9 @@ class InspectPanel(QWidget):
         debounce; a hidden panel computes them when it is shown. qd, qdd ((n,), rad/s /
         m/s, rad/s² / m/s²; None: zero) only enter W and H."""
         self._robot = robot
-        self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.n)
+        self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.nq)
         rates = [None if r is None or robot is None
-                 else np.asarray(r, dtype=float).reshape(robot.n) for r in (qd, qdd)]
+                 else np.asarray(r, dtype=float).reshape(robot.nv) for r in (qd, qdd)]
         self._qd, self._qdd = rates
         if self._in_sight():
             self._timer.start()
@@ -535,11 +541,15 @@ class InspectPanel(QWidget):
         self._dirty = False
         self.computations += 1
         robot, q = self._robot, self._q
+        if robot is not None and not all(kind.is_dh for kind in robot.model.joint_types):
+            robot = None  # not yet: its tables are written for one value per joint
         if robot is not self._shown_robot:
             self._set_robot_layout(robot)
         if robot is None:
             self._computed = None
             self._show_motion()
+            if self._robot is not None:
+                self._cond.setText(NOT_SHOWN)
             return
         zero = np.zeros(robot.n)
         self._computed = (robot, q, zero if self._qd is None else self._qd,

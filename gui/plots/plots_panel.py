@@ -604,10 +604,15 @@ class _Plot:
             self.scale = np.ones(3)
         else:
             revolute = robot.is_revolute
-            shown = range(robot.n)
+            # joints of one value: a floating base and joints of several degrees of
+            # freedom have plots of their own
+            shown = [j for j, kind in enumerate(robot.model.joint_types) if kind.is_dh]
             if self.spec.field == "tau" and robot.loops:
-                shown = robot.actuated  # a mechanism's actuators; passive joints carry none
-                self.columns = np.array(shown, dtype=int)
+                # a mechanism's actuators; passive joints carry none
+                shown = [j for j in shown if j in robot.actuated]
+            if len(shown) < robot.n or robot.nq != robot.n:
+                self.columns = np.array(robot.values_of(shown) if self.spec.field == "q"
+                                        else robot.rates_of(shown), dtype=int)
             for i, name in enumerate(robot.link_names):
                 if i not in shown:
                     continue
@@ -618,9 +623,7 @@ class _Plot:
                 entries.append(_Entry(f"{i + 1} {name}", joint_color(i), style, unit, idle,
                                       str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
-            self.scale = np.where(revolute, deg, 1.0)
-            if self.columns is not None:
-                self.scale = self.scale[self.columns]
+            self.scale = np.where(revolute[shown], deg, 1.0)
         self.legend.set_entries(entries)
         cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
                  if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)

@@ -1,0 +1,179 @@
+"""Floating bases in the window (issue #23): the bundled floating models and a URDF opened
+"as floating base" open, pose (a free body's x, y, z, roll, pitch, yaw) and fall; the
+tables keep what they do not show; Compare refuses them by name."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from armdyn.core import (Chain, JointType, Link, Mechanism, Road, SpringDamper,
+                         center_of_mass, save_mechanism)
+from armdyn.core.model.parts import quaternion_rpy, rotation_rpy
+from armdyn.gui.jobs.runs import RunKind, RunSpec
+from armdyn.gui.model.mechanism_draft import draft_for
+from armdyn.gui.model.pose import (coordinate_values, pose_coordinates, quaternion_rotation,
+                                   with_coordinate)
+from armdyn.gui.model.support import compare_refusal
+
+from gui_helpers import ROBOTS, armdyn
+
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("no_modal_boxes")]
+
+#: A floating trunk with a swinging arm: the pelvis of a URDF opened floating.
+URDF = """<?xml version="1.0"?>
+<robot name="trunk_and_arm">
+  <link name="trunk">
+    <inertial><mass value="10.0"/>
+      <inertia ixx="0.4" ixy="0" ixz="0" iyy="0.3" iyz="0" izz="0.2"/></inertial>
+  </link>
+  <link name="arm">
+    <inertial><origin xyz="0.2 0 0"/><mass value="1.0"/>
+      <inertia ixx="0.001" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+  </link>
+  <joint name="shoulder" type="revolute">
+    <parent link="trunk"/><child link="arm"/><origin xyz="0 0.2 0.3"/>
+    <axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="10" velocity="1"/>
+  </joint>
+</robot>
+"""
+
+
+def _satellite() -> Mechanism:
+    """A free body placed and turned at home, an arm on a ball joint, a spring to the
+    base, a road: what the tables do not show must survive an edit."""
+    body = Link(joint=JointType.FREE, name="satellite", mass=10.0,
+                inertia=(1.0, 1.2, 1.4, 0, 0, 0),
+                home=(0.5, -0.2, 1.0, *quaternion_rpy((0.1, 0.2, 0.3))))
+    arm = Link(joint=JointType.SPHERICAL, name="arm", xyz=(0, 0.2, 0.4), rpy=(0.3, 0, 0),
+               mass=1.0, com=(0, 0, -0.15), inertia=(0.02, 0.02, 0.004, 0, 0, 0))
+    return Mechanism("satellite", [Chain("body", [body]), Chain("limb", [arm],
+                                                                parent="satellite")],
+                     forces=[SpringDamper("tether", links=("base", "satellite"),
+                                          at=((0, 0, 0), (0, 0, 0)), stiffness=5.0)],
+                     road=Road(((0.0, 0.0), (1.0, 0.1))), gravity=(0, 0, 0))
+
+
+# ----- Qt-free: the pose's coordinates, the draft -------------------------------------
+
+def test_a_free_body_is_posed_by_position_and_roll_pitch_yaw():
+    mech = _satellite()
+    coords = pose_coordinates(mech)
+    labels = [c.label for c in coords]
+    assert labels == ["1  satellite x", "1  satellite y", "1  satellite z",
+                      "1  satellite roll", "1  satellite pitch", "1  satellite yaw",
+                      "2  arm roll", "2  arm pitch", "2  arm yaw"]
+    q = mech.q_home
+    values = coordinate_values(coords, q)
+    assert np.allclose(values[:6], [0.5, -0.2, 1.0, 0.1, 0.2, 0.3], atol=1e-12)
+    # yaw to 40 deg: the quaternion is that of (0.1, 0.2, 40 deg), checked as a matrix
+    q2 = with_coordinate(coords, q, 5, math.radians(40.0))
+    assert np.allclose(quaternion_rotation(q2[3:7]),
+                       rotation_rpy((0.1, 0.2, math.radians(40.0))), atol=1e-12)
+    assert np.isclose(np.linalg.norm(q2[3:7]), 1.0)
+    assert np.array_equal(q2[:3], q[:3]) and np.array_equal(q2[7:], q[7:])
+    # x is a plain value
+    assert with_coordinate(coords, q, 0, 2.5)[0] == 2.5
+
+
+def test_editing_a_floating_mechanism_keeps_placements_homes_forces_and_road():
+    mech = _satellite()
+    draft = draft_for(mech)
+    assert draft.set_cells([(1, "mass", 2.5)])
+    edited = draft.robot
+    assert edited.links[1].mass == 2.5
+    assert edited.links[0].home == mech.links[0].home
+    assert (edited.links[1].xyz, edited.links[1].rpy) == (mech.links[1].xyz, mech.links[1].rpy)
+    assert edited.forces == mech.forces and edited.road == mech.road
+    assert np.allclose(edited.q_home, mech.q_home)
+
+
+def test_compare_refuses_a_floating_model_by_name():
+    assert "'satellite' is a free joint" in compare_refusal(_satellite())
+    assert compare_refusal(_satellite().model) is not None
+
+
+# ----- the window -------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["astronaut", "space_robot", "human_body_jalon"])
+def test_the_bundled_floating_models_open_with_a_pose_row_per_coordinate(make_window, name):
+    window = make_window(ROBOTS / f"{name}.toml")
+    model = window.session.model
+    assert window.session.pose.shape == (model.nq,)
+    assert len(window.pose_panel._rows) == len(pose_coordinates(model))
+    slider, spin = window.pose_panel.joint_widgets(3)  # the free base's roll
+    assert spin.suffix().strip() == "\u00b0"
+    spin.setValue(25.0)
+    k = model.values_of([0])[3]
+    R = quaternion_rotation(window.session.pose[k:k + 4])
+    assert np.allclose(R, rotation_rpy((math.radians(25.0), 0, 0)), atol=1e-9)
+    assert slider.value() == 250  # 0.1 deg per tick: slider and box in sync
+
+
+def test_the_human_falls_in_the_window_as_a_body_thrown_in_uniform_gravity(
+        make_window, qtbot):
+    window = make_window(ROBOTS / "human_body_jalon.toml")
+    model = window.session.model
+    with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
+        window.run_panel.start_free_fall(0.5)
+    traj = ended.args[0].trajectory
+    assert traj.q.shape == (51, model.nq) and traj.qd.shape == (51, model.nv)
+    # independent of the run: c(t) = c0 + g t^2 / 2 from rest; L about the centre stays 0
+    c0 = center_of_mass(model, model.q_home)
+    g = np.asarray(model.gravity)
+    expected = c0 + 0.5 * np.outer(traj.t ** 2, g)
+    assert np.allclose(traj.center_of_mass, expected, atol=1e-6)
+    assert np.abs(traj.angular_momentum).max() < 1e-6
+    # the base went down with it, the plots have samples
+    z = traj.q[:, model.values_of([0])[2]]
+    assert np.isclose(z[-1] - z[0], 0.5 * g[2] * 0.25, rtol=1e-3)
+    assert window.plots.sample_count() == 51
+
+
+def test_a_urdf_opened_as_floating_base_moves_its_base_in_the_run(make_window, qtbot,
+                                                                  tmp_path):
+    path = tmp_path / "trunk.urdf"
+    path.write_text(URDF)
+    window = make_window()
+    assert window.files.load(path, floating_base=True)
+    model = window.session.model
+    assert model.joint_types[0] is JointType.FREE and model.nq == 8
+    assert window.files.recent.floating_base(path)  # remembered for this file
+    with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
+        window.run_panel.start_free_fall(0.4)
+    z = ended.args[0].trajectory.q[:, 2]
+    assert z[-1] < z[0] - 0.5  # about g t^2 / 2 = 0.78 m down
+    # opened again without saying: floating, as last time; said otherwise: fixed
+    assert window.files.load(path) and window.session.model.nq == 8
+    assert window.files.load(path, floating_base=False) and window.session.model.nq == 1
+    assert not window.files.recent.floating_base(path)
+
+
+def test_the_open_dialog_offers_floating_base_for_a_urdf_only(make_window, tmp_path):
+    from armdyn.gui.robot_files import open_dialog
+    path = tmp_path / "trunk.urdf"
+    path.write_text(URDF)
+    window = make_window()
+    window.files.recent.set_floating_base(path, True)
+    dialog = open_dialog(window, str(tmp_path), window.files.recent)
+    try:
+        dialog.currentChanged.emit(str(path))
+        assert dialog.floating.isEnabled() and dialog.floating.isChecked()
+        dialog.currentChanged.emit(str(ROBOTS / "astronaut.toml"))
+        assert not dialog.floating.isEnabled() and not dialog.floating.isChecked()
+    finally:
+        dialog.deleteLater()
+
+
+def test_scripted_free_fall_of_a_urdf_with_floating_base(tmp_path):
+    path = tmp_path / "trunk.urdf"
+    path.write_text(URDF)
+    shot = tmp_path / "shot.png"
+    done = armdyn(str(path), "--floating-base", "--free-fall", "0.2", "--screenshot",
+                  str(shot), "--size", "1280x800", timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert shot.stat().st_size > 10_000
+    refused = armdyn(str(ROBOTS / "astronaut.toml"), "--floating-base", "--screenshot",
+                     str(tmp_path / "x.png"))
+    assert refused.returncode == 2 and "--floating-base goes with a URDF" in refused.stderr
