@@ -14,10 +14,12 @@ parent link's frame times the chain's base placement.
 
 Parts (names as in `Part.name`):
 
-- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, joint frame i
+- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, a ball (spherical,
+                universal), nothing (free: the body floats), joint frame i
 - ``offset i``  the b segment, joint frame i (from 0 to b along z)
 - ``length i``  the a segment, frame i (from (-a, 0, 0) to the origin)
 - ``elbow i``   a ball where the two segments meet, (-a, 0, 0) in frame i
+- ``body i``    a free body: the box of its mass and inertia (`inertia_box`), frame i
 - ``com i``     a ball at the link's mass centre, frame i       (layer "com")
 - ``frame k``   x/y/z arrows (red/green/blue) of frame k         (layer "frames")
 - ``effector``  a marker on frame n (serial arms)                (layer "effector")
@@ -26,7 +28,7 @@ Parts (names as in `Part.name`):
 A mechanism (`core.Mechanism`) adds, from the same data:
 
 - ``root c``    chain c's root: a plate under its first joint when it starts on the
-                base (layer "ground"), a strut from the parent link's origin to the
+                base (not under a free body) (layer "ground"), a strut from the parent link's origin to the
                 chain's base point when it starts on a link
 - ``cut l a``   loop l's cut joint on its first link: a sleeve along the joint axis
                 at the attachment point (layer "arm")
@@ -55,7 +57,7 @@ from ..look.colors import joint_color
 
 __all__ = ["Part", "Sizes", "build_parts", "part_matrix", "part_matrices", "topology_key",
            "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
-           "MergedParts"]
+           "MergedParts", "inertia_box"]
 
 #: Layers the view can show or hide.
 LAYERS = ("arm", "com", "frames", "effector", "ground")
@@ -92,7 +94,7 @@ class Part:
     frame   : index into ``Kinematics.frames`` the mesh rides on; None = fixed (base frame)
     mesh    : the mesh, in that frame's coordinates
     color   : a colour, or None if the mesh carries its own "rgb" cell colours
-    stretch : index of the joint whose value scales the mesh along local z
+    stretch : the entry of q (a prismatic joint's value) that scales the mesh along local z
               (the rod of a prismatic joint), else None
     gap     : index of the loop whose closure gap the mesh (a unit rod) shows, else None
     """
@@ -249,13 +251,15 @@ def geometry_key(robot: Robot) -> tuple:
     not in it: they only move frames.
     """
     rows = tuple((link.joint, link.a, link.b if link.is_revolute else _b_range(link),
-                  link.alpha, link.com) for link in robot.links)
+                  link.alpha, link.com,
+                  (link.mass, link.inertia) if link.joint is JointType.FREE else ())
+                 for link in robot.links)
     return rows, tuple(robot.gravity), _structure_key(robot)
 
 
 def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The 4x4 user matrix of `part` for scene frames (2n+1, 4, 4) (`scene_frames`) at
-    joint values q (n,). (Gap rods are placed by `gap_matrix`.)"""
+    joint values q (nq,). (Gap rods are placed by `gap_matrix`.)"""
     return part_matrices([part], frames, q)[0]
 
 
@@ -346,20 +350,29 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     coarse = n > COARSE_ABOVE
     mechanism = not robot.is_serial_arm  # chains placed on the base, branches, loops
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
+    iq = robot.kernel.views.iq
     for i, link in enumerate(robot.links):
         color = joint_color(i)
         h = s.joint_length
-        if link.is_revolute:
-            body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
-        else:
-            w = 0.85 * jr
-            body = _box((-w, w, -w, w, -h / 2, h / 2))
         joint_frame = _joint_frame(n, i)
-        parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
+        if link.joint in (JointType.SPHERICAL, JointType.UNIVERSAL):
+            # a ball joint (and a U joint, two axes through one point) at its placement
+            parts.append(Part(f"joint {i + 1}", "arm", joint_frame,
+                              _ball((0, 0, 0), 1.1 * jr, coarse), color))
+        elif link.joint is JointType.FREE:  # no housing: the body floats, drawn as its box
+            parts.append(Part(f"body {i + 1}", "arm", i + 1, inertia_box(link, jr), color))
+        else:
+            if link.is_revolute:
+                body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
+            else:
+                w = 0.85 * jr
+                body = _box((-w, w, -w, w, -h / 2, h / 2))
+            parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
         if link.joint == JointType.PRISMATIC:
             w = 0.55 * jr
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
-                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
+                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR,
+                              stretch=int(iq[i])))
         elif abs(link.b) > _EPS:
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
@@ -388,7 +401,7 @@ def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
     kin = forward_kinematics(mech, mech.q_home)
     parts, k = [], 0
     for c, chain in enumerate(mech.chains):
-        if chain.parent is None:
+        if chain.parent is None and chain.links[0].joint is not JointType.FREE:
             top = -s.joint_length / 2
             plate = _rod((0, 0, top - 0.6 * jr), (0, 0, top), 2.0 * jr)
             parts.append(Part(f"root {c + 1}", "ground", _joint_frame(mech.n, k), plate,
@@ -610,6 +623,21 @@ def _rod(p0, p1, radius: float, coarse: bool = False) -> pv.PolyData:
 
 def _ball(centre, radius: float, coarse: bool = False) -> pv.PolyData:
     return _placed("ball", (radius, radius, radius), None, centre, coarse)
+
+
+def inertia_box(link: Link, least: float) -> pv.PolyData:
+    """The box of uniform density with `link`'s mass and inertia (its sides along the
+    principal axes, centred on the mass centre, in the link's own frame): a free body
+    has no DH segments to draw. Sides at least `least`, m.
+
+    A box of sides a, b, c has I_x = m (b^2 + c^2) / 12, ...: a^2 = 6 (I_y + I_z - I_x) / m.
+    """
+    xx, yy, zz, xy, xz, yz = link.inertia
+    inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    moments, axes = np.linalg.eigh(inertia)
+    squares = 6.0 * (moments.sum() - 2.0 * moments) / link.mass
+    sides = np.maximum(np.sqrt(np.maximum(squares, 0.0)), least)
+    return _placed("box", sides / 2, axes, link.com)
 
 
 def _box(bounds) -> pv.PolyData:

@@ -177,3 +177,17 @@ def test_scripted_free_fall_of_a_urdf_with_floating_base(tmp_path):
     refused = armdyn(str(ROBOTS / "astronaut.toml"), "--floating-base", "--screenshot",
                      str(tmp_path / "x.png"))
     assert refused.returncode == 2 and "--floating-base goes with a URDF" in refused.stderr
+
+
+def test_a_free_body_is_drawn_as_the_box_of_its_inertia_and_has_no_root_plate():
+    from armdyn.gui.scene.arm_scene import build_parts, inertia_box
+    mech = _satellite()
+    names = [p.name for p in build_parts(mech)]
+    assert "body 1" in names and "joint 1" not in names and "root 1" not in names
+    assert "joint 2" in names  # the ball joint
+    # a box of sides (a, b, c) = (1, 2, 3) m and 12 kg: I = m (b^2 + c^2) / 12, ...
+    box = Link(joint=JointType.FREE, name="box", mass=12.0, inertia=(13.0, 10.0, 5.0, 0, 0, 0),
+               com=(0.1, 0, 0))
+    mesh = inertia_box(box, 0.01)
+    lo, hi = np.asarray(mesh.bounds).reshape(3, 2).T
+    assert np.allclose(hi - lo, [1.0, 2.0, 3.0]) and np.allclose((hi + lo) / 2, [0.1, 0, 0])
