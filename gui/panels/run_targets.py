@@ -1,7 +1,8 @@
 """The Run panel's inverse-dynamics page: the target pose of every joint and the duration.
 
 Targets belong to revolute and prismatic joints: a floating base, and a joint of several
-degrees of freedom, get no row (the cycloid moves joint values one by one).
+degrees of freedom, get no row (the cycloid moves joint values one by one). A floating
+base moves as the joints push it (core's hybrid dynamics); a note says so.
 
 Each joint's target is a row of a `JointList` (only the rows in sight exist; a filter
 for long lists): its name, its current value and its target in a spin box (deg / m).
@@ -18,7 +19,8 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from armdyn.core import LoopClosureError, Mechanism, Robot, SingularConfigurationError
+from armdyn.core import (JointType, LoopClosureError, Mechanism, Robot,
+                         SingularConfigurationError)
 from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
@@ -138,6 +140,11 @@ class TargetsPage(QWidget):
         v.addWidget(caption("Joint torques / forces needed to move the arm along a cycloidal "
                             "rest-to-rest motion from the current pose to the target pose "
                             "(inverse dynamics)."))
+        self._floating_note = caption(
+            "The floating base has no motor: it is not driven to a target but moves as the "
+            "joints push it, with the system's momentum kept (the base plots show it).")
+        self._floating_note.hide()
+        v.addWidget(self._floating_note)
         header = QHBoxLayout()
         for text, stretch in (("Joint", 1), ("Current", 0), ("Target", 0)):
             header.addWidget(QLabel(f"<b>{text}</b>"), stretch)
@@ -182,6 +189,8 @@ class TargetsPage(QWidget):
         else:
             self._targets_edited = False
             self._set_default_targets()
+        # last: showing it lays the page out again, which binds the rows in sight
+        self._floating_note.setVisible(JointType.FREE in types)
 
     def set_pose(self, q: np.ndarray) -> None:
         """The current pose (nq,), rad / m: the motion's start."""

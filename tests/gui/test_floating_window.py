@@ -191,3 +191,47 @@ def test_a_free_body_is_drawn_as_the_box_of_its_inertia_and_has_no_root_plate():
     mesh = inertia_box(box, 0.01)
     lo, hi = np.asarray(mesh.bounds).reshape(3, 2).T
     assert np.allclose(hi - lo, [1.0, 2.0, 3.0]) and np.allclose((hi + lo) / 2, [0.1, 0, 0])
+
+
+def test_roll_pitch_yaw_of_many_quaternions_match_core_and_rebuild_the_rotation():
+    from armdyn.core.io.urdf import rpy_from_rotation
+    from armdyn.gui.model.pose import quaternion_rpy_angles
+    rng = np.random.default_rng(7)
+    quats = rng.normal(size=(200, 4))
+    angles = quaternion_rpy_angles(quats)
+    for quat, rpy in zip(quats[:20], angles[:20]):
+        R = quaternion_rotation(quat)
+        assert np.allclose(rpy, rpy_from_rotation(R), atol=1e-12)
+        assert np.allclose(rotation_rpy(rpy), R, atol=1e-12)
+    # at gimbal lock (pitch +-90 deg) the turn is still the same
+    for pitch in (math.pi / 2, -math.pi / 2):
+        rpy = quaternion_rpy_angles(quaternion_rpy((0.4, pitch, -1.1)))
+        assert np.allclose(rotation_rpy(rpy), rotation_rpy((0.4, pitch, -1.1)), atol=1e-12)
+
+
+def test_inverse_dynamics_of_the_space_robot_turns_its_base_and_plots_it(make_window, qtbot):
+    window = make_window(ROBOTS / "space_robot.toml")
+    plots = window.plots
+    assert {"base_position", "base_orientation", "momentum"} <= set(plots.available_plots())
+    with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
+        window.run_panel.start_inverse(2.0)
+    traj = ended.args[0].trajectory
+    assert np.all(traj.tau[:, :6] == 0.0)  # nothing drives the satellite
+    shown = {p.spec.key: p for p in plots._plots}
+    angles = np.array([c.samples()[1] for c in shown["base_orientation"].curves]).T
+    assert angles.shape == (len(traj), 3)
+    expected = np.degrees([quaternion_rpy_angles_of(q[3:7]) for q in traj.q])
+    assert np.allclose(angles, expected, atol=1e-9)
+    assert np.abs(angles[-1]).max() > 1.0  # the base turned (degrees)
+    momentum = np.array([c.samples()[1] for c in shown["momentum"].curves])
+    assert momentum.shape == (6, len(traj)) and np.abs(momentum).max() < 1e-8
+    assert np.allclose(shown["base_position"].curves[2].samples()[1], traj.q[:, 2])
+    # a robot without a free joint has none of these plots
+    assert window.files.load(ROBOTS / "puma560_saha.toml")
+    assert "momentum" not in plots.available_plots()
+
+
+def quaternion_rpy_angles_of(quat):
+    """Core's roll, pitch, yaw of a quaternion (the plots' independent check)."""
+    from armdyn.core.io.urdf import rpy_from_rotation
+    return rpy_from_rotation(quaternion_rotation(quat))
