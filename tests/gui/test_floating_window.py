@@ -235,3 +235,39 @@ def quaternion_rpy_angles_of(quat):
     """Core's roll, pitch, yaw of a quaternion (the plots' independent check)."""
     from armdyn.core.io.urdf import rpy_from_rotation
     return rpy_from_rotation(quaternion_rotation(quat))
+
+
+def test_a_live_free_fall_of_the_space_robot_is_pushed_by_ctrl_drag_on_its_body(
+        make_window, qtbot):
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+    from test_push import widget_pixel
+    window = make_window(ROBOTS / "space_robot.toml", size=(1600, 1000))
+    panel, push, view = window.run_panel, window.push, window.view3d
+    view.fit()
+    view.render_now()
+    chunks = []
+    panel.chunk.connect(chunks.append)
+    panel.set_live(True)
+    panel.start_free_fall(30.0)
+    try:
+        qtbot.waitUntil(lambda: len(chunks) >= 5, timeout=30000)
+        assert panel.is_live()
+        model = window.session.model
+        start = widget_pixel(window, center_of_mass(model, view.q))
+        QTest.mousePress(view.plotter, Qt.LeftButton, Qt.ControlModifier, start)
+        assert push.grabbed == 1  # the satellite's box
+        QTest.mouseMove(view.plotter, start + QPoint(120, 0))
+        qtbot.wait(600)
+        QTest.mouseRelease(view.plotter, Qt.LeftButton, Qt.ControlModifier,
+                           start + QPoint(120, 0))
+        qtbot.wait(200)
+    finally:
+        panel.stop()
+        qtbot.waitUntil(lambda: not panel.is_running(), timeout=5000)
+    # at rest in zero gravity until the pull: then the system gains linear momentum
+    # (zero gravity: the pull is the only force) and the satellite moves
+    p = np.concatenate([c.linear_momentum for c in chunks])
+    assert np.abs(p[0]).max() < 1e-9 and np.linalg.norm(p[-1]) > 1e-3
+    q = np.concatenate([c.q for c in chunks])
+    assert np.linalg.norm(q[-1, :3] - q[0, :3]) > 1e-5
