@@ -31,8 +31,8 @@ from armdyn.core.model.arguments import model_of
 from armdyn.core.model.parts import quaternion_rpy
 
 __all__ = ["Coordinate", "pose_coordinates", "coordinate_values", "with_coordinate",
-           "quaternion_rotation", "quaternion_rpy_angles", "carry_pose", "driven_joints", "DEFAULT_REVOLUTE_RANGE",
-           "DEFAULT_PRISMATIC_RANGE", "DEFAULT_POSITION_RANGE"]
+           "quaternion_rotation", "quaternion_rpy_angles", "carry_pose", "driven_joints",
+           "DEFAULT_REVOLUTE_RANGE", "DEFAULT_PRISMATIC_RANGE", "DEFAULT_POSITION_RANGE"]
 
 #: Slider range of a joint without limits: +-180 deg, +-1 m.
 DEFAULT_REVOLUTE_RANGE = (-math.pi, math.pi)

@@ -673,8 +673,9 @@ class _Plot:
 
     def _build_floating(self, robot: Robot | Mechanism, entries: list) -> None:
         """The curves of a floating system's plot: the first free body's x, y, z or roll,
-        pitch, yaw (`gui.model.pose.quaternion_rpy_angles`, each in [-180, 180] deg), or
-        the momentum: L (left axis) and p (right axis, dashed), base frame."""
+        pitch, yaw (`gui.model.pose.quaternion_rpy_angles`), or
+        the momentum: L (left axis) and p (right axis, dashed), base frame. The angles are
+        unwrapped (continuous past +-180 deg) in `values`."""
         base = robot.values_of(_free_joints(robot)[:1])
         if self.spec.key == "momentum":
             self.columns = np.arange(3, 9)  # Trajectory.momentum: c, p, L
@@ -716,7 +717,13 @@ class _Plot:
         if self.columns is not None:
             data = data[:, self.columns]
         if self.spec.key == "base_orientation":
+            # continuous across +-180 deg (a tumbling body), from the last sample shown
             data = quaternion_rpy_angles(data)
+            if self.series.size:
+                last = self.series.y[:, self.series.size - 1] / self.scale
+                data = np.unwrap(np.vstack([last, data]), axis=0)[1:]
+            else:
+                data = np.unwrap(data, axis=0)
         if self.spec.field == "loop_residual":
             data = np.maximum(np.abs(data), LOG_FLOOR)  # log axis: a closed loop is 0
         return data * self.scale
@@ -1022,8 +1029,9 @@ class PlotsPanel(QWidget):
         shown = [k for k in self.visible_plots() if k in self.available_plots()]
         if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
             shown = list(MECHANISM_DEFAULT_PLOTS)
-        elif floating and not was_floating:
-            shown = list(FLOATING_DEFAULT_PLOTS)
+        elif floating and not was_floating:  # (joint angles if it has joints of one value)
+            joints = any(kind.is_dh for kind in robot.model.joint_types)
+            shown = [k for k in FLOATING_DEFAULT_PLOTS if k != "joint_angles" or joints]
         elif (had_loops and not loops) or (was_floating and not floating):
             shown = [p.spec.key for p in self._plots]
         self.set_visible_plots(shown or ["joint_angles"])
@@ -1098,8 +1106,9 @@ class PlotsPanel(QWidget):
         there, with the curves' downsampling that follows the new range, paint the plots
         two or three times over (issue #8: 150 ms at the end of a 60 s fall).
         """
-        series = self._plots[0].series
-        if series.size == 0:
+        drawn = [p for p in self._plots if p.curves]  # (a joint plot may have none)
+        series = drawn[0].series if drawn else None
+        if series is None or series.size == 0:
             return
         t0, t1 = float(series.t[0]), float(series.t[series.size - 1])
         self._leader = (self._shown or self._all_plots)[0]

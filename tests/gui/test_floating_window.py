@@ -271,3 +271,54 @@ def test_a_live_free_fall_of_the_space_robot_is_pushed_by_ctrl_drag_on_its_body(
     assert np.abs(p[0]).max() < 1e-9 and np.linalg.norm(p[-1]) > 1e-3
     q = np.concatenate([c.q for c in chunks])
     assert np.linalg.norm(q[-1, :3] - q[0, :3]) > 1e-5
+
+
+def _tethered(tmp_path):
+    """The satellite tied to the base by a spring at a point off its mass centre: from
+    rest, the spring turns it (angular momentum about the mass centre grows)."""
+    mech = _satellite()
+    tether = SpringDamper("tether", links=("base", "satellite"),
+                          at=((0, 0, 0), (0.3, 0.0, 0.0)), stiffness=20.0)
+    mech = Mechanism(mech.name, mech.chains, forces=[tether], gravity=(0, 0, 0))
+    path = tmp_path / "tethered.toml"
+    save_mechanism(mech, path)
+    return path
+
+
+def test_the_mass_centre_its_path_and_the_angular_momentum_are_drawn_and_followed(
+        make_window, qtbot, tmp_path):
+    window = make_window(_tethered(tmp_path), size=(1280, 800))
+    overlay = window.mass_centre
+    model = window.session.model
+    assert overlay.shown and overlay.action.isVisible()
+    assert np.allclose(overlay.centre, center_of_mass(model, model.q_home))
+    with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
+        window.run_panel.start_free_fall(1.0)
+    traj = ended.args[0].trajectory
+    assert np.array_equal(overlay.path_points(), traj.center_of_mass)
+    # the base angles are continuous (unwrapped) and the same turn as core's; the plots
+    # have no joint-angle curve (no joint of one value) and are fitted all the same
+    plots = {p.spec.key: p for p in window.plots._plots}
+    angles = np.array([c.samples()[1] for c in plots["base_orientation"].curves]).T
+    assert np.abs(np.diff(angles, axis=0)).max() < 90.0
+    wrapped = np.degrees([quaternion_rpy_angles_of(q[3:7]) for q in traj.q])
+    assert np.allclose(np.mod(angles - wrapped + 180.0, 360.0) - 180.0, 0.0, atol=1e-7)
+    assert "joint_angles" not in window.plots.visible_plots()
+    lo, hi = plots["base_orientation"].vb.viewRange()[1]
+    assert lo <= angles.min() and angles.max() <= hi
+    assert np.linalg.norm(traj.angular_momentum[-1]) > 1e-3  # the spring turned it
+    window.playback.seek(0.5)
+    k = int(np.searchsorted(traj.t, 0.5))
+    assert np.allclose(overlay.centre, traj.center_of_mass[k])
+    assert np.allclose(overlay.momentum, traj.angular_momentum[k])
+    assert overlay._arrow.GetVisibility()
+    # the camera follows the mass centre: it moves by the centre's displacement
+    overlay.action.setChecked(True)
+    camera = window.view3d.plotter.camera
+    before = np.array(camera.focal_point)
+    window.playback.seek(1.0)
+    assert np.allclose(np.array(camera.focal_point) - before,
+                       traj.center_of_mass[-1] - traj.center_of_mass[k], atol=1e-9)
+    # a model without a free joint: nothing drawn, no toggle
+    assert window.files.load(ROBOTS / "puma560_saha.toml")
+    assert not overlay.shown and not overlay.action.isVisible()
