@@ -322,3 +322,31 @@ def test_the_mass_centre_its_path_and_the_angular_momentum_are_drawn_and_followe
     # a model without a free joint: nothing drawn, no toggle
     assert window.files.load(ROBOTS / "puma560_saha.toml")
     assert not overlay.shown and not overlay.action.isVisible()
+
+
+def test_springs_tyres_and_the_road_are_drawn_where_core_puts_their_points(
+        make_window, tmp_path):
+    from armdyn.core import Tyre
+    chassis = Link(joint=JointType.FREE, name="chassis", mass=500.0,
+                   inertia=(100.0, 300.0, 350.0, 0, 0, 0), home=(4.9, 0, 0.6, 0, 0, 0, 1))
+    tyre = Tyre("front", link="chassis", at=(1.2, 0.7, 0.0), stiffness=8e4, damping=3e3,
+                radius=0.3)
+    tether = SpringDamper("tether", links=("base", "chassis"), at=((0, 0, 1.5), (0.5, 0, 0)),
+                          stiffness=10.0)
+    road = Road(((0.0, 0.0), (5.0, 0.0), (7.0, 0.2)))
+    car = Mechanism("car", [Chain("body", [chassis])], forces=[tyre, tether], road=road)
+    path = tmp_path / "car.toml"
+    save_mechanism(car, path)
+    window = make_window(path)
+    overlay = window.force_elements
+    assert overlay.road_actor is not None
+    # the wheel centre at x = 4.9 + 1.2 = 6.1 m: the road is 0.2 (6.1 - 5) / 2 = 0.11 m high
+    assert np.allclose(overlay.ends[0], [[6.1, 0.7, 0.11], [6.1, 0.7, 0.6]])
+    assert np.allclose(overlay.ends[1], [[0, 0, 1.5], [5.4, 0, 0.6]])
+    q = window.session.pose.copy()
+    q[2] = 1.0  # the chassis up by 0.4 m: the tyre's coil and the tether follow
+    window.set_pose(q)
+    assert np.allclose(overlay.ends[0][1], [6.1, 0.7, 1.0])
+    assert np.allclose(overlay.ends[1][1], [5.4, 0, 1.0])
+    assert window.files.load(ROBOTS / "space_robot.toml")  # none: nothing drawn
+    assert overlay.ends.shape == (0, 2, 3) and overlay.road_actor is None
