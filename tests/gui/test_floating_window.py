@@ -350,3 +350,22 @@ def test_springs_tyres_and_the_road_are_drawn_where_core_puts_their_points(
     assert np.allclose(overlay.ends[1][1], [5.4, 0, 1.0])
     assert window.files.load(ROBOTS / "space_robot.toml")  # none: nothing drawn
     assert overlay.ends.shape == (0, 2, 3) and overlay.road_actor is None
+
+
+def test_inspect_shows_a_floating_mass_matrix_with_the_base_block_shaded(make_window):
+    from armdyn.core import mass_matrix
+    window = make_window(ROBOTS / "space_robot.toml")
+    window.inspect.flush()
+    gim = window.inspect._gim
+    model = window.session.model
+    assert (gim.rowCount(), gim.columnCount()) == (model.nv, model.nv)
+    M = mass_matrix(model, window.session.pose)
+    assert float(gim.tool_tip(0, 0).split()[0]) == pytest.approx(M[0, 0], rel=1e-9)
+    assert gim.tool_tip(0, 0).endswith("kg m\u00b2") and gim.tool_tip(5, 5).endswith(" kg")
+    assert gim.is_shaded(5, 0) and gim.is_shaded(0, 5) and not gim.is_shaded(6, 0)
+    assert not gim.is_shaded(6, 6)
+    # the whole system's mass in the base block's translational part
+    assert M[3, 3] == pytest.approx(model.total_mass)
+    assert window.files.load(ROBOTS / "puma560_saha.toml")
+    window.inspect.flush()
+    assert not window.inspect._gim.is_shaded(0, 0)
