@@ -369,3 +369,12 @@ def test_inspect_shows_a_floating_mass_matrix_with_the_base_block_shaded(make_wi
     assert window.files.load(ROBOTS / "puma560_saha.toml")
     window.inspect.flush()
     assert not window.inspect._gim.is_shaded(0, 0)
+
+
+def test_drag_tool_is_off_for_a_floating_model_and_says_why(make_window):
+    window = make_window(ROBOTS / "space_robot.toml")
+    action = window.tool_drag.action
+    assert not action.isEnabled() and "several degrees of freedom" in action.toolTip()
+    window.tool_drag.set_enabled(True)
+    assert window.tool_drag.widget is None
+    assert window.files.load(ROBOTS / "puma560_saha.toml") and action.isEnabled()
