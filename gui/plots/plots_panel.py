@@ -759,8 +759,10 @@ class _Plot:
 
     def _least_span(self, vb: pg.ViewBox) -> float:
         """The smallest y span of view `vb`: MIN_Y_SPAN, or MIN_Y_SPAN_PRISMATIC on the
-        prismatic joints' view."""
-        return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
+        prismatic joints' view (the momentum's right axis, kg m/s, takes MIN_Y_SPAN: a
+        momentum that stays zero shows flat with short tick labels)."""
+        return MIN_Y_SPAN if vb is self.vb or self.spec.key == "momentum" \
+            else MIN_Y_SPAN_PRISMATIC
 
     def fit_y_ranges(self) -> None:
         """Each view's y range: its samples (`y_bounds`) with a margin of FIT_MARGIN of
