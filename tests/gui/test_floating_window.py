@@ -387,3 +387,21 @@ def test_compare_refuses_the_window_s_floating_model_by_name(make_window):
     assert panel.compare() is False
     assert "'satellite' is a free joint" in panel.message()
     assert not panel.is_running()
+
+
+def test_a_table_edit_keeps_a_floating_pose_and_a_new_home_moves_it():
+    from dataclasses import replace
+
+    from armdyn.gui.model.pose import carry_pose
+    mech = _satellite()
+    q = mech.q_home.copy()
+    q[:3] = (9.0, 8.0, 7.0)  # beyond the sliders' +-5 m: a free body is not clipped
+    q[7:11] = quaternion_rpy((0.0, 0.4, 0.0))
+    heavier = draft_for(mech)
+    assert heavier.set_cells([(1, "mass", 2.5)])
+    assert np.array_equal(carry_pose(mech, heavier.robot, q), q)
+    body = replace(mech.links[0], home=(0, 0, 2.0, 0, 0, 0, 1))
+    moved = Mechanism(mech.name, [Chain("body", [body]), mech.chains[1]], forces=mech.forces,
+                      road=mech.road, gravity=(0, 0, 0))
+    out = carry_pose(mech, moved, q)
+    assert np.array_equal(out[:7], [0, 0, 2.0, 0, 0, 0, 1]) and np.array_equal(out[7:], q[7:])
