@@ -405,3 +405,15 @@ def test_a_table_edit_keeps_a_floating_pose_and_a_new_home_moves_it():
                       road=mech.road, gravity=(0, 0, 0))
     out = carry_pose(mech, moved, q)
     assert np.array_equal(out[:7], [0, 0, 2.0, 0, 0, 0, 1]) and np.array_equal(out[7:], q[7:])
+
+
+def test_a_universal_joint_has_its_two_angles_as_rows():
+    trunk = Link(joint=JointType.FREE, name="trunk", mass=3.0, inertia=(0.1, 0.1, 0.1, 0, 0, 0))
+    steer = Link(joint=JointType.UNIVERSAL, name="steer", mass=1.0, com=(0, 0, -0.1),
+                 home=(0.2, -0.3))
+    mech = Mechanism("m", [Chain("body", [trunk]), Chain("u", [steer], parent="trunk")])
+    coords = pose_coordinates(mech)
+    assert [c.label for c in coords[6:]] == ["2  steer angle 1", "2  steer angle 2"]
+    assert np.allclose(coordinate_values(coords, mech.q_home)[6:], [0.2, -0.3])
+    q = with_coordinate(coords, mech.q_home, 7, 0.5)
+    assert np.allclose(q[7:], [0.2, 0.5]) and np.array_equal(q[:7], mech.q_home[:7])
