@@ -12,7 +12,9 @@ is no display: the script re-runs itself in ``xvfb-run``) and these scenarios ru
 - ``drag200``: a pose slider of a generated 200-link robot dragged for 3 s (a
   value change every 10 ms, as mouse moves give); the longest gap;
 - ``first200``, ``first1000``: time from the window's construction to the first
-  rendered 3D frame of a generated 200- and 1,000-link robot.
+  rendered 3D frame of a generated 200- and 1,000-link robot;
+- ``human60``, ``human600``, ``humanplay``: the same falls and playback with the bundled
+  human (a floating base, 40 bodies, 45 degrees of freedom; issue #23).
 
     .venv/bin/python benchmarks/gui_heartbeat.py                 # all scenarios
     .venv/bin/python benchmarks/gui_heartbeat.py fall600 playback
@@ -35,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-SCENARIOS = ("fall60", "fall600", "playback", "drag200", "first200", "first1000")
+SCENARIOS = ("fall60", "fall600", "playback", "drag200", "first200", "first1000",
+             "human60", "human600", "humanplay")
 WINDOW_SIZE = (1600, 1000)
 HEARTBEAT_MS = 5
 
@@ -158,14 +161,15 @@ def report(name: str, **figures) -> None:
     print(f"{name:10s} {text}", flush=True)
 
 
-def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_saha") -> None:
+def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_saha",
+                  name: str = "fall") -> None:
     from armdyn.core.io.model_files import load_model
 
     path = ROOT / "robots" / f"{model}.toml"
     window = open_window(load_model(path), path)
     beat = Heartbeat()
     wall = run_fall(window, seconds, beat)
-    report(f"fall{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
+    report(f"{name}{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
            gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
            samples=len(window.trajectory) if window.trajectory is not None else 0)
     if then_playback:
@@ -290,6 +294,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
     if "fall60" in chosen:
         scenario_fall(60.0, then_playback=False, model=args.model)
+    if "human60" in chosen:
+        scenario_fall(60.0, then_playback=False, model="human_body_jalon", name="human")
+    if "human600" in chosen or "humanplay" in chosen:
+        scenario_fall(600.0, then_playback="humanplay" in chosen, model="human_body_jalon",
+                      name="human")
     if "fall600" in chosen or "playback" in chosen:
         scenario_fall(600.0, then_playback="playback" in chosen, model=args.model)
     if "drag200" in chosen:

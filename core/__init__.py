@@ -32,6 +32,7 @@ from .errors import (
 )
 from .algorithms.kinematics import Kinematics, forward_kinematics
 from .algorithms.momentum import Momentum, center_of_mass, momentum
+from .algorithms.hybrid_dynamics import HybridDynamics, hybrid_dynamics
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .model.model import Model
 from .model.parts import (Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement,
@@ -96,6 +97,9 @@ __all__ = [
     "warm_up", "warm_up_display", "JointStops", "PointPull",
     # the whole system's mass centre and momentum (core.algorithms.momentum)
     "Momentum", "center_of_mass", "momentum",
+    # a floating base's motion when the joints' accelerations are given
+    # (core.algorithms.hybrid_dynamics)
+    "HybridDynamics", "hybrid_dynamics",
     # force elements (core.model.parts, core.kernels.elements)
     "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)

@@ -1,12 +1,13 @@
 """The `armdyn` command.
 
-    armdyn [MODEL_FILE] [--free-fall SECONDS | --inverse SECONDS]
+    armdyn [MODEL_FILE] [--floating-base] [--free-fall SECONDS | --inverse SECONDS]
            [--screenshot IMAGE] [--size WxH]
            [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
            [--panel inspect|lab[:TAB]|compare|presentation [--compare-with MODEL]]
     armdyn inverse ...  /  armdyn simulate ...     (command line, no window: core.cli)
 
-MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf).
+MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf); --floating-base opens
+a URDF with its root link on a free joint.
 
 Without --screenshot or --video the window opens and stays (a run given with
 --free-fall or --inverse starts at once). With them the run is scripted: the
@@ -99,6 +100,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="robot or mechanism file (.toml), URDF (.urdf), or the short name of "
                    "a bundled model (fourbar, puma560_saha, ...) to open (default: the "
                    "bundled PUMA 560)")
+    p.add_argument("--floating-base", action="store_true",
+                   help="open a URDF with its root link on a free joint (a humanoid, a "
+                   "quadruped: docs/floating-bases.md)")
     p.add_argument("--list-models", action="store_true",
                    help="list the bundled models' short names and exit")
     run = p.add_mutually_exclusive_group()
@@ -235,21 +239,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from armdyn.core import RobotFileError
 
-    from armdyn.core.io.model_files import load_model
+    from armdyn.core.io.model_files import is_urdf, load_model
 
     if args.robot is None and DEFAULT_ROBOT.exists():
         args.robot = DEFAULT_ROBOT  # something to look at on the first start
     robot = None
+    if args.floating_base and (args.robot is None or not is_urdf(args.robot)):
+        print("armdyn: --floating-base goes with a URDF file (FILE.urdf)", file=sys.stderr)
+        return 2
     if args.robot is not None:
         try:
-            robot = load_model(args.robot)
+            robot = load_model(args.robot, floating_base=args.floating_base)
         except RobotFileError as e:
             report_startup_error(str(e), dialog=not _scripted(args))
-            return 2
-        from armdyn.gui.model.support import unsupported_reason
-        reason = unsupported_reason(robot)
-        if reason is not None:
-            report_startup_error(f"{args.robot}: {reason}", dialog=not _scripted(args))
             return 2
     if args.compare_with is not None:  # run B's model: refused now if unreadable
         try:
@@ -383,6 +385,8 @@ def _run_window(robot, args: argparse.Namespace) -> int:
             window.resize(*args.size)
         if args.robot is not None and not scripted:
             window.files.recent.add(args.robot)
+            if is_urdf(args.robot):
+                window.files.recent.set_floating_base(args.robot, args.floating_base)
         window.show()
         if scripted:
             QTimer.singleShot(0, lambda: _scripted_run(window, args))

@@ -46,6 +46,8 @@ from .plots.plots_panel import PlotsPanel
 from .robot_files import RobotFiles
 from .scene.push import install_push
 from .scene.tool_drag import install_tool_drag
+from .scene.mass_centre import install_mass_centre
+from .scene.force_elements import install_force_elements
 from .scene.view3d import ArmView
 
 __all__ = ["MainWindow"]
@@ -95,6 +97,11 @@ class MainWindow(QMainWindow):
         self.tool_drag = install_tool_drag(self)
         # push the arm with Ctrl+drag during a live free fall (gui/scene/push.py)
         self.push = install_push(self)
+        # a floating system's mass centre, its path and angular momentum, a camera that
+        # follows it (gui/scene/mass_centre.py): toolbar and View menu
+        self.mass_centre = install_mass_centre(self)
+        # springs, dampers, tyres and the road (gui/scene/force_elements.py)
+        self.force_elements = install_force_elements(self)
         # compare two runs on one time axis (gui/panels/compare.py): a dock, View menu, Ctrl+K
         self._compare = install_compare(self)
         self.compare_dock = self._compare.dock

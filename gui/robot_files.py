@@ -17,15 +17,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QFileDialog,
-                               QMainWindow, QMenu, QMessageBox)
+from PySide6.QtWidgets import (QAbstractItemDelegate, QAbstractItemView, QCheckBox,
+                               QFileDialog, QMainWindow, QMenu, QMessageBox)
 
 from armdyn.core import RobotFileError
 
 from armdyn.core.io.bundled import ROBOTS_DIR, is_bundled
 from .model.document import RobotDocument
 from .model.draft import new_robot
-from .model.support import unsupported_reason
 from .error_report import show_error, show_warnings
 from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
@@ -79,9 +78,12 @@ class RobotFiles(QObject):
             return False
         return self.load(path)
 
-    def load(self, path: str | Path) -> bool:
+    def load(self, path: str | Path, floating_base: bool | None = None) -> bool:
         """Load a robot, mechanism or URDF file now, without questions; False (and a
         message) if it cannot be read.
+
+        A URDF's root link floats on a free joint if `floating_base` (None: as this file
+        was last opened, `RecentFiles.floating_base`; the choice is remembered).
 
         A file that cannot be read leaves the current robot as it was. What the file
         gave with a warning (a URDF's damping, say) is shown in a warning box. The file
@@ -89,11 +91,15 @@ class RobotFiles(QObject):
         read that takes a while shows a progress box whose Cancel returns False at once.
         """
         path = Path(path)
+        floating = False
+        if is_urdf(path):
+            floating = (self.recent.floating_base(path) if floating_base is None
+                        else bool(floating_base))
         if self._reading:  # one read at a time (the window goes on during one)
             return False
         self._reading = True
         try:
-            how, value = run_in_worker(lambda: load_model(path),
+            how, value = run_in_worker(lambda: load_model(path, floating_base=floating),
                                        f"Opening {shown_name(path.name)}\u2026", self._window)
         finally:
             self._reading = False
@@ -106,12 +112,10 @@ class RobotFiles(QObject):
                 self.recent.remove(path)
             return False
         robot = value
-        reason = unsupported_reason(robot)
-        if reason is not None:
-            self.error("Cannot show this model in the window", f"{path}: {reason}")
-            return False
         self._doc.load(robot, path)
         self.recent.add(path)
+        if is_urdf(path):
+            self.recent.set_floating_base(path, floating)
         self._status(f"Opened {path}")
         self.loaded.emit(path)
         self.report_warnings(f"Opened {path.name} with warnings", robot.warnings)
@@ -211,9 +215,20 @@ class RobotFiles(QObject):
         return clicked if clicked is not None else Button(answer)
 
     def ask_open_path(self) -> Path | None:
+        """A file from the open dialog. Its "Open as floating base" box (for a URDF: the
+        root link on a free joint) shows what the selected file was last opened with; the
+        choice is remembered for the file chosen (`load` reads it)."""
         start = str(self._doc.path.parent if self._doc.path else ROBOTS_DIR)
-        name, _ = QFileDialog.getOpenFileName(self._window, "Open Robot", start, ROBOT_FILTER)
-        return Path(name) if name else None
+        dialog = open_dialog(self._window, start, self.recent)
+        try:
+            if not dialog.exec() or not dialog.selectedFiles():
+                return None
+            path = Path(dialog.selectedFiles()[0])
+            if is_urdf(path):
+                self.recent.set_floating_base(path, dialog.floating.isChecked())
+            return path
+        finally:
+            dialog.deleteLater()
 
     def ask_save_path(self, title: str, filters: str, suffix: str,
                       suggested: str) -> Path | None:
@@ -256,3 +271,27 @@ def filter_suffix(name_filter: str) -> str | None:
     patterns = name_filter[start + 1:end].split()
     suffix = Path(patterns[0]).suffix if patterns else ""
     return suffix or None
+
+
+def open_dialog(parent: QMainWindow, start: str, recent: RecentFiles) -> QFileDialog:
+    """File > Open's dialog (Qt's own, to hold one more box): the files, and an "Open as
+    floating base" check box under them, enabled for a URDF and set to what that file was
+    last opened with."""
+    dialog = QFileDialog(parent, "Open Robot", start, ROBOT_FILTER)
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    box = QCheckBox("Open as floating base (a URDF's root link on a free joint)")
+    box.setToolTip("The root link moves freely in space (6 degrees of freedom): a humanoid, "
+                   "a quadruped, a satellite. Remembered for each file.")
+    box.setEnabled(False)
+    dialog.floating = box
+
+    def selected(name: str) -> None:
+        urdf = bool(name) and is_urdf(name)
+        box.setEnabled(urdf)
+        box.setChecked(urdf and recent.floating_base(Path(name)))
+
+    dialog.currentChanged.connect(selected)
+    grid = dialog.layout()
+    grid.addWidget(box, grid.rowCount(), 0, 1, grid.columnCount())
+    return dialog

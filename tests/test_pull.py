@@ -226,3 +226,19 @@ def test_grab_checks_its_arguments():
     with pytest.raises(ValueError):
         pull.grab(1, [0, 0, 0], [0, 0, 0], -1.0)
     assert not pull.active
+
+
+def test_a_body_at_rest_is_pulled_from_the_next_chunk_not_a_long_step_later():
+    """A floating body at rest in zero gravity: the integrator's steps would grow to
+    seconds; with a pull no step is longer than a chunk, so a grab acts at once."""
+    from armdyn.core import load_mechanism
+    robot = load_mechanism(ROBOTS / "space_robot.toml")
+    pull = PointPull()
+    gen = simulate_chunks(robot, 2.0, pull=pull, chunk_duration=0.05, max_wall_per_chunk=10.0)
+    first, second = next(gen), next(gen)  # a chunk ends within a step (<= a chunk) late
+    assert first.t[-1] <= 0.1 + 1e-12 and second.t[-1] <= 0.2 + 1e-12
+    pull.grab(1, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0], 100.0, 1.0)
+    third = next(gen)
+    assert third.t[-1] <= 0.3 + 1e-12 and np.all(third.pull[:, PULL_LINK] == 1)
+    assert third.linear_momentum[-1, 0] > 0.0  # pulled along +x
+    gen.close()

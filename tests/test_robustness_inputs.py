@@ -28,6 +28,8 @@ PUMA = load_robot(ROBOTS / "puma560_saha.toml")
 FOURBAR = load_mechanism(ROBOTS / "fourbar.toml")
 # a tree of three chains (no loops) and the Stanford arm (a prismatic joint)
 STANFORD = load_robot(ROBOTS / "stanford_saha2009.toml")
+# a floating base (a free joint: nq = 13, nv = 12) carrying a 6R arm
+SPACE_ROBOT = load_mechanism(ROBOTS / "space_robot.toml")
 
 
 def _state(model, scale=0.3):
@@ -131,6 +133,11 @@ def _cases():
          ("q", "qd")),
         ("matrix_closed_chain_inverse_dynamics", core.matrix_closed_chain_inverse_dynamics,
          dict(mech=FOURBAR, q=fq, qd=fqd, qdd=z3), ("q", "qd", "qdd")),
+        ("hybrid_dynamics", core.hybrid_dynamics, dict(model=PUMA, q=q, qd=qd, qdd=qdd),
+         ("q", "qd", "qdd")),
+        ("hybrid_dynamics floating", core.hybrid_dynamics,
+         dict(model=SPACE_ROBOT, q=SPACE_ROBOT.q_home, qd=np.full(SPACE_ROBOT.nv, 0.1),
+              qdd=np.full(SPACE_ROBOT.nv, 0.2)), ("q", "qd", "qdd")),
     ]
     return rows
 

@@ -1,17 +1,25 @@
 """Motions to run inverse dynamics along: the cycloidal rest-to-rest motion of seed 001
 eqs. 22-23, and the runs along it (chunked for a window, or whole).
+
+A floating system (free joints) cannot be driven along the cycloid at its base: no
+motor holds a floating base. Its run drives the other joints along the cycloid and
+reports the base motion that follows (`_floating_chunks`, by hybrid dynamics).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import numpy as np
+from scipy.integrate import solve_ivp
 
 from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
 from ..algorithms.dynamics import inverse_dynamics
+from ..algorithms.hybrid_dynamics import free_rates, hybrid_dynamics
+from ..algorithms.momentum import momentum
 from ..algorithms.loops import loop_residual
 from ..algorithms.tree_dynamics import energy
-from ..errors import ArgumentError
+from ..errors import ArgumentError, SimulationError
+from ..model.parts import JointType
 from ..model.arguments import (finite_array, finite_result, joint_vector, model_of,
                                physical_joint_values, positive_number)
 from .driver import run_chunks
@@ -50,11 +58,14 @@ def motion_warnings(model, q_start, q_end, duration: float) -> tuple[str, ...]:
     2 |qT - q0| / T is; returns the warnings of a pose outside the joint limits
     (`core.sim.stops.limit_warnings`), one sentence each."""
     m = model_of(model)
-    q0 = physical_joint_values(m, joint_vector(q_start, m.n, "q_start"), "q_start")
-    qT = physical_joint_values(m, joint_vector(q_end, m.n, "q_end"), "q_end")
+    q0 = physical_joint_values(m, joint_vector(q_start, m.nq, "q_start"), "q_start")
+    qT = physical_joint_values(m, joint_vector(q_end, m.nq, "q_end"), "q_end")
     T = positive_number(duration, "duration")
-    physical_joint_values(m, 2.0 * (qT - q0) / T, "q_end (the motion's peak rate "
-                          "2 |q_end - q_start| / duration)", rates=True)  # eq. 22b at T/2
+    D = _driven(m)
+    peak = np.zeros(m.nv)  # a free body's rates are not the cycloid's
+    peak[m.rates_of(D)] = 2.0 * (qT - q0)[m.values_of(D)] / T  # eq. 22b at T/2
+    physical_joint_values(m, peak, "q_end (the motion's peak rate "
+                          "2 |q_end - q_start| / duration)", rates=True)
     return limit_warnings(m, q0, "q_start") + limit_warnings(m, qT, "q_end")
 
 
@@ -67,7 +78,9 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
     drives its actuated joints along it (from q_start's to q_end's values, both (n,)
     poses) and solves the other joints by position, velocity and acceleration analysis
     (`core.algorithms.closed_chains.closed_chain_motion`); its samples carry the cut-joint forces
-    and the loop residual, and tau is zero at passive joints.
+    and the loop residual, and tau is zero at passive joints. A floating system (free
+    joints) drives its other joints along the cycloid and reports the free bodies'
+    motion that follows (`_floating_chunks`, docs/floating-bases.md).
     A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
     GUI can stream and cancel between them) and returns the whole Trajectory
     (StopIteration.value). Sample grid: `output_grid` (a run whose samples would not fit
@@ -77,10 +90,13 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
     """
     model = model_of(model)
     for name, kind in zip(model.joint_names, model.joint_types):
-        if kind.nq != kind.nv:  # a quaternion is not interpolated entry by entry
+        if kind is JointType.SPHERICAL:  # a quaternion is not interpolated entry by entry
             raise ArgumentError(f"the cycloidal motion moves joint values one by one; joint "
-                                f"{name!r} is {kind.value} (a quaternion): simulate a "
-                                "floating system or a ball joint instead")
+                                f"{name!r} is spherical (a quaternion): simulate a "
+                                "ball joint instead")
+    if free_rates(model):
+        return (yield from _floating_chunks(model, q_start, q_end, duration, dt_out,
+                                            chunk_samples, f_ext))
     times = output_grid(duration, dt_out)
     check_sample_memory(times.size, RUN_COPIES * Trajectory.bytes_per_sample(model.n,
                                                                             model.kernel.m))
@@ -112,6 +128,102 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
         parts.append(part)
         yield part
     return Trajectory.concatenate(parts)
+
+
+def _driven(model) -> list[int]:
+    """The joints the cycloid moves: every joint but the free ones."""
+    return [j for j, kind in enumerate(model.joint_types) if kind is not JointType.FREE]
+
+
+def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_ext
+                     ) -> Iterator[Trajectory]:
+    """`inverse_dynamics_chunks` of a floating system (module `core.algorithms.hybrid_dynamics`):
+    the joints follow the cycloid from q_start's to q_end's values, each free body starts
+    at rest at q_start's pose (q_end's is not used) and moves as the joints push it, with
+    no force on it (`hybrid_dynamics`). Its state (pose and rates) is integrated with
+    DOP853 (rtol 1e-10, atol 1e-12): the position moves with R v, the quaternion with
+    q (x) [w/2, 0] and is normalised at each sample. The samples carry tau (zero at the
+    free joints), the energy and the momentum (as a simulation records them).
+    """
+    times = output_grid(duration, dt_out)
+    check_sample_memory(times.size, RUN_COPIES * Trajectory.bytes_per_sample(
+        model.nv, model.kernel.m, nq=model.nq))
+    warnings = motion_warnings(model, q_start, q_end, duration)
+    q0 = np.asarray(q_start, dtype=float)
+    qT = np.asarray(q_end, dtype=float)
+    T = float(duration)
+    D = _driven(model)
+    qD, vD = model.values_of(D), model.rates_of(D)
+    U = [j for j, kind in enumerate(model.joint_types) if kind is JointType.FREE]
+    qU, vU = model.values_of(U), model.rates_of(U)
+    nqU = len(qU)
+
+    def state(t, y):
+        """q, qd and the joints' qdd at time t with the free bodies' state y."""
+        a, b, c = cycloidal_trajectory(q0[qD], qT[qD], T, np.array([t]))
+        q, qd, qdd = q0.copy(), np.zeros(model.nv), np.zeros(model.nv)
+        q[qD], qd[vD], qdd[vD] = a[0], b[0], c[0]
+        q[qU], qd[vU] = y[:nqU], y[nqU:]
+        return q, qd, qdd
+
+    def rhs(t, y):
+        q, qd, qdd = state(t, y)
+        acc = hybrid_dynamics(model, q, qd, qdd, f_ext=f_ext).qdd
+        dq = np.empty(nqU)
+        for b in range(len(U)):
+            x, w, v = y[7 * b:7 * b + 7], y[nqU + 6 * b:nqU + 6 * b + 3], \
+                y[nqU + 6 * b + 3:nqU + 6 * b + 6]
+            quat = x[3:7] / np.linalg.norm(x[3:7])
+            dq[7 * b:7 * b + 3] = _quaternion_rotation(quat) @ v  # the origin moves with R v
+            # q' = q (x) [w/2, 0], scalar last
+            dq[7 * b + 3:7 * b + 6] = 0.5 * (quat[3] * w + np.cross(quat[:3], w))
+            dq[7 * b + 6] = -0.5 * float(quat[:3] @ w)
+        return np.concatenate([dq, acc[vU]])
+
+    y = np.concatenate([q0[qU], np.zeros(len(vU))])
+    t_done = 0.0
+    parts = []
+    for s in range(0, times.size, max(1, int(chunk_samples))):
+        t = times[s:s + chunk_samples]
+        rows = np.empty((t.size, y.size))
+        start = 0
+        if t[0] == t_done:
+            rows[0], start = y, 1
+        if start < t.size:
+            sol = solve_ivp(rhs, (t_done, t[-1]), y, method="DOP853", t_eval=t[start:],
+                            rtol=1e-10, atol=1e-12)
+            if not sol.success:
+                raise SimulationError(f"the floating base's motion failed at t = "
+                                      f"{sol.t[-1] if sol.t.size else t_done:.6g} s: "
+                                      f"{sol.message}")
+            rows[start:] = sol.y.T
+            y, t_done = sol.y[:, -1].copy(), float(t[-1])
+        q = np.empty((t.size, model.nq))
+        qd = np.empty((t.size, model.nv))
+        qdd = np.empty((t.size, model.nv))
+        tau = np.empty((t.size, model.nv))
+        for i in range(t.size):
+            for b in range(len(U)):
+                quat = rows[i, 7 * b + 3:7 * b + 7]
+                rows[i, 7 * b + 3:7 * b + 7] = quat / np.linalg.norm(quat)
+            q[i], qd[i], joint_acc = state(t[i], rows[i])
+            result = hybrid_dynamics(model, q[i], qd[i], joint_acc, f_ext=f_ext)
+            qdd[i], tau[i] = result.qdd, result.tau
+        p = momentum(model, q, qd)
+        part = Trajectory(t, q, qd, qdd, tau, energy(model, q, qd),
+                          kind=RunKind.INVERSE_DYNAMICS, warnings=warnings,
+                          momentum=np.hstack([p.center_of_mass, p.linear, p.angular]))
+        parts.append(part)
+        yield part
+    return Trajectory.concatenate(parts)
+
+
+def _quaternion_rotation(quat) -> np.ndarray:
+    """R of the unit quaternion [x, y, z, w] (scalar last)."""
+    x, y, z, w = quat
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
 def run_inverse_dynamics(model, q_start, q_end, duration: float, dt_out: float = 0.01,

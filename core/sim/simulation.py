@@ -56,7 +56,7 @@ class Dop853Stepper:
     def __init__(self, robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,
                  damping=None, rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                  dt_out: float = 0.01, f_ext=None, stops: StopsInput = None,
-                 pull: PointPull | None = None) -> None:
+                 pull: PointPull | None = None, max_step: float = np.inf) -> None:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
         n, nq, nv = k.n, k.nq, k.nv
@@ -90,7 +90,7 @@ class Dop853Stepper:
         self.seen = -1 if pull is None else pull.copy_into(self.pull_now, n, -1)
         self.state = Dop853State(model, np.concatenate([q0, qd0]), 0.0, self.t_end, rtol,
                                  atol, tau=tau, damping=c, f_ext=self.w, stops=stop_table,
-                                 pull=self.pull_now)
+                                 pull=self.pull_now, max_step=max_step)
         self.Y = np.full((self.grid.size, nq + nv), np.nan)
         self.sent = 0      # samples handed out by `take`
         self.next_out = 0  # samples the integrator has written
@@ -238,7 +238,8 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
                while the run goes on: a spring-damper from a point of a link to a target,
                applied at every evaluation of the right-hand side. Its request is read at
                each chunk boundary (a change takes effect from the next chunk); the
-               samples record it in `Trajectory.pull`. None: no pull (and no column).
+               samples record it in `Trajectory.pull`; no integrator step is longer
+               than a chunk. None: no pull (and no column).
     max_wall_time : the run's wall-time budget, s (default 120; `core.sim.driver`): the
                wall time its stepping may take. Measured over every half second of
                stepping, a run whose pace projects it past the budget (a collapsed step
@@ -257,8 +258,10 @@ def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput 
     `.joint`) when the state becomes non-finite or huge (> 1e10), the mass matrix
     is singular, the step size collapses or the run is over its wall-time budget.
     """
+    # with a pull, no step longer than a chunk: a body at rest (a floating base in zero
+    # gravity) takes steps of seconds, and a grab would act only a step later
     stepper = Dop853Stepper(robot, duration, q0, qd0, tau, damping, rtol, atol, dt_out, f_ext,
-                            stops, pull)
+                            stops, pull, max_step=np.inf if pull is None else chunk_duration)
     return (yield from drive(stepper, chunk_duration, max_wall_per_chunk, max_wall_time))
 
 

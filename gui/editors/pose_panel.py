@@ -1,4 +1,7 @@
-"""Move the arm by hand: one slider and spin box per joint, and a Home button.
+"""Move the arm by hand: one slider and spin box per coordinate of the pose, and a Home
+button. A revolute or prismatic joint has one; a free body has its position x, y, z and
+its orientation as roll, pitch, yaw; a spherical joint its roll, pitch, yaw; a
+universal joint its two angles (`gui.model.pose`).
 
 The panel shows a pose and reports the user's edits with ``pose_edited(q)``;
 it does not own the pose (the window's `gui.model.session.Session` does: `observe`). Revolute joints are shown in
@@ -16,7 +19,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QSize, Qt, Signal
@@ -27,11 +29,10 @@ from armdyn.core import Robot
 
 from ..look.colors import joint_color
 from ..look.text import plain_label, shown_name
-from ..model.pose import (DEFAULT_PRISMATIC_RANGE, DEFAULT_REVOLUTE_RANGE, carry_pose,
-                          driven_joints, pose_ranges)
+from ..model.pose import (Coordinate, coordinate_values, driven_joints, pose_coordinates,
+                          with_coordinate)
 
-__all__ = ["PosePanel", "JointList", "pose_ranges", "carry_pose", "driven_joints", "DEFAULT_REVOLUTE_RANGE",
-           "DEFAULT_PRISMATIC_RANGE"]
+__all__ = ["PosePanel", "JointList"]
 
 #: Slider steps per unit shown: 0.1 deg, 1 mm.
 _TICKS_PER_DEG = 10
@@ -163,34 +164,25 @@ class JointList(QWidget):
                 row.hide()
 
 
-@dataclass(frozen=True)
-class _JointSpec:
-    """What a pose row shows of one joint; slider ticks per rad / m, shown units per
-    rad / m, range (rad / m), and whether it has a slider (driven)."""
+def _scale(coord: Coordinate) -> float:
+    """Shown units per rad / m: deg for an angle, m for a length."""
+    return math.degrees(1.0) if coord.angle else 1.0
 
-    name: str
-    revolute: bool
-    lo: float
-    hi: float
-    driven: bool
 
-    @property
-    def scale(self) -> float:
-        return math.degrees(1.0) if self.revolute else 1.0
-
-    @property
-    def ticks(self) -> float:
-        return (_TICKS_PER_DEG if self.revolute else _TICKS_PER_M) * self.scale
+def _ticks(coord: Coordinate) -> float:
+    """Slider ticks per rad / m."""
+    return (_TICKS_PER_DEG if coord.angle else _TICKS_PER_M) * _scale(coord)
 
 
 class _JointRow(QWidget):
-    """One row of the pose list: swatch, name, slider, spin box; shows joint `index`."""
+    """One row of the pose list: swatch, name, slider, spin box; shows coordinate
+    `index` (`gui.model.pose.Coordinate`: a joint's value, a free body's x, its roll)."""
 
     def __init__(self, panel: "PosePanel") -> None:
         super().__init__()
         self.panel = panel
         self.index = -1
-        self._spec: _JointSpec | None = None  # what the widgets are set up for
+        self._spec: Coordinate | None = None  # what the widgets are set up for
         self.swatch = QLabel()
         self.swatch.setFixedSize(12, 12)
         self.label = plain_label()  # the link's name, from the file
@@ -211,49 +203,55 @@ class _JointRow(QWidget):
         row.addWidget(self.spin)
 
     def bind(self, i: int) -> None:
-        """Show joint i (its spec and the panel's value) without emitting."""
+        """Show coordinate i (its spec and the panel's value) without emitting."""
         spec = self.panel._rows[i]
         for w in (self.slider, self.spin):
             w.blockSignals(True)
         self.index = i
         if spec is not self._spec:
             self._spec = spec
-            self.swatch.setStyleSheet(f"background: {joint_color(i)}; border-radius: 2px;")
+            scale, ticks = _scale(spec), _ticks(spec)
+            per_unit = _TICKS_PER_DEG if spec.angle else _TICKS_PER_M
+            kind = self.panel._kinds[spec.joint]
+            self.swatch.setStyleSheet(f"background: {joint_color(spec.joint)}; "
+                                      "border-radius: 2px;")
             self.label.setFixedWidth(self.panel._label_width)
-            self.label.setText(f"{i + 1}  {spec.name}" + ("" if spec.driven else "  (follows)"))
-            self.label.setToolTip(f"Joint {i + 1} "
-                                  f"({'revolute' if spec.revolute else 'prismatic'})")
+            self.label.setText(shown_name(spec.label) + ("" if spec.driven else "  (follows)"))
+            self.label.setToolTip(f"Joint {spec.joint + 1} ({kind})" + (
+                "" if spec.part == "value" else
+                f": its orientation as roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll))"))
             self.label.setEnabled(spec.driven)
-            ticks = _TICKS_PER_DEG if spec.revolute else _TICKS_PER_M
-            self.slider.setRange(math.floor(spec.lo * spec.ticks), math.ceil(spec.hi * spec.ticks))
-            self.slider.setSingleStep(int(ticks))
-            self.slider.setPageStep(int(ticks * (15 if spec.revolute else 0.05)))
+            self.slider.setRange(math.floor(spec.lo * ticks), math.ceil(spec.hi * ticks))
+            self.slider.setSingleStep(int(per_unit))
+            self.slider.setPageStep(int(per_unit * (15 if spec.angle else 0.05)))
             self.slider.setVisible(spec.driven)
             self.slider.setObjectName(f"poseSlider{i + 1}")
             self.spin.setObjectName(f"poseSpin{i + 1}")
-            self.spin.setDecimals(1 if spec.revolute else 3)
-            self.spin.setSingleStep(1.0 if spec.revolute else 0.01)
-            self.spin.setSuffix(" \u00b0" if spec.revolute else " m")
+            self.spin.setDecimals(1 if spec.angle else 3)
+            self.spin.setSingleStep(1.0 if spec.angle else 0.01)
+            self.spin.setSuffix(" \u00b0" if spec.angle else " m")
             self.spin.setReadOnly(not spec.driven)
             self.spin.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.UpDownArrows if spec.driven
                                        else QDoubleSpinBox.ButtonSymbols.NoButtons)
             if spec.driven:
-                self.spin.setRange(spec.lo * spec.scale, spec.hi * spec.scale)
+                self.spin.setRange(spec.lo * scale, spec.hi * scale)
                 self.spin.setToolTip("")
             else:  # follows the loops: a read-out, no slider
                 self.spin.setRange(-1e9, 1e9)
                 self.spin.setToolTip("Follows the loops (a dependent joint): move the "
                                      "joints with sliders")
-        value = float(self.panel._q[i])
-        self.slider.setValue(round(value * spec.ticks))
-        self.spin.setValue(value * spec.scale)
+        value = float(self.panel._values[i])
+        self.slider.setValue(round(value * _ticks(spec)))
+        self.spin.setValue(value * _scale(spec))
         for w in (self.slider, self.spin):
             w.blockSignals(False)
 
 
 class PosePanel(QWidget):
-    """A slider and spin box per joint (in a `JointList`: long lists scroll, with a
-    filter); ``pose_edited(np.ndarray)`` on user edits."""
+    """A slider and spin box per coordinate of the pose (`gui.model.pose.Coordinate`: a
+    joint's value; a free body's x, y, z, roll, pitch, yaw; a spherical joint's roll,
+    pitch, yaw), in a `JointList` (long lists scroll, with a filter);
+    ``pose_edited(np.ndarray)`` (the pose q, (nq,)) on user edits."""
 
     pose_edited = Signal(object)
 
@@ -261,7 +259,9 @@ class PosePanel(QWidget):
         super().__init__(parent)
         self._robot: Robot | None = None
         self._q = np.zeros(0)
-        self._rows: list[_JointSpec] = []
+        self._values = np.zeros(0)  # of the coordinates, rad / m
+        self._rows: tuple[Coordinate, ...] = ()
+        self._kinds: list[str] = []  # of the joints
         self._shape: tuple | None = None
         self._label_width = 0
 
@@ -296,33 +296,33 @@ class PosePanel(QWidget):
         """Show the joints of `robot` at pose q (the rows change only if the joints did)."""
         self._robot = robot
         self._q = np.array(q, dtype=float)
-        ranges = pose_ranges(robot)
+        coords = pose_coordinates(robot)
         driven = driven_joints(robot)
-        shape = (tuple(robot.link_names), tuple(robot.is_revolute), ranges.tobytes(), driven)
-        if shape != self._shape:
-            self._shape = shape
-            self._rows = [_JointSpec(shown_name(name), bool(rev), float(lo), float(hi),
-                                     i in driven)
-                          for i, (name, rev, (lo, hi)) in enumerate(
-                              zip(robot.link_names, robot.is_revolute, ranges, strict=True))]
+        if coords != self._rows:
+            self._rows = coords
+            self._values = coordinate_values(coords, self._q)
+            self._kinds = [t.value for t in robot.model.joint_types]
             metrics = self.fontMetrics()
-            self._label_width = max((metrics.horizontalAdvance(f"{i + 1}  {r.name}  (follows)"
-                                                               if not r.driven else
-                                                               f"{i + 1}  {r.name}")
-                                     for i, r in enumerate(self._rows)), default=0) + 4
-            self.joints.set_joints(robot.link_names)
+            self._label_width = max((metrics.horizontalAdvance(
+                shown_name(c.label) + ("" if c.driven else "  (follows)")) for c in coords),
+                default=0) + 4
+            self.joints.set_joints([shown_name(c.label) for c in coords])
+        unit = "deg / m"
         if len(driven) < robot.n:
-            self._summary.setText(f"{len(driven)} of {robot.n} joints driven \u00b7 deg / m")
+            self._summary.setText(f"{len(driven)} of {robot.n} joints driven \u00b7 {unit}")
         else:
-            self._summary.setText(f"{robot.n} joints \u00b7 deg / m")
+            self._summary.setText(f"{robot.n} joints \u00b7 {unit}")
         self.set_pose(q)
 
     def set_pose(self, q: np.ndarray) -> None:
-        """Show pose q (rad / m) without emitting ``pose_edited`` (rows in sight only)."""
+        """Show pose q (rad / m, (nq,)) without emitting ``pose_edited`` (rows in sight
+        only)."""
         q = np.array(q, dtype=float)
-        if q.shape != (len(self._rows),):
-            raise ValueError(f"pose must have shape ({len(self._rows)},), got {q.shape}")
+        nq = self._robot.nq if self._robot is not None else 0
+        if q.shape != (nq,):
+            raise ValueError(f"pose must have shape ({nq},), got {q.shape}")
         self._q = q
+        self._values = coordinate_values(self._rows, q)
         self.joints.refresh()
 
     def pose(self) -> np.ndarray:
@@ -334,20 +334,17 @@ class PosePanel(QWidget):
             self._edit(self._robot.q_home.copy())
 
     def joint_widgets(self, i: int) -> tuple[QSlider, QDoubleSpinBox]:
-        """The slider and spin box of joint i (0-based), scrolled into sight."""
+        """The slider and spin box of coordinate i (0-based; joint i's when every joint
+        has one value), scrolled into sight."""
         row = self.joints.row_for(i)
         return row.slider, row.spin
 
     # ----- internals ----------------------------------------------------------------
     def _on_slider(self, i: int, ticks: int) -> None:
-        q = self._q.copy()
-        q[i] = ticks / self._rows[i].ticks
-        self._edit(q)
+        self._edit(with_coordinate(self._rows, self._q, i, ticks / _ticks(self._rows[i])))
 
     def _on_spin(self, i: int, shown: float) -> None:
-        q = self._q.copy()
-        q[i] = shown / self._rows[i].scale
-        self._edit(q)
+        self._edit(with_coordinate(self._rows, self._q, i, shown / _scale(self._rows[i])))
 
     def _edit(self, q: np.ndarray) -> None:
         self.set_pose(q)

@@ -79,10 +79,10 @@ class RunSpec:
 
     model    : the robot or mechanism
     kind     : inverse dynamics along the cycloid q0 -> target, or a free fall from q0
-    q0       : (n,) start pose, rad / m (a free fall starts at rest)
+    q0       : (nq,) start pose, rad / m (a free fall starts at rest)
     duration : s;  dt: output sample step, s
-    target   : (n,) inverse dynamics' target pose, rad / m (None: q0; unused by a fall)
-    damping  : free fall: viscous joint damping, scalar or (n,), N m s/rad / N s/m
+    target   : (nq,) inverse dynamics' target pose, rad / m (None: q0; unused by a fall)
+    damping  : free fall: viscous joint damping, scalar or (nv,), N m s/rad / N s/m
     method   : free fall of a model with loops: multipliers or penalty (without loops
                always multipliers)
     stops    : free fall by multipliers: end stops at the joint limits, a `JointStops`,
@@ -141,7 +141,7 @@ class RunSpec:
             target = q0 if self.target is None else np.array(self.target, dtype=float)
             return inverse_dynamics_chunks(self.model, q0, target, self.duration,
                                            dt_out=self.dt, chunk_samples=ID_CHUNK_SAMPLES)
-        common = dict(q0=q0, qd0=np.zeros(self.n), damping=self.damping, dt_out=self.dt,
+        common = dict(q0=q0, qd0=np.zeros(self.model.nv), damping=self.damping, dt_out=self.dt,
                       max_wall_per_chunk=SIM_CHUNK_WALL_S, max_wall_time=GUI_MAX_WALL_TIME)
         if self.penalty:  # no end stops, never live
             h = self.step if self.step is not None else penalty_step(self.model, q0)
@@ -159,8 +159,12 @@ class RunSpec:
 
     def empty_result(self) -> Trajectory:
         """The result of a run stopped before its first sample: no samples, this run's
-        kind, the model's joints and constraint rows (its cut forces' width)."""
-        return Trajectory.empty(self.n, self.kind.value, self.model.kernel.m)
+        kind, the model's values, rates, constraint rows (its cut forces' width) and force
+        elements, with the momentum columns a free fall records."""
+        model = self.model.model
+        return Trajectory.empty(model.nq, self.kind.value, model.kernel.m, nv=model.nv,
+                                recorded=self.kind is RunKind.FREE_FALL and not self.penalty,
+                                ne=len(model.forces))
 
 
 class RunOutcome(Enum):

@@ -254,14 +254,17 @@ def link_cells(link: Link) -> dict[str, Value]:
 
 
 def _cells_link(cells: dict[str, Value], fallback: Link) -> Link:
-    """The link the cells describe; an `Unparsed` cell takes `fallback`'s value."""
+    """The link the cells describe; an `Unparsed` cell takes `fallback`'s value, and
+    the fields no column shows (a joint's placement xyz, rpy and home of several values)
+    are `fallback`'s."""
     def pick(key: str, default):
         v = cells[key]
         return default if isinstance(v, Unparsed) else v
 
     old = link_cells(fallback)
     lower, upper = pick("lower", old["lower"]), pick("upper", old["upper"])
-    return Link(
+    return replace(
+        fallback,
         joint=pick("joint", fallback.joint),
         a=pick("a", fallback.a), b=pick("b", fallback.b),
         alpha=pick("alpha", fallback.alpha), theta=pick("theta", fallback.theta),

@@ -11,6 +11,10 @@ link rows it keeps, as cells too, what the link tables do not show:
   be the second), the joint's point and axis in each link's own frame;
 - the **assembly** settings (one record): the independent joints and the tolerance.
 
+A mechanism's force elements and road are carried over from the last valid mechanism
+unchanged; a link row keeps what its columns do not show (a joint's placement and home
+of several values) from its last valid link.
+
 Every cell key is unique across these tables ("a" is a link's, "parent" a chain's,
 "at_a" a loop's), so a cell change is ``(row, key, value)`` whatever table it is in
 and the undo commands of gui/model/document.py work unchanged.
@@ -390,6 +394,7 @@ class MechanismDraft(RobotDraft):
             asm = self.assembly.cells
             return Mechanism(name=old.name, chains=tuple(chains), loops=tuple(loops),
                              gravity=old.gravity, description=old.description,
+                             forces=old.forces, road=old.road,
                              angle_unit=old.angle_unit,
                              assembly=Assembly(asm["independent"], asm["tolerance"]))
         except MechanismError as err:

@@ -34,6 +34,24 @@ class RecentFiles:
     def clear(self) -> None:
         self._store([])
 
+    # ----- URDF files opened with a floating base, remembered per file ------------------
+    FLOATING_KEY = "floatingBaseFiles"
+
+    def floating_base(self, path: Path) -> bool:
+        """Whether the URDF at `path` was last opened "as floating base"."""
+        return str(Path(path).resolve()) in self._floating()
+
+    def set_floating_base(self, path: Path, floating: bool) -> None:
+        """Remember whether the URDF at `path` opens with a floating base."""
+        key = str(Path(path).resolve())
+        files = [p for p in self._floating() if p != key] + ([key] if floating else [])
+        self._settings.setValue(self.FLOATING_KEY, files)
+        self._settings.sync()
+
+    def _floating(self) -> list[str]:
+        value = self._settings.value(self.FLOATING_KEY, [])
+        return [value] if isinstance(value, str) else list(value or [])
+
     def _store(self, paths: list[Path]) -> None:
         self._settings.setValue(self.KEY, [str(p) for p in paths])
         self._settings.sync()

@@ -19,7 +19,8 @@ and pushes nothing itself):
 
 Signals (GUI thread):
   model_changed(object)  a new valid model; ``pose_changed`` follows
-  pose_changed(object)   the pose q (n,), rad / m
+  pose_changed(object)   the pose q (nq,), rad / m (quaternions of spherical and free
+                         joints, docs/floating-bases.md)
   pose_refused(str)      `set_pose` refused a pose: why
   run_started(object)    the `RunSpec` of a run that began (``trajectory`` is None now)
   chunk(object)          a Trajectory chunk of new samples of the running run
@@ -68,7 +69,7 @@ class Session(QObject):
 
     @property
     def pose(self) -> np.ndarray:
-        """The current pose q, shape (n,), rad / m (the start of the runs)."""
+        """The current pose q, shape (nq,), rad / m (the start of the runs)."""
         return self._pose
 
     @property
@@ -99,11 +100,11 @@ class Session(QObject):
         self.pose_changed.emit(q.copy())
 
     def set_pose(self, q) -> bool:
-        """Make q (rad / m, shape (n,)) the current pose; False (and ``pose_refused``)
+        """Make q (rad / m, shape (nq,)) the current pose; False (and ``pose_refused``)
         if the model's loops cannot close there. ValueError for a wrong shape."""
         q = np.array(q, dtype=float)
         model = self._model
-        n = model.n if model is not None else 0
+        n = model.nq if model is not None else 0
         if q.shape != (n,):
             raise ValueError(f"pose must have shape ({n},), got {q.shape}")
         if model.loops:

@@ -1,23 +1,19 @@
-"""What the window can show: a model with joints of several degrees of freedom or with
-force elements is refused, by name, until the window draws and poses them.
+"""What Compare cannot take yet: a model with a joint of several degrees of freedom
+(spherical, universal, free).
 
-The core computes such models (docs/floating-bases.md); the window's tables, pose
-sliders, plots and 3D view are written for revolute and prismatic joints, so it says so
-instead of opening one half-shown.
+The window opens, poses, runs and plots such models (docs/gui.md, "Floating bases");
+Compare's difference plots and its CSV are written per joint value, one value and one
+rate per joint, so it says so, by name, instead of comparing half the state.
 """
 from __future__ import annotations
 
 
-def unsupported_reason(model) -> str | None:
-    """Why the window cannot open `model` (a Robot, Mechanism or Model), or None."""
+def compare_refusal(model) -> str | None:
+    """Why Compare cannot take `model` (a Robot, Mechanism or Model), or None."""
     core_model = model.model
     for name, kind in zip(core_model.joint_names, core_model.joint_types):
         if not kind.is_dh:
-            return (f"joint {name!r} is a {kind.value} joint: the window does not show joints "
-                    "of several degrees of freedom (spherical, universal, free) yet. Run the "
-                    "model with `armdyn simulate` or from Python (docs/floating-bases.md).")
-    if core_model.forces:
-        return (f"the model has force elements ({core_model.forces[0].name!r}, ...): the window "
-                "does not show springs, dampers and tyres yet. Run the model with `armdyn "
-                "simulate` or from Python (docs/floating-bases.md).")
+            return (f"joint {name!r} is a {kind.value} joint: Compare takes models of "
+                    "revolute and prismatic joints only (run each model in the window, or "
+                    "from Python: docs/floating-bases.md).")
     return None

@@ -21,7 +21,7 @@ from armdyn.core import ArmDynError, Mechanism, Robot
 from ..jobs.comparison import Change, ChangeField, ChangeOp, apply_changes, describe_changes
 from ..jobs.runs import RunKind
 from ..look.scroll import scroll_area
-from ..model.support import unsupported_reason
+from ..model.support import compare_refusal
 from armdyn.core.io.model_files import load_model
 
 __all__ = ["CompareForm"]
@@ -228,7 +228,7 @@ class CompareForm(QWidget):
         except (ArmDynError, OSError, ValueError) as err:
             self.show_error(f"Cannot read {path}: {err}")
             return False
-        reason = unsupported_reason(model)
+        reason = compare_refusal(model)
         if reason is not None:
             self.show_error(f"Cannot compare {Path(path).name}: {reason}")
             return False

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from armdyn.core import (
-    ArmDynError, Mechanism, Robot, articulated_body_inertias, closed_chain_inverse_dynamics,
-    composite_body_inertias, gravity_torques, link_motion_matrices, mass_matrix,
+    ArmDynError, JointType, Mechanism, Robot, articulated_body_inertias,
+    closed_chain_inverse_dynamics, composite_body_inertias, gravity_torques, link_motion_matrices, mass_matrix,
     reduced_mass_matrix,
 )
 from armdyn.core.algorithms.mechanism_pose import dependent_jacobian_conditioning
@@ -42,6 +42,8 @@ FIT_CELLS = 12
 ROWS_6 = ("n x", "n y", "n z", "f x", "f y", "f z")          # moment, force components
 COLS_6 = ("\u03c9 x", "\u03c9 y", "\u03c9 z", "v x", "v y", "v z")  # angular, linear rates
 DIAGONAL_BG = QColor("#EEF3FA")
+#: A floating base's block of the mass matrix.
+BLOCK_BG = QColor("#FCE9C8")
 ERROR_STYLE = "color: #B00020; font-weight: bold;"
 #: The frames W and H can be shown in (`core.link_motion_matrices`' `frame`).
 MOTION_FRAMES = ("base", "link")
@@ -50,6 +52,22 @@ ROWS_4 = ("1", "2", "3", "4")
 
 def _fmt(x: float) -> str:
     return "0" if x == 0.0 else f"{x:.4g}"
+
+
+#: What Inspect says of a model with a joint of several degrees of freedom.
+NOT_SHOWN = ("The per-joint and per-link tables below are for models of revolute and "
+             "prismatic joints only.")
+#: The names of a joint's rates, by kind (revolute and prismatic: the joint's own).
+RATE_NAMES = {"spherical": ("\u03c9x", "\u03c9y", "\u03c9z"),
+              "universal": ("\u03b81", "\u03b82"),
+              "free": ("\u03c9x", "\u03c9y", "\u03c9z", "vx", "vy", "vz")}
+
+
+def rate_labels(robot) -> list[str]:
+    """A label per rate (row of the mass matrix): "3 elbow", "1 pelvis \u03c9x"."""
+    return [f"{j + 1} {name}" + (f" {part}" if part else "")
+            for j, (name, kind) in enumerate(zip(robot.joint_names, robot.model.joint_types))
+            for part in RATE_NAMES.get(kind.value, ("",))]
 
 
 def _inertia_unit(rev_i: bool, rev_j: bool) -> str:
@@ -141,6 +159,7 @@ class _MatrixModel(QAbstractTableModel):
         self.cols: list[str] = []
         self.units = lambda i, j: ""
         self.diagonal = False
+        self.blocks: list[tuple[int, int]] = []  # (start, stop) of shaded diagonal blocks
         self._noise = 0.0
 
     def set_headers(self, rows: list[str], cols: list[str]) -> None:
@@ -188,8 +207,11 @@ class _MatrixModel(QAbstractTableModel):
             return f"{value:.10g} {self.units(i, j)}"
         if role == Qt.TextAlignmentRole:
             return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.BackgroundRole and self.diagonal and i == j:
-            return DIAGONAL_BG
+        if role == Qt.BackgroundRole:
+            if any(a <= i < b and a <= j < b for a, b in self.blocks):
+                return BLOCK_BG
+            if self.diagonal and i == j:
+                return DIAGONAL_BG
         return None
 
     def headerData(self, section: int, orientation, role: int = Qt.DisplayRole):  # noqa: N802
@@ -235,6 +257,15 @@ class _MatrixTable(QTableView):
 
     def clear_values(self) -> None:
         self._model.clear_values()
+
+    def set_blocks(self, blocks: list[tuple[int, int]]) -> None:
+        """Shade the diagonal blocks [start, stop) (a floating base's rates)."""
+        self._model.blocks = list(blocks)
+        self.viewport().update()
+
+    def is_shaded(self, i: int, j: int) -> bool:
+        """Whether cell (i, j) lies in a shaded block."""
+        return self._model.data(self._model.index(i, j), Qt.BackgroundRole) == BLOCK_BG
 
     def rowCount(self) -> int:  # noqa: N802 - as QTableWidget
         return self._model.rowCount()
@@ -461,9 +492,9 @@ class InspectPanel(QWidget):
         debounce; a hidden panel computes them when it is shown. qd, qdd ((n,), rad/s /
         m/s, rad/s² / m/s²; None: zero) only enter W and H."""
         self._robot = robot
-        self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.n)
+        self._q = np.zeros(0) if robot is None else np.asarray(q, dtype=float).reshape(robot.nq)
         rates = [None if r is None or robot is None
-                 else np.asarray(r, dtype=float).reshape(robot.n) for r in (qd, qdd)]
+                 else np.asarray(r, dtype=float).reshape(robot.nv) for r in (qd, qdd)]
         self._qd, self._qdd = rates
         if self._in_sight():
             self._timer.start()
@@ -541,6 +572,9 @@ class InspectPanel(QWidget):
             self._computed = None
             self._show_motion()
             return
+        if not all(kind.is_dh for kind in robot.model.joint_types):
+            self._show_mass_matrix_only(robot, q)
+            return
         zero = np.zeros(robot.n)
         self._computed = (robot, q, zero if self._qd is None else self._qd,
                           zero if self._qdd is None else self._qdd)
@@ -568,6 +602,28 @@ class InspectPanel(QWidget):
         self._per_joint.set_values(np.column_stack([D, g]), self._per_joint_unit)
         self._show_link()
         self._show_loops(robot, q)
+
+    def _show_mass_matrix_only(self, robot: Robot | Mechanism, q: np.ndarray) -> None:
+        """A model with a joint of several degrees of freedom: its mass matrix (nv x nv,
+        a row per rate) with each free body's 6 x 6 block shaded, and its conditioning;
+        the per-joint and per-link tables are for revolute and prismatic models only."""
+        self._computed = None
+        self._show_motion()
+        angular = robot.rate_is_angular
+        M = mass_matrix(robot, q)
+        self._gim.set_values(M, lambda i, j: _inertia_unit(angular[i], angular[j]),
+                             diagonal=True)
+        free = [j for j, kind in enumerate(robot.model.joint_types) if kind is JointType.FREE]
+        self._gim.set_blocks([(r[0], r[-1] + 1) for r in (robot.rates_of([j]) for j in free)])
+        eig = np.linalg.eigvalsh(M)
+        cond = eig[-1] / eig[0] if eig[0] > 0 else np.inf
+        self._cond.setText(
+            f"Condition number \u03ba(I) = <b>{cond:.4g}</b> (eigenvalues {eig[0]:.4g} "
+            f"\u2026 {eig[-1]:.4g}). The shaded block of a free body (its rates "
+            "[\u03c9; v], body frame) is the inertia of everything it carries, locked: the "
+            "whole system's 6\u00d76 inertia about the body's origin when no joint moves. "
+            + NOT_SHOWN)
+        self._loops_box.setVisible(False)
 
     def _show_loops(self, robot: Robot | Mechanism, q: np.ndarray) -> None:
         """The mechanism section: reduced mass matrix, conditioning, subsystems."""
@@ -622,6 +678,10 @@ class InspectPanel(QWidget):
             self._per_joint.set_headers([], [])
             self._cond.clear()
             self._error.hide()
+        elif not all(kind.is_dh for kind in robot.model.joint_types):
+            labels = rate_labels(robot)
+            self._gim.set_headers(labels, labels)
+            self._per_joint.set_headers([], [])
         else:
             names = [f"{i + 1} {name}" for i, name in enumerate(robot.link_names)]
             self._link.addItems(names)
@@ -629,6 +689,7 @@ class InspectPanel(QWidget):
             self._gim.set_headers(names, [str(i + 1) for i in range(robot.n)])
             self._per_joint.set_headers(names, ["D (kg m\u00b2 | kg)", "g(q) (N m | N)"])
         self._link.blockSignals(False)
+        self._gim.set_blocks([])
 
     def _per_joint_unit(self, i: int, j: int) -> str:
         revolute = bool(self._robot.is_revolute[i])

@@ -145,8 +145,8 @@ class RunPanel(QWidget):
         """
         self._control.cancel()
         old = self._robot
-        same_joints = (old is not None and robot is not None and old.n == robot.n
-                       and bool(np.all(old.is_revolute == robot.is_revolute)))
+        same_joints = (old is not None and robot is not None
+                       and old.model.joint_types == robot.model.joint_types)
         self._robot = robot
         self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
         self.targets.set_robot(robot, same_joints)
@@ -155,10 +155,10 @@ class RunPanel(QWidget):
         self._update_buttons()
 
     def set_pose(self, q) -> None:
-        """The current pose, shape (n,), rad / m: start of both computations."""
+        """The current pose, shape (nq,), rad / m: start of both computations."""
         if self._robot is None:
             return
-        self._pose = np.asarray(q, dtype=float).reshape(self._robot.n).copy()
+        self._pose = np.asarray(q, dtype=float).reshape(self._robot.nq).copy()
         self.targets.set_pose(self._pose)
 
     def target_pose(self) -> np.ndarray:

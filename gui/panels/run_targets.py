@@ -1,5 +1,9 @@
 """The Run panel's inverse-dynamics page: the target pose of every joint and the duration.
 
+Targets belong to revolute and prismatic joints: a floating base, and a joint of several
+degrees of freedom, get no row (the cycloid moves joint values one by one). A floating
+base moves as the joints push it (core's hybrid dynamics); a note says so.
+
 Each joint's target is a row of a `JointList` (only the rows in sight exist; a filter
 for long lists): its name, its current value and its target in a spin box (deg / m).
 The targets follow the pose (current + a visible offset, within the limits) until the
@@ -15,7 +19,8 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from armdyn.core import LoopClosureError, Mechanism, Robot, SingularConfigurationError
+from armdyn.core import (JointType, LoopClosureError, Mechanism, Robot,
+                         SingularConfigurationError)
 from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
@@ -113,14 +118,14 @@ class _TargetRow(QWidget):
         page = self.page
         self.index = -1  # no edit while the box is set up
         revolute = bool(page._revolute[i])
-        name = page._names[i]
+        name, j = page._names[i], page._joints[i]
         # elided with "\u2026" where the dock is too narrow (the tooltip has it whole)
-        shown = self.fontMetrics().elidedText(_name_text(i, name), Qt.TextElideMode.ElideRight,
+        shown = self.fontMetrics().elidedText(_name_text(j, name), Qt.TextElideMode.ElideRight,
                                               max(self.label.width() - self._swatch_width, 24))
-        self.label.setText(f"<span style='color:{joint_color(i)}'>\u25a0</span> "
+        self.label.setText(f"<span style='color:{joint_color(j)}'>\u25a0</span> "
                            f"{html(shown)}")  # the name, from the file, as plain text
-        self.label.setToolTip(tooltip(_name_text(i, name)))
-        current = page._display(page._pose)[i]
+        self.label.setToolTip(tooltip(_name_text(j, name)))
+        current = page._display(page._pose[page._qi])[i]
         self.current.setText(f"{current:.2f} \u00b0" if revolute else f"{current:.4f} m")
         box, value = self.box, page._target_shown[i]
         box.setSuffix(" \u00b0" if revolute else " m")
@@ -148,8 +153,12 @@ class TargetsPage(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._robot: Robot | Mechanism | None = None
-        self._revolute = np.zeros(0, dtype=bool)  # of the robot's joints (n,)
-        self._names: list[str] = []  # of the robot's joints
+        #: the joints with a target: the revolute and prismatic ones (a floating base
+        #: and joints of several degrees of freedom have none), and their entries of q
+        self._joints: list[int] = []
+        self._qi = np.zeros(0, dtype=int)
+        self._revolute = np.zeros(0, dtype=bool)  # of those joints
+        self._names: list[str] = []  # of those joints
         self._pose = np.zeros(0)
         self._targets_edited = False
         self._setting_targets = False
@@ -161,6 +170,11 @@ class TargetsPage(QWidget):
         v.addWidget(caption("Joint torques / forces needed to move the arm along a cycloidal "
                             "rest-to-rest motion from the current pose to the target pose "
                             "(inverse dynamics)."))
+        self._floating_note = caption(
+            "The floating base has no motor: it is not driven to a target but moves as the "
+            "joints push it, with the system's momentum kept (the base plots show it).")
+        self._floating_note.hide()
+        v.addWidget(self._floating_note)
         header = QHBoxLayout()
         for text, stretch in (("Joint", 1), ("Current", 0), ("Target", 0)):
             header.addWidget(QLabel(f"<b>{text}</b>"), stretch)
@@ -206,9 +220,15 @@ class TargetsPage(QWidget):
         kept = self.target_pose() if self._targets_edited else None
         self._robot = robot
         # read once per robot: a pose change rebinds the rows in sight (a slider drag)
-        self._revolute = robot.is_revolute if robot is not None else np.zeros(0, dtype=bool)
+        types = robot.model.joint_types if robot is not None else ()
+        self._joints = [j for j, kind in enumerate(types) if kind.is_dh]
+        self._qi = np.array(robot.values_of(self._joints) if robot is not None else [],
+                            dtype=int)
+        self._revolute = (robot.is_revolute[self._joints] if robot is not None
+                          else np.zeros(0, dtype=bool))
         # as shown (a name of a megabyte costs 40 ms per row to elide, issue #20)
-        self._names = [shown_name(n) for n in robot.link_names] if robot is not None else []
+        self._names = ([shown_name(robot.link_names[j]) for j in self._joints]
+                       if robot is not None else [])
         self._pose = robot.q_home.copy() if robot is not None else np.zeros(0)
         self._rebuild_targets()
         self._targets.refresh()
@@ -217,28 +237,31 @@ class TargetsPage(QWidget):
         else:
             self._targets_edited = False
             self._set_default_targets()
+        # last: showing it lays the page out again, which binds the rows in sight
+        self._floating_note.setVisible(JointType.FREE in types)
 
     def set_pose(self, q: np.ndarray) -> None:
-        """The current pose (n,), rad / m: the motion's start."""
+        """The current pose (nq,), rad / m: the motion's start."""
         self._pose = q.copy()
         self._targets.refresh()
         if not self._targets_edited:
             self._set_default_targets()
 
     def target_pose(self) -> np.ndarray:
-        """Target pose of the motion, shape (n,), rad / m. For a mechanism with loops
+        """Target pose of the motion, shape (nq,), rad / m. For a mechanism with loops
         only the actuated joints' values count (the others are the current pose's)."""
         if self._robot is None:
             return np.zeros(0)
         shown = np.nan_to_num(self._target_shown)
         target = np.where(self._revolute, np.radians(shown), shown)
-        driven = list(driven_by_targets(self._robot))
+        driven = set(driven_by_targets(self._robot))
+        rows = [r for r, j in enumerate(self._joints) if j in driven]
         out = self._pose.copy()
-        out[driven] = target[driven]
+        out[self._qi[rows]] = target[rows]
         return out
 
     def set_target_pose(self, q) -> None:
-        """Set the target pose, shape (n,), rad / m (counts as a user edit)."""
+        """Set the target pose, shape (nq,), rad / m (counts as a user edit)."""
         self._show_targets(np.asarray(q, dtype=float))
         self._targets_edited = True
 
@@ -250,25 +273,25 @@ class TargetsPage(QWidget):
             self._target_shown = np.zeros(0)
             self._targets.set_joints([])
             return
-        lo, hi = self._robot.joint_limits.T
+        lo, hi = self._robot.joint_limits[self._joints].T
         free = np.where(self._revolute, FREE_RANGE_DEG, FREE_RANGE_M)
         self._ranges = np.column_stack([
             np.where(np.isfinite(lo), self._display(np.where(np.isfinite(lo), lo, 0.0)), -free),
             np.where(np.isfinite(hi), self._display(np.where(np.isfinite(hi), hi, 0.0)), free)])
         driven = driven_by_targets(self._robot)
-        self._target_shown = np.array([0.0 if i in driven else np.nan
-                                       for i in range(self._robot.n)])
-        self._targets.set_joints(self._robot.link_names)
+        self._target_shown = np.array([0.0 if j in driven else np.nan
+                                       for j in self._joints])
+        self._targets.set_joints(self._names)
 
     def _display(self, q: np.ndarray) -> np.ndarray:
         return np.where(self._revolute, np.degrees(q), q)
 
     def _show_targets(self, q: np.ndarray) -> None:
-        """Targets q (n,), rad / m (passive joints keep following), clipped to the boxes'
+        """Targets q (nq,), rad / m (passive joints keep following), clipped to the boxes'
         ranges and rounded as the boxes show them."""
         passive = np.isnan(self._target_shown)
         decimals = np.where(self._revolute, 2, 4)
-        shown = np.clip(self._display(q), self._ranges[:, 0], self._ranges[:, 1])
+        shown = np.clip(self._display(q[self._qi]), self._ranges[:, 0], self._ranges[:, 1])
         shown = np.array([round(float(v), int(d)) for v, d in zip(shown, decimals)])
         self._target_shown = np.where(passive, np.nan, shown)
         self._setting_targets = True
@@ -281,22 +304,25 @@ class TargetsPage(QWidget):
         """Target = current pose + a visible offset, kept inside the joint limits."""
         if self._robot is None:
             return
-        n = self._robot.n
-        degrees = np.resize(np.array(TARGET_OFFSETS_DEG), n)
-        offset = np.where(self._revolute, np.radians(degrees), TARGET_OFFSET_M)
-        lo, hi = self._robot.joint_limits.T
+        degrees = np.resize(np.array(TARGET_OFFSETS_DEG), len(self._joints))
+        offset = np.zeros(self._robot.nq)
+        offset[self._qi] = np.where(self._revolute, np.radians(degrees), TARGET_OFFSET_M)
         if self._robot.loops:
             self._show_targets(self._reachable_target(offset))
             return
-        ahead = self._pose + offset
-        target = np.where((ahead >= lo) & (ahead <= hi), ahead, self._pose - offset)
-        self._show_targets(np.clip(target, lo, hi))
+        lo, hi = self._robot.joint_limits[self._joints].T
+        now = self._pose[self._qi]
+        ahead = now + offset[self._qi]
+        target = self._pose.copy()
+        target[self._qi] = np.clip(np.where((ahead >= lo) & (ahead <= hi), ahead,
+                                            now - offset[self._qi]), lo, hi)
+        self._show_targets(target)
 
     def _reachable_target(self, offset: np.ndarray) -> np.ndarray:
         """A mechanism's default target: its actuated joints moved by the offsets (or
         back, or by smaller steps) to a pose where the loops still close (checked by
         core's assembly along the way), else the current pose."""
-        driven = list(driven_by_targets(self._robot))
+        driven = self._robot.values_of(driven_by_targets(self._robot))
         for scale in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25):
             target = self._pose.copy()
             target[driven] += scale * offset[driven]

@@ -1,5 +1,10 @@
 """Result plots: joint values, rates, torques and energy against time (pyqtgraph).
 
+A floating system (a free joint) adds three: its first free body's position and its
+orientation as roll, pitch, yaw, and the whole system's momentum (angular about the mass
+centre on the left axis, linear on the right), which a floating run records; its joint
+plots show the joints of one value (revolute, prismatic).
+
 Four plots with linked time axes, in a 2 x 2 grid when the panel is wide
 (GRID_MIN_WIDTH) and three or four are shown, else in one column. A mechanism
 with loops adds two: the cut-joint forces (one curve per closure row, coloured
@@ -51,13 +56,14 @@ from PySide6.QtWidgets import (
     QWidget, QWidgetAction,
 )
 
-from armdyn.core import Mechanism, Robot
+from armdyn.core import JointType, Mechanism, Robot
 from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
 from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory
 from ..look.colors import joint_color
 from ..look.text import shown_name
 from ..look.images import encode_image
+from ..model.pose import quaternion_rpy_angles
 from .curves import SampleCurve
 from .spikes import spike_range
 from ..look.scroll import scroll_area
@@ -143,8 +149,26 @@ SPECS = (
     PlotSpec("loop_residual", "Loop residual", "Residual", "loop_residual",
              "|\u03a6| (m, rad)", "", "", "", False),
 )
+#: A floating system's plots (`FLOATING_PLOTS`): its first free body's position and
+#: orientation, and the whole system's momentum.
+FLOATING_SPECS = (
+    PlotSpec("base_position", "Base position", "Base x, y, z", "q", "position (m)", "",
+             " m", " m", False),
+    PlotSpec("base_orientation", "Base orientation", "Base angles", "q",
+             "angle (\u00b0)", "", "\u00b0", "\u00b0", True),
+    PlotSpec("momentum", "Momentum", "Momentum",
+             "momentum", "L (kg m\u00b2/s)", "p (kg m/s)", " kg m\u00b2/s", " kg m/s",
+             False),
+)
+SPECS = SPECS + FLOATING_SPECS
 #: The plots that only a mechanism with loops has.
 LOOP_PLOTS = ("cut_forces", "loop_residual")
+#: The plots that only a floating system (a free joint) has.
+FLOATING_PLOTS = tuple(spec.key for spec in FLOATING_SPECS)
+#: What a floating system shows first (the others are a click away).
+FLOATING_DEFAULT_PLOTS = ("joint_angles", "base_position", "base_orientation", "momentum")
+_XYZ = ("x", "y", "z")
+_RPY = ("roll", "pitch", "yaw")
 #: What a mechanism with loops shows first (the others are a click away).
 MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
 #: The smallest y span of a linear plot's left axis (deg, deg/s, N m, J, N) and of its
@@ -160,6 +184,8 @@ SPIKE_MARK_PX = 9
 #: Values below this are drawn at it on the residual's log axis (a closed loop gives 0).
 LOG_FLOOR = 1e-18
 _DASHES = (Qt.SolidLine, Qt.DashLine, Qt.DashDotLine)
+#: x, y, z (and roll, pitch, yaw) in the 3D view's axis colours, darker for white paper.
+_AXIS_COLORS = ("#C62828", "#2E7D32", "#1565C0")
 
 
 class _ScrubViewBox(pg.ViewBox):
@@ -714,8 +740,11 @@ class _Plot:
         self.curves = []
         entries: list[_Entry] = []
         self.columns = None
-        if robot is None or (self.spec.key in LOOP_PLOTS and not robot.loops):
+        if robot is None or (self.spec.key in LOOP_PLOTS and not robot.loops) or (
+                self.spec.key in FLOATING_PLOTS and not _free_joints(robot)):
             self.scale = np.ones(0)
+        elif self.spec.key in FLOATING_PLOTS:
+            self._build_floating(robot, entries)
         elif self.spec.field == "cut_forces":
             loop_names = [loop.name for loop in robot.loops]
             labels = constraint_row_labels(robot)
@@ -741,10 +770,15 @@ class _Plot:
             self.scale = np.ones(3)
         else:
             revolute = robot.is_revolute
-            shown = range(robot.n)
+            # joints of one value: a floating base and joints of several degrees of
+            # freedom have plots of their own
+            shown = [j for j, kind in enumerate(robot.model.joint_types) if kind.is_dh]
             if self.spec.field == "tau" and robot.loops:
-                shown = robot.actuated  # a mechanism's actuators; passive joints carry none
-                self.columns = np.array(shown, dtype=int)
+                # a mechanism's actuators; passive joints carry none
+                shown = [j for j in shown if j in robot.actuated]
+            if len(shown) < robot.n or robot.nq != robot.n:
+                self.columns = np.array(robot.values_of(shown) if self.spec.field == "q"
+                                        else robot.rates_of(shown), dtype=int)
             for i, name in enumerate(robot.link_names):
                 if i not in shown:
                     continue
@@ -755,9 +789,7 @@ class _Plot:
                 entries.append(_Entry(f"{i + 1} {shown_name(name)}", joint_color(i), style,
                                       unit, idle, str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
-            self.scale = np.where(revolute, deg, 1.0)
-            if self.columns is not None:
-                self.scale = self.scale[self.columns]
+            self.scale = np.where(revolute[shown], deg, 1.0)
         self.legend.set_entries(entries)
         cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
                  if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)
@@ -778,6 +810,32 @@ class _Plot:
         self.y_bounds: dict[pg.ViewBox, tuple[float, float]] = {}  # of the samples so far
         self.y_grown: set[pg.ViewBox] = set()  # views `grow_y_ranges` set in this run
 
+    def _build_floating(self, robot: Robot | Mechanism, entries: list) -> None:
+        """The curves of a floating system's plot: the first free body's x, y, z or roll,
+        pitch, yaw (`gui.model.pose.quaternion_rpy_angles`), or
+        the momentum: L (left axis) and p (right axis, dashed), base frame. The angles are
+        unwrapped (continuous past +-180 deg) in `values`."""
+        base = robot.values_of(_free_joints(robot)[:1])
+        if self.spec.key == "momentum":
+            self.columns = np.arange(3, 9)  # Trajectory.momentum: c, p, L
+            rows = [(f"p{a}", self.vb2, Qt.DashLine, self.spec.unit_p) for a in _XYZ] + \
+                   [(f"L{a}", self.vb, Qt.SolidLine, self.spec.unit_r) for a in _XYZ]
+            order = [3, 4, 5, 0, 1, 2]  # L first in the legend
+            rows = [rows[k] for k in order]
+            self.columns = self.columns[order]
+        elif self.spec.key == "base_position":
+            self.columns = np.array(base[:3])
+            rows = [(a, self.vb, Qt.SolidLine, self.spec.unit_r) for a in _XYZ]
+        else:
+            self.columns = np.array(base[3:7])  # the quaternion, turned into angles
+            rows = [(a, self.vb, Qt.SolidLine, self.spec.unit_r) for a in _RPY]
+        for k, (name, vb, dash, unit) in enumerate(rows):
+            colour = _AXIS_COLORS[k % 3]
+            self._add_curve(vb, colour, dash)
+            entries.append(_Entry(name, colour, dash, unit,
+                                  "(right axis)" if vb is self.vb2 else "", name))
+        self.scale = np.full(len(rows), 180.0 / np.pi if self.spec.to_deg else 1.0)
+
     def _add_curve(self, vb: pg.ViewBox, color: str, style: Qt.PenStyle = Qt.SolidLine,
                    width: int = LINE_WIDTH) -> None:
         """A curve drawn downsampled to the screen."""
@@ -797,6 +855,14 @@ class _Plot:
             data = data[:, None]
         if self.columns is not None:
             data = data[:, self.columns]
+        if self.spec.key == "base_orientation":
+            # continuous across +-180 deg (a tumbling body), from the last sample shown
+            data = quaternion_rpy_angles(data)
+            if self.series.size:
+                last = self.series.y[:, self.series.size - 1] / self.scale
+                data = np.unwrap(np.vstack([last, data]), axis=0)[1:]
+            else:
+                data = np.unwrap(data, axis=0)
         if self.spec.field == "loop_residual":
             data = np.maximum(np.abs(data), LOG_FLOOR)  # log axis: a closed loop is 0
         return data * self.scale
@@ -832,8 +898,10 @@ class _Plot:
 
     def _least_span(self, vb: pg.ViewBox) -> float:
         """The smallest y span of view `vb`: MIN_Y_SPAN, or MIN_Y_SPAN_PRISMATIC on the
-        prismatic joints' view."""
-        return MIN_Y_SPAN if vb is self.vb else MIN_Y_SPAN_PRISMATIC
+        prismatic joints' view (the momentum's right axis, kg m/s, takes MIN_Y_SPAN: a
+        momentum that stays zero shows flat with short tick labels)."""
+        return MIN_Y_SPAN if vb is self.vb or self.spec.key == "momentum" \
+            else MIN_Y_SPAN_PRISMATIC
 
     def fit_axis_titles(self) -> None:
         """Each y axis's title in full if it fits along the plot area's height, else its
@@ -1033,9 +1101,10 @@ class PlotsPanel(QWidget):
         self.spike_note.hide()
         layout.addWidget(self.spike_note)
         layout.addWidget(self._scroll)
-        for key in LOOP_PLOTS:
+        for key in LOOP_PLOTS + FLOATING_PLOTS:
             self._buttons[key].setVisible(False)
-        self._arrange([p for p in self._all_plots if p.spec.key not in LOOP_PLOTS])
+        self._arrange([p for p in self._all_plots
+                       if p.spec.key not in LOOP_PLOTS + FLOATING_PLOTS])
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(900, 900)
@@ -1229,13 +1298,20 @@ class PlotsPanel(QWidget):
         for plot in self._all_plots:
             plot.build(robot)
         loops = robot is not None and bool(robot.loops)
+        floating = robot is not None and bool(_free_joints(robot))
         had_loops = not self._buttons[LOOP_PLOTS[0]].isHidden()
+        was_floating = not self._buttons[FLOATING_PLOTS[0]].isHidden()
         for key in LOOP_PLOTS:
             self._buttons[key].setVisible(loops)
-        shown = [k for k in self.visible_plots() if loops or k not in LOOP_PLOTS]
+        for key in FLOATING_PLOTS:
+            self._buttons[key].setVisible(floating)
+        shown = [k for k in self.visible_plots() if k in self.available_plots()]
         if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
             shown = list(MECHANISM_DEFAULT_PLOTS)
-        elif had_loops and not loops:
+        elif floating and not was_floating:  # (joint angles if it has joints of one value)
+            joints = any(kind.is_dh for kind in robot.model.joint_types)
+            shown = [k for k in FLOATING_DEFAULT_PLOTS if k != "joint_angles" or joints]
+        elif (had_loops and not loops) or (was_floating and not floating):
             shown = [p.spec.key for p in self._plots]
         self.set_visible_plots(shown or ["joint_angles"])
         self.set_cursor_time(None)
@@ -1244,7 +1320,9 @@ class PlotsPanel(QWidget):
     def _plots(self) -> list[_Plot]:
         """The plots of the current model (the loop plots only with loops)."""
         loops = self._robot is not None and bool(self._robot.loops)
-        return [p for p in self._all_plots if loops or p.spec.key not in LOOP_PLOTS]
+        floating = self._robot is not None and bool(_free_joints(self._robot))
+        return [p for p in self._all_plots if (loops or p.spec.key not in LOOP_PLOTS)
+                and (floating or p.spec.key not in FLOATING_PLOTS)]
 
     def available_plots(self) -> list[str]:
         """The keys of the plots this model has (the loop plots need loops)."""
@@ -1307,8 +1385,9 @@ class PlotsPanel(QWidget):
         there, with the curves' downsampling that follows the new range, paint the plots
         two or three times over (issue #8: 150 ms at the end of a 60 s fall).
         """
-        series = self._plots[0].series
-        if series.size == 0:
+        drawn = [p for p in self._plots if p.curves]  # (a joint plot may have none)
+        series = drawn[0].series if drawn else None
+        if series is None or series.size == 0:
             return
         t0, t1 = float(series.t[0]), float(series.t[series.size - 1])
         self._leader = (self._shown or self._all_plots)[0]
@@ -1592,6 +1671,11 @@ def spike_reason(robot, traj: Trajectory | None, field: str, peaks: list[int]) -
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def _free_joints(robot: Robot | Mechanism) -> list[int]:
+    """The model's free joints (floating bodies), in joint order."""
+    return [j for j, kind in enumerate(robot.model.joint_types) if kind is JointType.FREE]
+
+
 def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     """Left, bottom and right axes for a new pg.PlotItem (``axisItems``), drawing
     their grid opaque (`GridAxis`); with `time`, the bottom one labels both ends of its

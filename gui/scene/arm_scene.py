@@ -14,10 +14,12 @@ parent link's frame times the chain's base placement.
 
 Parts (names as in `Part.name`):
 
-- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, joint frame i
+- ``joint i``   cylinder (revolute) or box (prismatic) on the joint axis, a ball (spherical,
+                universal), nothing (free: the body floats), joint frame i
 - ``offset i``  the b segment, joint frame i (from 0 to b along z)
 - ``length i``  the a segment, frame i (from (-a, 0, 0) to the origin)
 - ``elbow i``   a ball where the two segments meet, (-a, 0, 0) in frame i
+- ``body i``    a free body: the box of its mass and inertia (`inertia_box`), frame i
 - ``com i``     a ball at the link's mass centre, frame i       (layer "com")
 - ``frame k``   x/y/z arrows (red/green/blue) of frame k         (layer "frames")
 - ``effector``  a marker on frame n (serial arms)                (layer "effector")
@@ -26,7 +28,7 @@ Parts (names as in `Part.name`):
 A mechanism (`core.Mechanism`) adds, from the same data:
 
 - ``root c``    chain c's root: a plate under its first joint when it starts on the
-                base (layer "ground"), a strut from the parent link's origin to the
+                base (not under a free body) (layer "ground"), a strut from the parent link's origin to the
                 chain's base point when it starts on a link
 - ``cut l a``   loop l's cut joint on its first link: a sleeve along the joint axis
                 at the attachment point (layer "arm")
@@ -64,7 +66,7 @@ from ..look.colors import joint_color
 
 __all__ = ["Part", "Sizes", "build_parts", "draws_bodies", "part_matrix", "part_matrices", "topology_key",
            "geometry_key", "up_vector", "scene_frames", "gap_matrix", "loop_points", "LAYERS",
-           "MergedParts"]
+           "MergedParts", "inertia_box"]
 
 #: Layers the view can show or hide.
 LAYERS = ("arm", "com", "frames", "effector", "ground")
@@ -104,7 +106,7 @@ class Part:
     frame   : index into ``Kinematics.frames`` the mesh rides on; None = fixed (base frame)
     mesh    : the mesh, in that frame's coordinates
     color   : a colour, or None if the mesh carries its own "rgb" cell colours
-    stretch : index of the joint whose value scales the mesh along local z
+    stretch : the entry of q (a prismatic joint's value) that scales the mesh along local z
               (the rod of a prismatic joint), else None
     gap     : index of the loop whose closure gap the mesh (a unit rod) shows, else None
     """
@@ -261,13 +263,15 @@ def geometry_key(robot: Robot) -> tuple:
     not in it: they only move frames.
     """
     rows = tuple((link.joint, link.a, link.b if link.is_revolute else _b_range(link),
-                  link.alpha, link.com) for link in robot.links)
+                  link.alpha, link.com,
+                  (link.mass, link.inertia) if link.joint is JointType.FREE else ())
+                 for link in robot.links)
     return rows, tuple(robot.gravity), _structure_key(robot)
 
 
 def part_matrix(part: Part, frames: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The 4x4 user matrix of `part` for scene frames (2n+1, 4, 4) (`scene_frames`) at
-    joint values q (n,). (Gap rods are placed by `gap_matrix`.)"""
+    joint values q (nq,). (Gap rods are placed by `gap_matrix`.)"""
     return part_matrices([part], frames, q)[0]
 
 
@@ -359,22 +363,33 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     mechanism = not robot.is_serial_arm  # chains placed on the base, branches, loops
     bodies = draws_bodies(robot)
     parts = _mechanism_ground_parts(robot, s) if mechanism else _ground_parts(robot, s)
+    iq = robot.kernel.views.iq
     for i, link in enumerate(robot.links):
         color = joint_color(i)
         h = s.joint_length
-        if link.is_revolute:
-            body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
-        else:
-            w = 0.85 * jr
-            body = _box((-w, w, -w, w, -h / 2, h / 2))
         joint_frame = _joint_frame(n, i)
-        parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
+        if link.joint in (JointType.SPHERICAL, JointType.UNIVERSAL):
+            # a ball joint (and a U joint, two axes through one point) at its placement
+            parts.append(Part(f"joint {i + 1}", "arm", joint_frame,
+                              _ball((0, 0, 0), 1.1 * jr, coarse), color))
+        elif link.joint is JointType.FREE:  # no housing: the body floats, drawn as its box
+            if not bodies:  # (a tree's bodies are all drawn below)
+                parts.append(Part(f"body {i + 1}", "arm", i + 1, inertia_box(link, jr),
+                                  color))
+        else:
+            if link.is_revolute:
+                body = _rod((0, 0, -h / 2), (0, 0, h / 2), jr, coarse)
+            else:
+                w = 0.85 * jr
+                body = _box((-w, w, -w, w, -h / 2, h / 2))
+            parts.append(Part(f"joint {i + 1}", "arm", joint_frame, body, color))
         if bodies:
             pass  # the body covers the skeleton's segments
         elif link.joint == JointType.PRISMATIC:
             w = 0.55 * jr
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
-                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR, stretch=i))
+                              _box((-w, w, -w, w, 0.0, 1.0)), LINK_COLOR,
+                              stretch=int(iq[i])))
         elif abs(link.b) > _EPS:
             parts.append(Part(f"offset {i + 1}", "arm", joint_frame,
                               _rod((0, 0, 0), (0, 0, link.b), lr, coarse), LINK_COLOR))
@@ -387,7 +402,7 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
         parts.append(Part(f"com {i + 1}", "com", i + 1, _ball(link.com, s.com_radius, coarse),
                           color))
         if bodies:
-            parts.append(Part(f"body {i + 1}", "arm", i + 1, _body(link, s), BODY_COLOR))
+            parts.append(Part(f"body {i + 1}", "arm", i + 1, inertia_box(link, 2.0 * s.link_radius), BODY_COLOR))
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
     if mechanism:
@@ -407,15 +422,6 @@ def draws_bodies(model: Robot | Mechanism | Model) -> bool:
     return not m.loops and any(chain.parent is not None for chain in m.chains)
 
 
-def _body(link: Link, s: Sizes) -> pv.PolyData:
-    """The uniform solid box of the link's mass with its principal moments, at its mass
-    centre along its principal axes (`core.lab.model_checks.equivalent_box`), in the
-    link's own frame; no side thinner than a link rod."""
-    shape = equivalent_box(link.mass, link.inertia_matrix)
-    half = np.maximum(shape.sizes, 2.0 * s.link_radius) / 2
-    return _placed("box", half, shape.axes, link.com)
-
-
 def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
     """A plate under the first joint of every chain that starts on the base ("root c",
     fixed: such a chain's frame 0 does not move), a plate behind every loop joint on the
@@ -425,7 +431,7 @@ def _mechanism_ground_parts(mech: Mechanism, s: Sizes) -> list[Part]:
     kin = forward_kinematics(mech, mech.q_home)
     parts, k = [], 0
     for c, chain in enumerate(mech.chains):
-        if chain.parent is None:
+        if chain.parent is None and chain.links[0].joint is not JointType.FREE:
             top = -s.joint_length / 2
             plate = _rod((0, 0, top - 0.6 * jr), (0, 0, top), 2.0 * jr)
             parts.append(Part(f"root {c + 1}", "ground", _joint_frame(mech.n, k), plate,
@@ -763,6 +769,15 @@ def _rod(p0, p1, radius: float, coarse: bool = False) -> pv.PolyData:
 
 def _ball(centre, radius: float, coarse: bool = False) -> pv.PolyData:
     return _placed("ball", (radius, radius, radius), None, centre, coarse)
+
+
+def inertia_box(link: Link, least: float) -> pv.PolyData:
+    """The uniform solid box of the link's mass with its principal moments, at its mass
+    centre along its principal axes (`core.lab.model_checks.equivalent_box`), in the
+    link's own frame; no side shorter than `least`, m. Drawn for a free body (it has no
+    DH segments) and for every body of a branched tree (`draws_bodies`)."""
+    shape = equivalent_box(link.mass, link.inertia_matrix)
+    return _placed("box", np.maximum(shape.sizes, least) / 2, shape.axes, link.com)
 
 
 def _box(bounds) -> pv.PolyData:

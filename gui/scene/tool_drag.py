@@ -43,6 +43,9 @@ MESSAGE_MS = 6000
 LOOPS_TIP = ("Not for mechanisms with loops: their joints are tied by the loops "
              "(drive the independent joints with the pose sliders).")
 DRAG_TIP = "Drag the last link's frame in the 3D view; the joints follow (inverse kinematics)"
+SEVERAL_TIP = ("Drag Tool moves revolute and prismatic joints: this model has a joint of "
+               "several degrees of freedom (a floating base, a ball joint); pose it with "
+               "the Pose sliders")
 
 
 class ToolDrag(QObject):
@@ -109,12 +112,15 @@ class ToolDrag(QObject):
         if self._closed:
             return
         loops = bool(robot.loops)
-        self.action.setEnabled(not loops)
-        self.action.setToolTip(LOOPS_TIP if loops else DRAG_TIP)
-        self.action.setStatusTip(LOOPS_TIP if loops else DRAG_TIP)
+        several = not all(kind.is_dh for kind in robot.model.joint_types)
+        off = loops or several
+        tip = LOOPS_TIP if loops else SEVERAL_TIP if several else DRAG_TIP
+        self.action.setEnabled(not off)
+        self.action.setToolTip(tip)
+        self.action.setStatusTip(tip)
         self.start_pose = None
         self._update_target_action()
-        if loops:
+        if off:
             self.action.setChecked(False)
         elif self.widget is not None:  # new sizes, new place
             self._remove_widget()
@@ -136,7 +142,7 @@ class ToolDrag(QObject):
         """Show (True) or remove the handle."""
         if self._closed:
             return
-        if on and self.widget is None and not self.robot.loops:
+        if on and self.widget is None and self.action.isEnabled():
             self.start_pose = self.session.pose.copy()
             self._add_widget()
         elif not on and self.widget is not None:

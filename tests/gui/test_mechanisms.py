@@ -107,7 +107,7 @@ def test_a_pose_that_cannot_close_snaps_back_and_names_the_loop(window):
     slider, _ = window.pose_panel.joint_widgets(0)
     slider.setValue(slider.maximum())  # crank at +180 deg: the legs cannot reach
     assert np.array_equal(window.pose, before)
-    assert slider.value() == round(before[0] * window.pose_panel._rows[0].ticks)
+    assert slider.value() == round(np.degrees(before[0]) * 10)  # 0.1 deg per tick
     assert "loop 'E'" in window.statusBar().currentMessage()
 
 
