@@ -92,7 +92,7 @@ class _RestToRest(JointMotion):
         tau = _times(t, T) / T
         s, s1, s2 = self.law(tau)
         D = self.q_end - self.q_start
-        return self.q_start + D * s, D * s1 / T, D * s2 / T**2
+        return self.q_start + D * s, D * s1 / T, D * s2 / T / T  # (T**2 may overflow)
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,11 +210,14 @@ class Trapezoid(_RestToRest):
         T, tb = self.duration, self.blend
         t = tau * T
         up, down = t < tb, t > T - tb
-        s = np.where(up, t**2 / (2.0 * tb * (T - tb)),
-                     np.where(down, 1.0 - (T - t) ** 2 / (2.0 * tb * (T - tb)),
+        # s = D-normalized position: t^2 / (2 t_b (T - t_b)) while accelerating, then
+        # (t - t_b/2) / (T - t_b), then 1 - (T - t)^2 / (2 t_b (T - t_b)); written as
+        # products of ratios so that no square of a time overflows
+        s = np.where(up, 0.5 * (t / tb) * (t / (T - tb)),
+                     np.where(down, 1.0 - 0.5 * ((T - t) / tb) * ((T - t) / (T - tb)),
                               (t - tb / 2.0) / (T - tb)))
-        s1 = np.where(up, t / tb, np.where(down, (T - t) / tb, 1.0)) * T / (T - tb)
-        s2 = np.where(up, 1.0, np.where(down, -1.0, 0.0)) * T**2 / (tb * (T - tb))
+        s1 = np.where(up, t / tb, np.where(down, (T - t) / tb, 1.0)) * (T / (T - tb))
+        s2 = np.where(up, 1.0, np.where(down, -1.0, 0.0)) * (T / tb) * (T / (T - tb))
         return s, s1, s2
 
     def extreme_times(self):
