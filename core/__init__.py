@@ -80,6 +80,7 @@ from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inve
 from .sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic, Trapezoid,
                                 ViaPoints, check_limits, limit_violations)
 from .sim.measured import Motion
+from .sim.tool_motions import ToolArc, ToolLine
 from .algorithms.drives import friction_torques, gear_ratios, motor_torques
 from .io.motion_file import load_motion
 from .sim.trajectory import RunKind, Trajectory, output_grid
@@ -114,7 +115,8 @@ __all__ = [
     # motions: joint-space laws and measured logs (core.sim.joint_motions, core.sim.measured,
     # core.io.motion_file)
     "Cycloid", "FourierSeries", "JointMotion", "Motion", "MotionError", "MotionFileError",
-    "Quintic", "Trapezoid", "ViaPoints", "check_limits", "limit_violations", "load_motion",
+    "Quintic", "ToolArc", "ToolLine", "Trapezoid", "ViaPoints", "check_limits",
+    "limit_violations", "load_motion",
     # friction and drives (core.kernels.drives, core.algorithms.drives)
     "friction_torques", "gear_ratios", "motor_torques",
 ]

@@ -185,3 +185,62 @@ def test_inverse_dynamics_runs_along_every_law():
         assert np.allclose(run.tau[3], one, rtol=1e-12, atol=1e-9)
     with pytest.raises(ArgumentError, match="6 joints"):
         run_inverse_dynamics(SCARA, motions[0])
+
+
+# ----------------------------------------------------------------------------------
+# Tool space: a line and an arc by inverse kinematics (core.sim.tool_motions)
+# ----------------------------------------------------------------------------------
+
+def _tool(q):
+    from armdyn.core import forward_kinematics
+    return forward_kinematics(PUMA, q).end_effector
+
+
+TOOL_Q0 = np.radians([10, 40, -30, 10, 30, 5])
+
+
+def test_tool_line_puts_the_tool_on_the_line_with_its_orientation_kept():
+    from armdyn.core import ToolLine
+    start = _tool(TOOL_Q0)
+    p0, p1 = start[:3, 3], start[:3, 3] + [0.1, -0.1, 0.05]
+    line = ToolLine(PUMA, TOOL_Q0, p1, 1.0)
+    t = np.linspace(0.0, 1.0, 9)
+    q, qd, qdd = line.sample(t)
+    s = Quintic(np.zeros(1), np.ones(1), 1.0).sample(t)[0][:, 0]  # the path's timing
+    for i in range(t.size):
+        T = _tool(q[i])  # forward kinematics: independent of the IK's own residual
+        assert np.allclose(T[:3, 3], p0 + s[i] * (p1 - p0), atol=1e-8)
+        assert np.allclose(T[:3, :3], start[:3, :3], atol=1e-8)
+    assert np.allclose(qd[[0, -1]], 0.0, atol=1e-9)
+    inner = np.linspace(0.1, 0.9, 5)
+    # differences of the IK's q (solved to 1e-9 m: a step of 5 ms keeps that noise small)
+    qd_fd, qdd_fd = central_differences(line, inner, h=5e-3)
+    assert np.allclose(line.sample(inner)[1], qd_fd, atol=1e-4 * np.abs(qd).max())
+    assert np.allclose(line.sample(inner)[2], qdd_fd, atol=1e-3 * np.abs(qdd).max())
+    run = run_inverse_dynamics(PUMA, line, dt_out=0.25)
+    assert run.tau.shape == (5, 6)
+
+
+def test_tool_arc_passes_its_three_points_on_one_circle():
+    from armdyn.core import ToolArc
+    p0 = _tool(TOOL_Q0)[:3, 3]
+    via, end = p0 + [0.05, 0.05, 0.0], p0 + [0.1, 0.0, 0.0]
+    arc = ToolArc(PUMA, TOOL_Q0, via, end, 2.0)
+    q, _, _ = arc.sample(np.linspace(0.0, 2.0, 41))
+    points = np.array([_tool(qi)[:3, 3] for qi in q])
+    centre = p0 + [0.05, 0.0, 0.0]  # the circle through the three points, by hand
+    assert np.allclose(np.linalg.norm(points - centre, axis=1), 0.05, atol=1e-8)
+    assert np.allclose(points[[0, -1]], [p0, end], atol=1e-8)
+    assert np.min(np.linalg.norm(points - via, axis=1)) < 0.05 * np.pi / 40  # passed by
+    with pytest.raises(ArgumentError, match="one line"):
+        ToolArc(PUMA, TOOL_Q0, p0 + [0.05, 0, 0], p0 + [0.1, 0, 0], 1.0)
+
+
+def test_an_unreachable_tool_path_names_where_it_fails():
+    from armdyn.core import ToolLine
+    p0 = _tool(TOOL_Q0)[:3, 3]
+    with pytest.raises(MotionError, match=r"tool line motion at t = [\d.]+ s \(\d+% of the "
+                                          r"path, tool at \[.*\] m\): (out of reach|near a "
+                                          r"singularity)") as err:
+        ToolLine(PUMA, TOOL_Q0, p0 + [3.0, 0.0, 0.0], 1.0)
+    assert 0.0 < err.value.time < 1.0
