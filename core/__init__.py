@@ -82,6 +82,7 @@ from .sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic, Tr
 from .sim.measured import Motion
 from .sim.tool_motions import ToolArc, ToolLine
 from .algorithms.drives import friction_torques, gear_ratios, motor_torques
+from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
 from .io.motion_file import load_motion
 from .sim.trajectory import RunKind, Trajectory, output_grid
 from .warmup import warm_up, warm_up_display
@@ -119,4 +120,6 @@ __all__ = [
     "limit_violations", "load_motion",
     # friction and drives (core.kernels.drives, core.algorithms.drives)
     "friction_torques", "gear_ratios", "motor_torques",
+    # the joint-torque regressor, tau = Y pi (core.algorithms.regressor)
+    "joint_torque_regressor", "parameter_names", "parameter_vector",
 ]
