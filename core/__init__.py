@@ -18,6 +18,8 @@ from .algorithms.tree_dynamics import (
 from .errors import (
     ArgumentError,
     ArgumentTypeError,
+    MotionError,
+    MotionFileError,
     ArmDynError,
     LoopClosureError,
     MechanismError,
@@ -76,6 +78,13 @@ from .sim.simulation import simulate, simulate_chunks
 from .sim.stops import JointStops
 from .sim.pull import PointPull
 from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inverse_dynamics
+from .sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic, Trapezoid,
+                                ViaPoints, check_limits, limit_violations)
+from .sim.measured import Motion
+from .sim.tool_motions import ToolArc, ToolLine
+from .algorithms.drives import friction_torques, gear_ratios, motor_torques
+from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
+from .io.motion_file import load_motion
 from .sim.trajectory import RunKind, Trajectory, output_grid
 from .warmup import warm_up, warm_up_display
 
@@ -108,4 +117,13 @@ __all__ = [
     "LinkMatrices", "joint_action_matrices", "lagrange_inverse_dynamics", "link_matrices",
     "link_motion_matrices", "loop_closure_matrices", "matrix_closed_chain_inverse_dynamics",
     "matrix_energy", "matrix_inverse_dynamics", "matrix_mass_matrix", "pseudo_inertia",
+    # motions: joint-space laws and measured logs (core.sim.joint_motions, core.sim.measured,
+    # core.io.motion_file)
+    "Cycloid", "FourierSeries", "JointMotion", "Motion", "MotionError", "MotionFileError",
+    "Quintic", "ToolArc", "ToolLine", "Trapezoid", "ViaPoints", "check_limits",
+    "limit_violations", "load_motion",
+    # friction and drives (core.kernels.drives, core.algorithms.drives)
+    "friction_torques", "gear_ratios", "motor_torques",
+    # the joint-torque regressor, tau = Y pi (core.algorithms.regressor)
+    "joint_torque_regressor", "parameter_names", "parameter_vector",
 ]

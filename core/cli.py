@@ -9,6 +9,12 @@ or reached a singular pose (the samples computed so far are still written).
 The output (-o) is a file, replaced atomically, or '-' (stdout), a device, a named pipe or
 /dev/stdout, written through; a directory or a missing folder is refused before any work.
 
+`inverse` runs along the cycloid (or `--law quintic|trapezoid`) from --start to
+--target over -T, or along a measured motion, `--motion LOG.csv` (`core.io.motion_file`:
+a column map with `--columns`, the differentiator's cut-off with `--cutoff`), at the
+log's own sample times; it prints the differentiator's window and cut-off and warns
+about every joint the motion takes past its limits.
+
 `simulate` puts end stops at the joint limits the file gives (`--stops off` ignores
 them; `--stop-frequency`, `--stop-stiffness`, `--stop-damping` set them, see
 `core.sim.simulation.JointStops`), warns before it starts about a prismatic joint that
@@ -45,6 +51,9 @@ from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
                         dissipated_energy, simulation_warnings, stop_report)
+from .io.motion_file import load_motion
+from .sim.joint_motions import Cycloid, Quintic, Trapezoid
+from .sim.measured import DEFAULT_CUTOFF
 from .sim.motions import motion_warnings, run_inverse_dynamics
 from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
 
@@ -60,6 +69,10 @@ COMPILE_NOTE = ("armdyn: first run of this version: compiling the dynamics kerne
 #: Bytes of CSV text per number (10 significant digits, sign, exponent and comma), held
 #: twice while it is written (the text and its encoding).
 _CSV_BYTES_PER_NUMBER = 2 * 18
+
+
+#: The rest-to-rest laws of `armdyn inverse --law`.
+_LAWS = {"cycloid": Cycloid, "quintic": Quintic, "trapezoid": Trapezoid}
 
 
 class _UsageError(Exception):
@@ -135,10 +148,20 @@ def _parser() -> _Parser:
     common.add_argument("--floating-base", action="store_true",
                         help="a URDF's root link floats on a free joint (docs/floating-bases.md)")
     inv = sub.add_parser("inverse", parents=[common],
-                         help="joint torques along a cycloidal motion (seed 001 eq. 22)")
-    inv.add_argument("--target", required=True, help="target pose, one value per joint")
+                         help="joint torques along a motion: start -> target, or a log")
+    inv.add_argument("--target", help="target pose, one value per joint")
     inv.add_argument("--start", help="start pose (default: the robot's home pose)")
     inv.add_argument("-T", "--duration", type=_positive, default=10.0, help="motion time, s (10)")
+    inv.add_argument("--law", choices=tuple(_LAWS), default="cycloid",
+                     help="the rest-to-rest law from --start to --target (cycloid)")
+    inv.add_argument("--motion", metavar="LOG.csv",
+                     help="a measured motion (t,q1..qn[,tau1..taun]) instead of --target; "
+                     "run at its own sample times")
+    inv.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
+                     help="the log's header names for t, q1..qn, tau1..taun")
+    inv.add_argument("--cutoff", type=_positive, default=None, metavar="HZ",
+                     help="cut-off of the log's smoothing differentiator, Hz "
+                     f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
     sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
     sim.add_argument("-T", "--duration", type=_positive, default=10.0, help="simulated time, s (10)")
     sim.add_argument("--q0", help="initial pose (default: home)")
@@ -177,11 +200,11 @@ def _as_options(message: str) -> str:
     return message
 
 
-def _check_memory(robot, duration: float, dt: float) -> None:
-    """Refuse, before any work, a run whose samples and CSV text would not fit in the
-    share of memory `core.sim.trajectory.check_sample_memory` allows."""
+def _check_memory(robot, samples: int) -> None:
+    """Refuse, before any work, a run of `samples` whose samples and CSV text would not
+    fit in the share of memory `core.sim.trajectory.check_sample_memory` allows."""
     columns = Trajectory.bytes_per_sample(robot.n, robot.kernel.m) // 8
-    check_sample_memory(sample_count(duration, dt),
+    check_sample_memory(samples,
                         8 * RUN_COPIES * columns + _CSV_BYTES_PER_NUMBER * columns,
                         "the run and its CSV")
 
@@ -250,6 +273,56 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
                    f"wrote {where}")
 
 
+def _columns(text: str | None) -> dict[str, str] | None:
+    """--columns 't=time,q1=pos a' as {'t': 'time', 'q1': 'pos a'}."""
+    if text is None:
+        return None
+    out = {}
+    for item in text.split(","):
+        ours, sep, theirs = item.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            raise _UsageError(f"--columns: expected NAME=HEADER pairs separated by commas, "
+                              f"got {item!r}")
+        out[ours.strip()] = theirs.strip()
+    return out
+
+
+def _inverse(args, robot, loops: bool) -> Trajectory:
+    """The run of `armdyn inverse`: along the log of --motion, or along --law from --start
+    to --target over -T."""
+    if args.motion is not None:
+        if args.target is not None or args.start is not None:
+            raise _UsageError("--motion gives the whole motion: leave out --target and --start")
+        motion = load_motion(args.motion, robot, _columns(args.columns), args.cutoff)
+        _check_memory(robot, len(motion))
+        for warning in motion.warnings:
+            print(f"armdyn: warning: {args.motion}: {warning}", file=sys.stderr)
+        if motion.cutoff is not None:
+            print(f"armdyn: {args.motion}: rates and accelerations by Savitzky-Golay "
+                  f"differentiation at {motion.rate:.5g} Hz, windows of {motion.window[0]} and "
+                  f"{motion.window[1]} samples, cut-off {motion.cutoff:.3g} Hz",
+                  file=sys.stderr)
+        traj = run_inverse_dynamics(robot, motion)
+        for warning in traj.warnings:
+            print(f"armdyn: warning: {warning}", file=sys.stderr)
+        return traj
+    if args.columns is not None or args.cutoff is not None:
+        raise _UsageError("--columns and --cutoff read a log: give --motion LOG.csv")
+    if args.target is None:
+        raise _UsageError("give --target (a pose) or --motion (a log)")
+    driven = robot.actuated if loops else None
+    start = _pose(args.start, robot, args.units, "--start", driven)
+    target = _pose(args.target, robot, args.units, "--target", driven)
+    start = robot.q_home if start is None else start
+    _check_memory(robot, sample_count(args.duration, args.dt))
+    for warning in motion_warnings(robot, start, target, args.duration):
+        print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+    if args.law == "cycloid":
+        return run_inverse_dynamics(robot, start, target, args.duration, args.dt)
+    motion = _LAWS[args.law](start, target, args.duration)
+    return run_inverse_dynamics(robot, motion, dt_out=args.dt)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -265,14 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"armdyn: warning: {path.name}: {warning}", file=sys.stderr)
         loops = bool(robot.loops)
         if args.command == "inverse":
-            driven = robot.actuated if loops else None
-            start = _pose(args.start, robot, args.units, "--start", driven)
-            target = _pose(args.target, robot, args.units, "--target", driven)
-            start = robot.q_home if start is None else start
-            _check_memory(robot, args.duration, args.dt)
-            for warning in motion_warnings(robot, start, target, args.duration):
-                print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
-            traj = run_inverse_dynamics(robot, start, target, args.duration, args.dt)
+            traj = _inverse(args, robot, loops)
         else:
             free = robot.independent if loops else None
             q0 = _pose(args.q0, robot, args.units, "--q0", free)
@@ -280,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not (math.isfinite(args.damping) and args.damping >= 0):
                 raise _UsageError(f"--damping must be >= 0, got {args.damping}")
             stops = _stops(args)
-            _check_memory(robot, args.duration, args.dt)
+            _check_memory(robot, sample_count(args.duration, args.dt))
             for warning in simulation_warnings(robot, q0, stops):
                 print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
             try:

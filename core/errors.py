@@ -204,3 +204,37 @@ class MechanismFileError(RobotFileError):
         self.link_name = link_name
         self.field = field
         self.reason = reason
+
+
+class MotionError(ArgumentError):
+    """A motion that breaks a limit: names the motion, the joint (1-based and its name),
+    the time (s), the value reached and the limit, e.g. ``"quintic motion: joint 2
+    ('shoulder') reaches 95.3 deg at t = 1.25 s, 5.3 deg past its upper limit (90 deg)"``.
+
+    Attributes: ``joint`` (1-based, or None), ``time`` (s, or None), ``what`` (the limit
+    broken: "lower limit", "upper limit", "rate limit", "acceleration limit")."""
+
+    def __init__(self, reason: str, *, joint: int | None = None, time: float | None = None,
+                 what: str = "") -> None:
+        self.joint = joint
+        self.time = time
+        self.what = what
+        self.reason = reason
+        super().__init__(reason)
+
+
+class MotionFileError(ArmDynError, ValueError):
+    """A motion log (CSV) that cannot be used; the only error `load_motion` raises. Names
+    the file, then the line (1-based, as an editor shows it) and the column where they
+    apply: ``"<path>: line 14, column 'q2': not a number ('abc')"``."""
+
+    def __init__(self, path: str, reason: str, *, line: int | None = None,
+                 column: str = "") -> None:
+        self.path = str(path)
+        self.line = line
+        self.column = column
+        self.reason = reason
+        where = ", ".join(p for p in ((f"line {line}" if line is not None else ""),
+                                      (f"column {column!r}" if column else "")) if p)
+        super().__init__(f"{self.path}: {where}: {reason}" if where
+                         else f"{self.path}: {reason}")

@@ -516,15 +516,21 @@ def pin_configuration_rate(model, qp, vp):
 
 
 def pinocchio_free_fall(model, data, qp0, vp0, t_out, rtol: float = 1e-11,
-                        atol: float = 1e-11) -> np.ndarray:
+                        atol: float = 1e-11, friction_band: float | None = None) -> np.ndarray:
     """(S, nq + nv) Pinocchio states [q; v] of a free fall from (qp0, vp0) at t_out:
     its aba stepped by SciPy's DOP853 on [q; v], quaternion components moving by their
-    kinematic equation (not a chart): an integration independent of ArmDyn's."""
+    kinematic equation (not a chart): an integration independent of ArmDyn's. With
+    `friction_band`, the joints' model.damping and model.friction brake them as
+    damping v + friction tanh(v / friction_band) (ArmDyn's law, written out here)."""
     from scipy.integrate import solve_ivp
 
     def f(t, y):
         qp, vp = y[:model.nq], y[model.nq:]
-        a = pin.aba(model, data, qp, vp, np.zeros(model.nv))
+        tau = np.zeros(model.nv)
+        if friction_band is not None:
+            tau = -(np.asarray(model.damping) * vp
+                    + np.asarray(model.friction) * np.tanh(vp / friction_band))
+        a = pin.aba(model, data, qp, vp, tau)
         return np.concatenate([pin_configuration_rate(model, qp, vp), a])
 
     sol = solve_ivp(f, (t_out[0], t_out[-1]), np.concatenate([qp0, vp0]), method="DOP853",

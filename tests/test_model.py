@@ -123,7 +123,7 @@ def test_compiled_and_numpy_views_lay_the_fields_at_the_same_places():
     # the model's numpy views read the counts and the joint table where the kernels do
     v = k.views
     assert (v.n, v.nq, v.nv, v.nl, v.m) == (k.n, k.nq, k.nv, k.nl, k.m)
-    assert list(v.counts) == [k.n, k.nq, k.nv, k.nl, k.m, k.ni, k.ne, k.nr]
+    assert list(v.counts) == [k.n, k.nq, k.nv, k.nl, k.m, k.ni, k.ne, k.nr, k.nd]
     assert list(v.iq) == list(range(k.n)) and list(v.iv) == list(range(k.n))
 
 

@@ -108,6 +108,16 @@ def _cases():
         ("cycloidal_trajectory", core.cycloidal_trajectory,
          dict(q_start=q, q_end=q + 0.1, duration=1.0, times=np.linspace(0, 1, 5)),
          ("q_start", "q_end", "duration", "times")),
+        ("check_limits", core.check_limits,
+         dict(model=PUMA, motion=core.Quintic(q, q + 0.1, 1.0), rate_limit=1.0,
+              accel_limit=1.0), ("rate_limit", "accel_limit")),
+        ("limit_violations", core.limit_violations,
+         dict(model=PUMA, motion=core.Trapezoid(q, q + 0.1, 1.0), rate_limit=1.0,
+              accel_limit=1.0), ("rate_limit", "accel_limit")),
+        ("friction_torques", core.friction_torques, dict(model=PUMA, qd=qd), ("qd",)),
+        ("motor_torques", core.motor_torques, dict(model=PUMA, tau=z6), ("tau",)),
+        ("joint_torque_regressor", core.joint_torque_regressor,
+         dict(model=PUMA, q=q, qd=qd, qdd=qdd), ("q", "qd", "qdd")),
         ("output_grid", core.output_grid, dict(duration=1.0, dt_out=0.1),
          ("duration", "dt_out")),
         ("run_inverse_dynamics", core.run_inverse_dynamics,
@@ -162,7 +172,8 @@ def test_every_numeric_public_function_is_audited():
     audited = {fn.__name__ for _, fn, _, _ in CASES}
     not_numeric = {"constraint_row_labels", "load_mechanism", "load_robot", "load_urdf",
                    "save_mechanism", "save_robot", "save_urdf", "warm_up", "warm_up_display",
-                   "pseudo_inertia", "inverse_dynamics_chunks", "simulate_chunks"}
+                   "pseudo_inertia", "inverse_dynamics_chunks", "simulate_chunks",
+                   "load_motion", "gear_ratios", "parameter_names", "parameter_vector"}
     public = {name for name in core.__all__ if callable(getattr(core, name))
               and not isinstance(getattr(core, name), type)}
     assert public - not_numeric - audited == set()

@@ -22,6 +22,7 @@ import pytest
 from armdyn.core import (Mechanism, forward_kinematics, inverse_dynamics, load_mechanism,
                          load_robot, load_urdf, mass_matrix, save_urdf)
 from armdyn.core import MechanismFileError
+from armdyn.core.kernels.drives import FRICTION_BAND
 from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
                                  mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
 from armdyn.core.model.parts import rotation_rpy
@@ -99,9 +100,14 @@ class PinocchioUrdf:
         return out
 
     def rnea(self, q_urdf, qd, qdd) -> np.ndarray:
+        """Pinocchio's RNEA plus the joints' friction as Pinocchio read it from the URDF's
+        <dynamics damping friction> (model.damping, model.friction), with ArmDyn's
+        smoothed Coulomb law (docs/motions.md) written out here."""
         tau = pin.rnea(self.model, self.data, self.configuration(q_urdf), self.tangent(qd),
-                       self.tangent(qdd))
-        return tau[self.v_index]
+                       self.tangent(qdd))[self.v_index]
+        damping = np.asarray(self.model.damping)[self.v_index]
+        coulomb = np.asarray(self.model.friction)[self.v_index]
+        return tau + damping * qd + coulomb * np.tanh(np.asarray(qd) / FRICTION_BAND)
 
     def crba(self, q_urdf) -> np.ndarray:
         M = pin.crba(self.model, self.data, self.configuration(q_urdf))

@@ -35,8 +35,12 @@ doc says "optional" or gives a default)
     [[link]]  : joint ("revolute" or "prismatic"), a, b, alpha, theta, mass,
                 com (3 numbers), inertia (table with xx, yy, zz; xy, xz, yz
                 default to 0) are required; name (default: "link N", stored
-                as "" so `Robot.link_names` supplies it) and limits
-                ([lower, upper], strictly increasing) are optional.
+                as "" so `Robot.link_names` supplies it), limits
+                ([lower, upper], strictly increasing) and the friction and drive
+                fields (`DRIVE_FIELDS`: friction_viscous, friction_coulomb >= 0,
+                gear_ratio > 0 (default 1), rotor_inertia >= 0; SI units, per
+                radian whatever angle_unit says; written only when not the
+                default) are optional.
     Integers are accepted wherever a number is; booleans are not. Unknown
     fields are refused and the closest known name is suggested. At most
     `MAX_LINKS` links and `MAX_FILE_BYTES` bytes. A UTF-8 byte-order mark is
@@ -62,7 +66,7 @@ import re
 from .atomic import write_atomically
 from ..errors import RobotError, RobotFileError
 from ..model.parts import DEFAULT_GRAVITY, JointType, Link
-from ..model.robot import Robot
+from ..model.robot import DRIVE_FIELDS, Robot
 from ..model.units import MAX_ABS
 from .toml_io import MAX_FILE_BYTES
 from .toml_io import (ANGLE_UNITS, Where, check_keys, decode_utf8, deg_text, describe,
@@ -83,7 +87,8 @@ MAX_LINKS = 1000
 # number, SI and rad) come from core.io.toml_io, shared with mechanism files.
 
 TOP_FIELDS = ("format", "name", "description", "angle_unit", "gravity", "link")
-LINK_FIELDS = ("name", "joint", "a", "b", "alpha", "theta", "mass", "com", "inertia", "limits")
+LINK_FIELDS = ("name", "joint", "a", "b", "alpha", "theta", "mass", "com", "inertia", "limits",
+               *DRIVE_FIELDS)
 LINK_REQUIRED = ("joint", "a", "b", "alpha", "theta", "mass", "com", "inertia")
 INERTIA_FIELDS = ("xx", "yy", "zz", "xy", "xz", "yz")
 INERTIA_REQUIRED = ("xx", "yy", "zz")
@@ -200,6 +205,7 @@ def robot_to_dict(robot: Robot) -> dict:
         if link.limits is not None:
             lim = ang if link.is_revolute else float
             row["limits"] = [lim(v) for v in link.limits]
+        row.update({f: float(v) for f, v in _drive_values(link)})
         rows.append(row)
     out["link"] = rows
     return out
@@ -256,7 +262,14 @@ def link_toml_lines(link: Link, unit: str, w: Where) -> list[str]:
     if link.limits is not None:
         lim = ang if link.is_revolute else float_text
         out.append(f"limits = [{', '.join(lim(v) for v in link.limits)}]")
+    out += [f"{f} = {float_text(v)}" for f, v in _drive_values(link)]
     return out
+
+
+def _drive_values(link: Link) -> list[tuple[str, float]]:
+    """(field, value) of the friction and drive fields that are not their defaults."""
+    return [(f, getattr(link, f)) for f in DRIVE_FIELDS
+            if getattr(link, f) != (1.0 if f == "gear_ratio" else 0.0)]
 
 
 # ======================================================================================
@@ -389,9 +402,10 @@ def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
         limits = numbers(row["limits"], 2, w, "limits", _expected("limits", unit),
                          f"a number in {unit if joint is JointType.REVOLUTE else 'm'}",
                          deg=lim_deg)
+    drive = {f: number(row[f], w, f, _expected(f, unit)) for f in DRIVE_FIELDS if f in row}
     return Link(joint=joint, a=vals["a"], b=vals["b"], alpha=vals["alpha"],
                 theta=vals["theta"], mass=vals["mass"], com=com, inertia=inertia,
-                limits=limits, name=name)
+                limits=limits, name=name, **drive)
 
 
 def inertia_from_table(v, w: Where, unit: str) -> tuple[float, ...]:
@@ -423,6 +437,10 @@ def _expected(key: str, unit: str) -> str:
         "com": "the mass centre, an array of 3 numbers [x, y, z] in m",
         "inertia": "a table { xx = ..., yy = ..., zz = ... } in kg m^2 (xy, xz, yz default to 0)",
         "limits": f"an array [lower, upper] of 2 increasing numbers ({unit} or m)",
+        "friction_viscous": "viscous friction, a number >= 0 in N m s/rad (N s/m)",
+        "friction_coulomb": "Coulomb friction, a number >= 0 in N m (N)",
+        "gear_ratio": "the drive's gear ratio, motor turns per joint turn, a number > 0",
+        "rotor_inertia": "the motor rotor's inertia, a number >= 0 in kg m^2",
     }[key]
 
 

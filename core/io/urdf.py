@@ -10,7 +10,8 @@ load_urdf(path, floating_base=False) -> Mechanism
     (a `MechanismFileError`), naming the file, the joint or link and the field.
 save_urdf(mech, path) -> tuple[str, ...]
     Write a Mechanism (or a Robot) as a URDF, atomically; returns the warnings
-    (a gravity other than [0, 0, -9.81], which URDF cannot hold). Loops are refused.
+    (a gravity other than [0, 0, -9.81], drives' gear ratios and rotor inertias, which
+    URDF cannot hold). Loops are refused.
 mechanism_from_urdf(text, source) / mechanism_to_urdf(mech)
     The same, from and to a string.
 
@@ -22,6 +23,8 @@ Rules (the contract of docs/urdf.md)
   after the URDF link its joint moves.
 * Joint values: ArmDyn value = URDF value + q_home, with the same sense of motion;
   q_home (the links' theta / b) is the URDF's zero pose. Limits follow the same rule.
+* Friction: a moving joint's <dynamics damping friction> is its viscous and Coulomb
+  friction (`Link.friction_viscous`, `friction_coulomb`), read and written.
 * Fixed joints merge their child links into the moving body above them (mass, mass
   centre and inertia summed); the base's own mass is dropped (it does not move).
 * DH frames (standard DH of docs/robot-file.md, built at the zero pose, world frame):
@@ -239,7 +242,8 @@ class _UrdfJoint:
     origin: np.ndarray         # (4, 4) parent link frame -> joint frame at zero
     axis: np.ndarray           # (3,) unit, in the joint frame
     limits: tuple[float, float] | None   # URDF values, rad or m
-    has_dynamics: bool = False # a <dynamics> with damping or friction (not read)
+    damping: float = 0.0       # <dynamics damping>: viscous friction, N m s/rad or N s/m
+    friction: float = 0.0      # <dynamics friction>: Coulomb friction, N m or N
 
 
 @dataclass
@@ -358,10 +362,15 @@ def _read_joint(e) -> _UrdfJoint:
                                field="limit")
             limits = (lo, hi) if lo < hi else None  # lower == upper (both 0 when left out)
     dyn = e.find("dynamics")
-    has_dynamics = dyn is not None and any(
-        _numbers(dyn.get(k), 1, (0.0,), field=f"dynamics.{k}", joint=name)[0] != 0.0
-        for k in ("damping", "friction"))
-    return _UrdfJoint(name, kind, ends[0], ends[1], origin, axis, limits, has_dynamics)
+    damping = friction = 0.0
+    if dyn is not None:
+        damping, friction = (_numbers(dyn.get(k), 1, (0.0,), field=f"dynamics.{k}",
+                                      joint=name)[0] for k in ("damping", "friction"))
+        for k, v in (("damping", damping), ("friction", friction)):
+            if not v >= 0.0:
+                raise _Problem(f"{k} must be >= 0, got {v:g}", joint=name,
+                               field=f"dynamics.{k}")
+    return _UrdfJoint(name, kind, ends[0], ends[1], origin, axis, limits, damping, friction)
 
 
 def _read_inertial(e, link: str):
@@ -516,9 +525,10 @@ def _read_tree(text: str, floating_base: bool = False) -> _Tree:
         raise _Problem("no revolute, continuous, prismatic or floating joint: nothing "
                        "moves (a floating base: load_urdf(path, floating_base=True))")
     inertial = {name: _read_inertial(e, name) for name, e in links.items()}
-    damped = [j.name for j in joints if j.has_dynamics]
+    damped = [j.name for j in joints if (j.damping or j.friction) and j.kind not in _MOVING]
     if damped:
-        warnings.append(f"<dynamics> damping and friction are not read (joints "
+        warnings.append(f"<dynamics> damping and friction are read for revolute, continuous "
+                        f"and prismatic joints only (not for joints "
                         f"{', '.join(map(repr, damped))})")
     return _Tree(robot_name, roots[0], pose, inertial, bodies, warnings)
 
@@ -696,7 +706,8 @@ def _build(tree: _Tree, source: str) -> Mechanism:
             q_home = theta if kind is JointType.REVOLUTE else b
             limits = None if j.limits is None else (j.limits[0] + q_home, j.limits[1] + q_home)
             links.append(Link(joint=kind, a=a, b=b, alpha=alpha, theta=theta, mass=mass,
-                              com=com_dh, inertia=inertia_dh, limits=limits, name=j.child))
+                              com=com_dh, inertia=inertia_dh, limits=limits, name=j.child,
+                              friction_viscous=j.damping, friction_coulomb=j.friction))
             prev = frame
         parent_link = None if head.parent < 0 else built_name[head.parent]
         built.append(Chain(name=head.joint.name, links=tuple(links), parent=parent_link,
@@ -715,7 +726,9 @@ def _build(tree: _Tree, source: str) -> Mechanism:
                     if body.joint is not None}
         joint = moved_by.get(e.link_name)
         field_name = {"inertia": "inertial", "mass": "inertial.mass.value", "com":
-                      "inertial.origin", "limits": "limit", "name": "child.link"}.get(
+                      "inertial.origin", "limits": "limit", "name": "child.link",
+                      "friction_viscous": "dynamics.damping",
+                      "friction_coulomb": "dynamics.friction"}.get(
                           e.field, e.field)
         raise _Problem(e.reason, joint=joint, link=e.link_name, field=field_name) from None
 
@@ -859,6 +872,12 @@ def _export_warnings(mech: Mechanism) -> tuple[str, ...]:
                                                (0, 0, 0, 0, 0, 0, 1)):
         out.append(f"the floating base {root!r} is written as the URDF's root link: its home "
                    "pose (not the origin) is not written (URDF's root sits at the origin)")
+    geared = [link.name for link in mech.links
+              if link.gear_ratio != 1.0 or link.rotor_inertia != 0.0]
+    if geared:
+        out.append(f"the drives (gear_ratio, rotor_inertia) of joints "
+                   f"{', '.join(map(repr, geared))} are not written: URDF has no field for "
+                   "them (friction is, in <dynamics>)")
     return tuple(out)
 
 
@@ -947,6 +966,9 @@ def mechanism_to_urdf(mech) -> str:
                 # ArmDyn has no effort or velocity limits; URDF requires the attributes
                 ET.SubElement(joint, "limit", lower=_text([lo]), upper=_text([hi]),
                               effort="0", velocity="0")
+            if link.friction_viscous or link.friction_coulomb:
+                ET.SubElement(joint, "dynamics", damping=_text([link.friction_viscous]),
+                              friction=_text([link.friction_coulomb]))
     ET.indent(robot, space="  ")
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(robot, encoding="unicode") \
         + "\n"

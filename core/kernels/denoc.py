@@ -37,6 +37,7 @@ from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_
                      factor_pivot_block, joint_forces, joint_motion, ldl_solve,
                      motion_subspace, p_dot, pivot_scale)
 from .data import data_views
+from .drives import add_drive_forces, drive_kinetic_energy
 from .linalg6 import A_times, AT_times_add, ATMA_add
 
 
@@ -281,11 +282,16 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
         if p >= 0:
             AT_times_add(A, k, wstar, k, wstar, p)
 
+    # ---- the drives: tau_k += r^2 I_r qdd_k + friction(qd_k) (core.kernels.drives) ----
+    if mv.nd:
+        add_drive_forces(mv, qd, qdd, tau)
+
 
 @compiled_kernel
-def energy_kernel(mv, D, gravity):
-    """Kinetic energy 1/2 sum t_k^T M_k t_k and potential energy -sum m_k g . c_k (J), at
-    the link quantities and twists in D."""
+def energy_kernel(mv, D, gravity, qd):
+    """Kinetic energy 1/2 sum t_k^T M_k t_k (plus the rotors' 1/2 sum r^2 I_r qd_k^2) and
+    potential energy -sum m_k g . c_k (J), at the link quantities and twists in D and the
+    rates qd (nv,)."""
     mass = mv.mass
     c, M, t = D.c, D.M, D.t
     T = 0.0
@@ -297,6 +303,8 @@ def energy_kernel(mv, D, gravity):
                 s += M[k, r, col] * t[k, col]
             T += 0.5 * t[k, r] * s
         V -= mass[k] * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
+    if mv.nd:
+        T += drive_kinetic_energy(mv, qd)
     return T, V
 
 
@@ -388,6 +396,8 @@ def gim_from_composite(mv, D, I):
                     I[col, row] = I[row, col]
                 c = k
                 k = parent[k]
+    for k in range(mv.nd):  # the rotors' reflected inertia r^2 I_r on the diagonal
+        I[iv[k], iv[k]] += mv.drive[k, 2]
 
 
 # ----------------------------------------------------------------------------------
@@ -423,6 +433,8 @@ def articulated_inertias(mv, D):
         if kind[k] <= JOINT_PRISMATIC:
             M_p(kind[k], e, k, M_hat, k, psi_hat, b)
             m_hat[b] = p_dot(kind[k], e, k, psi_hat, b)
+            if mv.nd:  # the rotor's reflected inertia r^2 I_r joins the pivot
+                m_hat[b] += mv.drive[k, 2]
             # singular if the pivot vanishes relative to the block it is taken from
             if not m_hat[b] > 1e-13 * pivot_scale(kind[k], M_hat, k):
                 return k

@@ -214,7 +214,7 @@ def energy_batch(F, I, ws, q, qd, out):
     for s in range(q.shape[0]):
         denoc.link_quantities(mv, D, q[s])
         denoc.twists(mv, D, qd[s])
-        T, U = denoc.energy_kernel(mv, D, mv.gravity)
+        T, U = denoc.energy_kernel(mv, D, mv.gravity, qd[s])
         out[s, 0] = T
         out[s, 1] = U
 

@@ -9,8 +9,10 @@ lengths, the compiled views, the views Python fills the buffers through and the 
 below all come from that declaration.
 
 Sizes: n tree joints, nq joint values, nv joint rates, nl loop joints, m active
-constraint rows, ni independent joints, ne force elements, nr points of the road. The views list the sizes first
-(`mv.n, mv.nq, ...`), then the fields:
+constraint rows, ni independent joints, ne force elements, nr points of the road, nd
+joints with friction and drives (n when any joint has them, else 0: a model without
+them computes exactly as before). The views list the sizes first (`mv.n, mv.nq, ...`),
+then the fields:
 
 {fields}
 
@@ -49,9 +51,9 @@ LOOP_ROWS = {
 #: The model's fields: I (buffer 1) holds the counts, the joint table and the loops'
 #: topology; F (buffer 0) the numbers.
 MODEL_FIELDS = FieldTable("ModelViews", __name__,
-                          ("n", "nq", "nv", "nl", "m", "ni", "ne", "nr"),
+                          ("n", "nq", "nv", "nl", "m", "ni", "ne", "nr", "nd"),
                           (np.float64, np.int64), (
-    Field("counts", (8,), "n, nq, nv, nl, m, ni, ne, nr (read by `model_views`)", 1),
+    Field("counts", (9,), "n, nq, nv, nl, m, ni, ne, nr, nd (read by `model_views`)", 1),
     Field("parent", ("n",), "parent joint of each joint, -1 for a chain fixed to the base", 1),
     Field("kind", ("n",), "joint kind: JOINT_REVOLUTE, JOINT_PRISMATIC (core.kernels.joints)",
           1),
@@ -92,6 +94,9 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
     Field("element_law", ("ne", 3), "stiffness k (N/m), damping c (N s/m), free length\n"
           "(a tyre: its radius), m"),
     Field("road", ("nr", 2), "the road's points (x, h), m, x increasing (none: h = 0)"),
+    Field("drive", ("nd", 4), "per joint (one degree of freedom, rate iv[k]): viscous\n"
+          "friction (N m s/rad, N s/m), Coulomb friction (N m, N), reflected rotor\n"
+          "inertia r^2 I_rotor (kg m^2, kg), gear ratio r (`core.kernels.drives`)"),
 ))
 ModelViews = MODEL_FIELDS.views_type
 __doc__ = __doc__.replace("{fields}", MODEL_FIELDS.describe())
@@ -103,7 +108,7 @@ _cut_model = MODEL_FIELDS.cutter()
 def model_views(F, I):
     """Cut the model buffers into the named fields of `MODEL_FIELDS` (no copies, no
     reference counting; F and I must outlive the views)."""
-    return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7]), (F, I))
+    return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7], I[8]), (F, I))
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,13 +129,13 @@ class KernelModel:
     Built by `pack_model`; the kernels receive `F` and `I`.
     """
 
-    __slots__ = ("F", "I", "n", "nq", "nv", "nl", "m", "ni", "ne", "nr", "no_wrench",
+    __slots__ = ("F", "I", "n", "nq", "nv", "nl", "m", "ni", "ne", "nr", "nd", "no_wrench",
                  "per_thread", "views")
 
     def __init__(self, F: np.ndarray, I: np.ndarray) -> None:
         self.F, self.I = F, I
         (self.n, self.nq, self.nv, self.nl, self.m, self.ni, self.ne,
-         self.nr) = (int(x) for x in I[:8])
+         self.nr, self.nd) = (int(x) for x in I[:9])
         F.setflags(write=False)
         I.setflags(write=False)
         #: (n, 6) zeros: "no external wrench" for the kernels (never written; writable so
@@ -143,7 +148,7 @@ class KernelModel:
         #: the named fields as read-only numpy views (`MODEL_FIELDS.numpy_views`)
         self.views = MODEL_FIELDS.numpy_views((F, I), n=self.n, nq=self.nq, nv=self.nv,
                                               nl=self.nl, m=self.m, ni=self.ni, ne=self.ne,
-                                              nr=self.nr)
+                                              nr=self.nr, nd=self.nd)
 
 
 def topological_order(parent) -> np.ndarray:
@@ -171,9 +176,11 @@ def topological_order(parent) -> np.ndarray:
 def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=None,
                gravity, loop_body=(), loop_type=(), loop_point=(), loop_axis=(),
                independent=(), row_loop=None, row_kind=None, element_kind=(),
-               element_link=(), element_point=(), element_law=(), road=()) -> KernelModel:
+               element_link=(), element_point=(), element_law=(), road=(),
+               drive=None) -> KernelModel:
     """Fill a KernelModel. Arrays as in the module docstring; `kind` (n,) the joint kinds
-    (core.kernels.joints), `inertia` (n, 3, 3).
+    (core.kernels.joints), `inertia` (n, 3, 3); `drive` (n, 4) or None (no joint has
+    friction or a drive: nd = 0).
 
     Without `row_loop`/`row_kind` every raw row of every loop is active.
     """
@@ -192,7 +199,8 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
     ne = len(element_kind)
     road = np.asarray(road, dtype=float).reshape(-1, 2)
     sizes = dict(n=n, nq=int(nq_of.sum()), nv=int(nv_of.sum()), nl=nl, m=len(row_loop),
-                 ni=len(independent), ne=ne, nr=road.shape[0])
+                 ni=len(independent), ne=ne, nr=road.shape[0],
+                 nd=0 if drive is None else n)
     F, I = MODEL_FIELDS.new_buffers(**sizes)
     v = MODEL_FIELDS.numpy_views((F, I), **sizes)
     v.counts[:] = [sizes[s] for s in MODEL_FIELDS.sizes]
@@ -230,4 +238,6 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
         v.element_point[:] = np.asarray(element_point, dtype=float).reshape(ne, 2, 3)
         v.element_law[:] = np.asarray(element_law, dtype=float).reshape(ne, 3)
     v.road[:] = road
+    if drive is not None:
+        v.drive[:] = np.asarray(drive, dtype=float).reshape(n, 4)
     return KernelModel(F, I)

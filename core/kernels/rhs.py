@@ -109,7 +109,7 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
         if bad >= 0:
             return s * (n + m) + bad
         # the pass left the link quantities and the twists t at (q, qd)
-        T, V = denoc.energy_kernel(mv, D, mv.gravity)
+        T, V = denoc.energy_kernel(mv, D, mv.gravity, qd)
         E[s, 0] = T
         E[s, 1] = V + V_stop + V_elements
         E[s, 2] = T + V + V_stop + V_elements

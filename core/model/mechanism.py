@@ -28,7 +28,7 @@ from .model import Described, Model
 from .parts import (DEFAULT_GRAVITY, Assembly, Chain, ForceElement, JointType, Link, Loop,
                     LoopJointType, Placement, Road, SpringDamper, Tyre, chains_with_q,
                     mechanism_size, tolerance_floor)
-from .robot import Robot, validate_link
+from .robot import DRIVE_FIELDS, Robot, validate_link
 from .units import MAX_ABS
 
 #: Most tree joints in one mechanism.
@@ -223,6 +223,15 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
                                      chain=chain.name, field="parent")
             seen.add(pc)
             p = next(ch.parent for ch in mech.chains if ch.name == pc)
+    if mech.loops:  # the closed-chain recursions do not take drives yet
+        for chain in mech.chains:
+            for i, link in enumerate(chain.links, start=1):
+                if link.has_drive:
+                    f = next(f for f in DRIVE_FIELDS if getattr(link, f) != (
+                        1.0 if f == "gear_ratio" else 0.0))
+                    raise MechanismError("friction and drives are for trees (no loops) for "
+                                         "now; this mechanism has loops", chain=chain.name,
+                                         link=i, link_name=link.name, field=f)
     loop_names: set[str] = set()
     for loop in mech.loops:
         if not isinstance(loop, Loop):

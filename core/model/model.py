@@ -356,6 +356,7 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
         loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
         loop_point=[l.at for l in loops], loop_axis=[l.axis for l in loops],
         independent=independent, row_loop=row_loop, row_kind=row_kind,
+        drive=[l.drive_row for l in links] if any(l.has_drive for l in links) else None,
         **_element_layout(forces, road, index))
 
 

@@ -87,6 +87,12 @@ class Link:
     home    : the home values of a joint of several degrees of freedom: a unit quaternion
               [qx, qy, qz, qw] (spherical), two angles in rad (universal), or
               [x, y, z, qx, qy, qz, qw] (free); None: the identity
+    friction_viscous : c_v >= 0, N m s/rad (revolute) or N s/m (prismatic)
+    friction_coulomb : c_c >= 0, N m or N (smoothed: `core.kernels.drives`)
+    gear_ratio       : r > 0, motor turns per joint turn (1: direct drive)
+    rotor_inertia    : I_r >= 0, kg m^2 about the motor's axis; reflected to the joint
+                       as r^2 I_r
+                       (the four: revolute and prismatic joints of a tree only)
     The joint variable's value in a DH row (theta or b) is the home configuration.
     """
 
@@ -104,6 +110,10 @@ class Link:
     xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
     rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
     home: tuple[float, ...] | None = None
+    friction_viscous: float = 0.0
+    friction_coulomb: float = 0.0
+    gear_ratio: float = 1.0
+    rotor_inertia: float = 0.0
 
     def __post_init__(self) -> None:
         # normalise containers so equal tables compare equal (lists -> tuples)
@@ -135,6 +145,19 @@ class Link:
     @property
     def is_revolute(self) -> bool:
         return self.joint == JointType.REVOLUTE
+
+    @property
+    def has_drive(self) -> bool:
+        """Whether the joint has friction or a drive other than a direct, massless one."""
+        return (self.friction_viscous != 0.0 or self.friction_coulomb != 0.0
+                or self.gear_ratio != 1.0 or self.rotor_inertia != 0.0)
+
+    @property
+    def drive_row(self) -> tuple[float, float, float, float]:
+        """The joint's row of the model's `drive` field (`core.kernels.drives`): c_v, c_c,
+        the reflected rotor inertia r^2 I_r, r."""
+        return (float(self.friction_viscous), float(self.friction_coulomb),
+                float(self.gear_ratio) ** 2 * float(self.rotor_inertia), float(self.gear_ratio))
 
     @property
     def q_home(self) -> float:

@@ -94,6 +94,10 @@ def _finite(value, *, link, name, field_name) -> float:
     return x
 
 
+#: The optional friction and drive fields of a link (`Link`), in file order.
+DRIVE_FIELDS = ("friction_viscous", "friction_coulomb", "gear_ratio", "rotor_inertia")
+
+
 def validate_link(link: Link, index: int) -> list[str]:
     """Check one link; raise `RobotError` (1-based `index`) or return warnings."""
     name = link.name
@@ -159,6 +163,18 @@ def validate_link(link: Link, index: int) -> list[str]:
         if not lo < hi:
             raise RobotError(f"limits must be increasing, got [{lo:g}, {hi:g}]", link=index,
                              link_name=name, field="limits")
+
+    for f in DRIVE_FIELDS:
+        value = _finite(getattr(link, f), field_name=f, **where)
+        if not (value > 0.0 if f == "gear_ratio" else value >= 0.0):
+            raise RobotError(f"{f} must be {'> 0' if f == 'gear_ratio' else '>= 0'}, got "
+                             f"{value:g}", link=index, link_name=name, field=f)
+    if link.has_drive and not link.joint.is_dh:
+        f = next(f for f in DRIVE_FIELDS if getattr(link, f) != (1.0 if f == "gear_ratio"
+                                                                  else 0.0))
+        raise RobotError(f"friction and drives are for revolute and prismatic joints; this "
+                         f"joint is {link.joint.value} (not supported yet)", link=index,
+                         link_name=name, field=f)
 
     warnings = []
     for f in ("a", "b"):

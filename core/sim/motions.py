@@ -1,9 +1,10 @@
-"""Motions to run inverse dynamics along: the cycloidal rest-to-rest motion of seed 001
-eqs. 22-23, and the runs along it (chunked for a window, or whole).
+"""Inverse-dynamics runs along a motion (chunked for a window, or whole): any joint motion
+of `core.sim.joint_motions` or a measured one (`core.sim.measured`), and the cycloidal
+rest-to-rest motion of seed 001 eqs. 22-23 from two poses.
 
-A floating system (free joints) cannot be driven along the cycloid at its base: no
-motor holds a floating base. Its run drives the other joints along the cycloid and
-reports the base motion that follows (`_floating_chunks`, by hybrid dynamics).
+A floating system (free joints) cannot be driven at its base: no motor holds a floating
+base. Its run drives the other joints along the cycloid and reports the base motion
+that follows (`_floating_chunks`, by hybrid dynamics).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..model.parts import JointType
 from ..model.arguments import (finite_array, finite_result, joint_vector, model_of,
                                physical_joint_values, positive_number)
 from .driver import run_chunks
+from .joint_motions import Cycloid, JointMotion, limit_violations
 from .stops import limit_warnings
 from .trajectory import RUN_COPIES, RunKind, Trajectory, check_sample_memory, output_grid
 
@@ -36,17 +38,10 @@ def cycloidal_trajectory(q_start, q_end, duration: float, times
         qdd(t) = (qT - q0)/T (2 pi / T) sin(2 pi t / T)
 
     q_start, q_end: (n,); times: (S,) seconds, clamped to [0, T] (the arm rests
-    outside). Returns q, qd, qdd, each (S, n).
+    outside). Returns q, qd, qdd, each (S, n) (`core.sim.joint_motions.Cycloid`).
     """
-    q0 = joint_vector(q_start, np.size(q_start), "q_start")
-    qT = joint_vector(q_end, q0.size, "q_end")
-    T = positive_number(duration, "duration")
-    t = np.clip(finite_array(times, (np.size(times),), "times"), 0.0, T)[:, None]
-    slope = (qT - q0) / T
-    w = 2.0 * np.pi / T
-    q = q0 + slope * (t - np.sin(w * t) / w)  # eq. 22a
-    qd = slope * (1.0 - np.cos(w * t))  # eq. 22b
-    qdd = slope * w * np.sin(w * t)  # eq. 22b
+    q, qd, qdd = Cycloid(q_start, q_end, duration).sample(
+        finite_array(times, (np.size(times),), "times"))
     finite_result(q, "the motion q")
     return q, finite_result(qd, "the rates qd"), finite_result(qdd, "the accelerations qdd")
 
@@ -69,46 +64,77 @@ def motion_warnings(model, q_start, q_end, duration: float) -> tuple[str, ...]:
     return limit_warnings(m, q0, "q_start") + limit_warnings(m, qT, "q_end")
 
 
-def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: float = 0.01,
-                            chunk_samples: int = 200, f_ext=None
-                            ) -> Iterator[Trajectory]:
-    """Joint torques along the cycloidal motion q_start -> q_end over `duration` s.
+def _motion_of(model, motion_or_start, q_end, duration) -> tuple[JointMotion, tuple[str, ...]]:
+    """The motion a run follows and its warnings: a JointMotion as given (its limit
+    violations as warnings), or the cycloid q_start -> q_end over `duration` s
+    (`motion_warnings`)."""
+    if isinstance(motion_or_start, JointMotion):
+        if q_end is not None or duration is not None:
+            raise ArgumentError("a run along a motion takes no q_end or duration: the motion "
+                                "has them")
+        motion = motion_or_start
+        if motion.n != model.n:
+            raise ArgumentError(f"the {motion.name} motion moves {motion.n} joints; the model "
+                                f"{model.name!r} has {model.n}")
+        return motion, tuple(str(e) for e in limit_violations(model, motion))
+    if q_end is None or duration is None:
+        raise ArgumentError("give a motion (core.sim.joint_motions, load_motion), or q_start, "
+                            "q_end and duration for the cycloid")
+    return (Cycloid(motion_or_start, q_end, duration),
+            motion_warnings(model, motion_or_start, q_end, duration))
 
-    A serial arm or tree moves every joint along the cycloid. A mechanism with loops
-    drives its actuated joints along it (from q_start's to q_end's values, both (n,)
-    poses) and solves the other joints by position, velocity and acceleration analysis
-    (`core.algorithms.closed_chains.closed_chain_motion`); its samples carry the cut-joint forces
-    and the loop residual, and tau is zero at passive joints. A floating system (free
-    joints) drives its other joints along the cycloid and reports the free bodies'
-    motion that follows (`_floating_chunks`, docs/floating-bases.md).
+
+def inverse_dynamics_chunks(model, motion=None, q_end=None, duration: float | None = None,
+                            dt_out: float = 0.01, chunk_samples: int = 200, f_ext=None, *,
+                            q_start=None) -> Iterator[Trajectory]:
+    """Joint torques along a motion: `motion` is any JointMotion (a law of
+    `core.sim.joint_motions`, or a measured `Motion` from `load_motion`, which is run at
+    its own sample times), or, as before, a pose q_start (nq,) (in place of `motion`, or
+    by keyword) with q_end (nq,) and `duration` s for the cycloidal motion q_start -> q_end.
+
+    A serial arm or tree moves every joint along the motion. A mechanism with loops
+    drives its actuated joints along it (the motion's values at those joints) and solves
+    the other joints by position, velocity and acceleration analysis
+    (`core.algorithms.closed_chains.closed_chain_motion`); its samples carry the cut-joint
+    forces and the loop residual, and tau is zero at passive joints. A floating system
+    (free joints) drives its other joints along the cycloid and reports the free bodies'
+    motion that follows (`_floating_chunks`, docs/floating-bases.md); other motions of a
+    floating system are refused by name.
     A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
     GUI can stream and cancel between them) and returns the whole Trajectory
     (StopIteration.value). Sample grid: `output_grid` (a run whose samples would not fit
-    in memory is refused: `check_sample_memory`). The motion is checked first
-    (`motion_warnings`: poses and rates beyond the physical bounds are refused, poses
-    outside the joint limits warned about in every chunk's `warnings`).
+    in memory is refused: `check_sample_memory`). The motion is checked first: the
+    cycloid by `motion_warnings` (poses and rates beyond the physical bounds refused,
+    poses outside the joint limits warned about), any other motion by
+    `limit_violations` (every joint that leaves its limits, warned about); the warnings
+    are in every chunk's `warnings`.
     """
     model = model_of(model)
     for name, kind in zip(model.joint_names, model.joint_types):
         if kind is JointType.SPHERICAL:  # a quaternion is not interpolated entry by entry
-            raise ArgumentError(f"the cycloidal motion moves joint values one by one; joint "
+            raise ArgumentError(f"joint motions move joint values one by one; joint "
                                 f"{name!r} is spherical (a quaternion): simulate a "
                                 "ball joint instead")
+    start = motion if q_start is None else q_start
     if free_rates(model):
-        return (yield from _floating_chunks(model, q_start, q_end, duration, dt_out,
+        if isinstance(start, JointMotion):
+            raise ArgumentError(f"a floating system ({model.name!r}) is driven along the "
+                                "cycloid between two poses (q_start, q_end, duration); the "
+                                f"{start.name} motion moves every joint, its free body too")
+        return (yield from _floating_chunks(model, start, q_end, duration, dt_out,
                                             chunk_samples, f_ext))
-    times = output_grid(duration, dt_out)
+    motion, warnings = _motion_of(model, start, q_end, duration)
+    times = motion.sample_times(dt_out)
     check_sample_memory(times.size, RUN_COPIES * Trajectory.bytes_per_sample(model.n,
                                                                             model.kernel.m))
-    warnings = motion_warnings(model, q_start, q_end, duration)
     loops = bool(model.loops)
     if loops:
         driven = list(model.actuated)
-        guess = np.asarray(q_start, dtype=float).copy()
+        guess = motion.sample(times[:1])[0][0].copy()
     parts = []
     for s in range(0, times.size, max(1, int(chunk_samples))):
         t = times[s:s + chunk_samples]
-        q, qd, qdd = cycloidal_trajectory(q_start, q_end, duration, t)
+        q, qd, qdd = motion.sample(t)
         if not loops:
             tau = inverse_dynamics(model, q, qd, qdd, f_ext=f_ext)
             part = Trajectory(t, q, qd, qdd, tau, energy(model, q, qd),

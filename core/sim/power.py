@@ -10,9 +10,13 @@ gravity included in the potential energy V, the total energy E = T + V changes a
 dV/dt = qd . g(q), so dE/dt = qd . (I qdd + C qd + g) = qd . tau_applied.)
 
 A pull (`core.sim.pull`, recorded in `Trajectory.pull`) is a force F on a link at a point
-moving at v_p: it adds P_pull = F . v_p (recorded per sample), so then
+moving at v_p: it adds P_pull = F . v_p (recorded per sample); joint friction
+(`core.kernels.drives`, given the model) adds P_friction = -qd . f(qd) <= 0, so then
 
-    dE/dt = P_joint + P_damping + P_pull.
+    dE/dt = P_joint + P_damping + P_pull + P_friction,
+
+with E including the rotors' kinetic energy. Friction's dissipation over a run is
+-integral P_friction dt (`PowerBalance.friction_dissipated`).
 
 Here dE/dt is taken from the recorded total energy E(t) of the samples (each sample's
 energy is computed exactly from its state), by sixth-order finite differences over the
@@ -35,11 +39,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..algorithms.drives import friction_torques
 from ..kernels.pull import PULL_POWER
 from .trajectory import Trajectory
 
 __all__ = ["PowerBalance", "power_balance", "energy_rate", "cumulative_work", "split_power",
-           "PowerBalanceStream", "STENCIL", "pull_power"]
+           "PowerBalanceStream", "STENCIL", "pull_power", "friction_power"]
 
 #: Samples per finite-difference stencil (sixth order on a smooth signal).
 STENCIL = 7
@@ -105,6 +110,8 @@ class PowerBalance:
     drift         : E(t) - E(t_0) - the work of joint forces, damping and the pull since
                     t_0 (`cumulative_work`), J: the residual accumulated
     pull_power    : F . v_p, the power of a pull (`Trajectory.pull`); zeros without one
+    friction_power: -qd . f(qd), the power of the joints' friction (<= 0); zeros
+                    without a model or friction
     """
 
     t: np.ndarray
@@ -114,10 +121,18 @@ class PowerBalance:
     residual: np.ndarray
     drift: np.ndarray
     pull_power: np.ndarray | None = None
+    friction_power: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        if self.pull_power is None:
-            object.__setattr__(self, "pull_power", np.zeros_like(self.t))
+        for f in ("pull_power", "friction_power"):
+            if getattr(self, f) is None:
+                object.__setattr__(self, f, np.zeros_like(self.t))
+
+    @property
+    def friction_dissipated(self) -> float:
+        """J: the energy the joints' friction took out over the run, -integral of
+        friction_power (`cumulative_work`)."""
+        return float(-cumulative_work(self.t, self.friction_power)[-1]) if len(self) else 0.0
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -140,9 +155,18 @@ def split_power(traj: Trajectory, damping=None) -> tuple[np.ndarray, np.ndarray]
     return applied - damp, damp
 
 
-def power_balance(traj: Trajectory, damping=None) -> PowerBalance:
-    """The power balance of a run (module docstring); damping as `split_power`.
-    Samples must have strictly increasing times."""
+def friction_power(traj: Trajectory, model=None) -> np.ndarray:
+    """-qd . f(qd) (S,), W: the power of the joints' friction along the run
+    (`core.algorithms.drives.friction_torques`); zeros without a model."""
+    if model is None or len(traj) == 0:
+        return np.zeros(len(traj))
+    return -np.einsum("sk,sk->s", traj.qd, friction_torques(model, traj.qd))
+
+
+def power_balance(traj: Trajectory, damping=None, model=None) -> PowerBalance:
+    """The power balance of a run (module docstring); damping as `split_power`; `model`,
+    the run's model, for its joints' friction. Samples must have strictly increasing
+    times."""
     t = np.asarray(traj.t, dtype=float)
     if t.size > 1 and not np.all(np.diff(t) > 0):
         raise ValueError("the samples' times must be strictly increasing")
@@ -150,8 +174,10 @@ def power_balance(traj: Trajectory, damping=None) -> PowerBalance:
     rate = energy_rate(t, E)
     joint, damp = split_power(traj, damping)
     pull = pull_power(traj)
-    drift = E - (E[0] if E.size else 0.0) - cumulative_work(t, joint + damp + pull)
-    return PowerBalance(t.copy(), rate, joint, damp, rate - joint - damp - pull, drift, pull)
+    friction = friction_power(traj, model)
+    drift = E - (E[0] if E.size else 0.0) - cumulative_work(t, joint + damp + pull + friction)
+    return PowerBalance(t.copy(), rate, joint, damp, rate - joint - damp - pull - friction,
+                        drift, pull, friction)
 
 
 def pull_power(traj: Trajectory) -> np.ndarray:

@@ -1,0 +1,201 @@
+"""Tool-space motions: the tool (the last link's frame) along a straight line or a circular
+arc, its orientation turned at a constant axis, solved for the joints by inverse
+kinematics (`core.algorithms.inverse_kinematics.solve_position`, damped least squares,
+each solution started from the last: a continued path).
+
+The path is timed by the quintic law s(t/T) = 10 tau^3 - 15 tau^4 + 6 tau^5 (rest to
+rest). With p0, R0 the tool's pose at q_start and phi = log(R0^T R1) the turn to the end
+orientation (in the start frame):
+
+    line   p(s) = p0 + s (p1 - p0)
+    arc    p(s) = c + r (cos(s theta) u + sin(s theta) v)   (the circle through p0, a
+           via point and p1; u from c to p0, v in the plane, theta the swept angle)
+    R(s) = R0 exp(s phi),  angular velocity w = R0 phi s'
+    qd   = J^+ [w; p'(s) s'],   qdd by central differences of qd (step H_FRACTION T)
+
+At construction the path is solved at PATH_SAMPLES points; a point the tool cannot reach
+(the IK stops short by more than its tolerance) or a pose near a singularity (the task
+Jacobian's smallest singular value below `core.algorithms.inverse_kinematics.NEAR_SINGULAR`)
+raises MotionError naming where on the path (t, the fraction travelled and the point).
+`sample(t)` solves at t from the nearest solved point. A model with fewer than six
+joints (or without an orientation asked) follows the position only.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from ..algorithms.inverse_kinematics import NEAR_SINGULAR, solve_position, tool_jacobian
+from ..algorithms.kinematics import forward_kinematics
+from ..errors import ArgumentError, MotionError
+from ..model.arguments import finite_array, joint_vector, model_of, positive_number
+from .joint_motions import JointMotion, Quintic
+
+#: Points at which the path is solved when the motion is built.
+PATH_SAMPLES = 101
+#: Central-difference step of the accelerations, as a fraction of the duration.
+H_FRACTION = 1e-5
+#: m (and rad): a path point is reached when the IK comes this close.
+IK_TOLERANCE = 1e-9
+
+
+class _ToolPath(JointMotion):
+    """A timed tool path (module docstring); subclasses give `point(s)` and `point_rate(s)`
+    (dp/ds) for s in [0, 1]."""
+
+    name = "tool-path"
+
+    def __init__(self, model, q_start, duration: float, end_rotation=None,
+                 orientation: bool | None = None) -> None:
+        self.model = model_of(model)
+        m = self.model
+        self.q_start = joint_vector(q_start, m.n, "q_start")
+        self.duration = positive_number(duration, "duration")
+        if m.nq != m.n:
+            raise ArgumentError("tool paths move joints of one degree of freedom; "
+                                f"{m.name!r} has joints of several")
+        start = forward_kinematics(m, self.q_start).end_effector
+        self.p0, self.R0 = start[:3, 3].copy(), start[:3, :3].copy()
+        self.orientation = (m.n >= 6) if orientation is None else bool(orientation)
+        R1 = self.R0 if end_rotation is None else finite_array(end_rotation, (3, 3),
+                                                               "end_rotation")
+        self.phi = Rotation.from_matrix(self.R0.T @ R1).as_rotvec()
+        self._timing = Quintic(np.zeros(1), np.ones(1), self.duration)
+        self._s = np.linspace(0.0, 1.0, PATH_SAMPLES)
+        self._q = np.empty((PATH_SAMPLES, m.n))
+        q = self.q_start
+        for i, s in enumerate(self._s):
+            q = self._solve(q, s, self.duration * self._time_of(s))
+            self._q[i] = q
+
+    @property
+    def n(self) -> int:
+        return self.model.n
+
+    # ----- the path ---------------------------------------------------------------
+    def point(self, s: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def point_rate(self, s: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def rotation(self, s: float) -> np.ndarray:
+        """R(s) = R0 exp(s phi), (3, 3)."""
+        return self.R0 @ Rotation.from_rotvec(s * self.phi).as_matrix()
+
+    def _time_of(self, s: float) -> float:
+        """tau with s(tau) = s (the quintic is increasing: bisection), as a fraction of T."""
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            if self._timing.law(np.array([[mid]]))[0][0, 0] < s:
+                lo = mid
+            else:
+                hi = mid
+        return 0.5 * (lo + hi)
+
+    def _solve(self, guess: np.ndarray, s: float, t: float) -> np.ndarray:
+        target = self.point(s)
+        R = self.rotation(s) if self.orientation else None
+        found = solve_position(self.model, guess, target, R, tolerance=IK_TOLERANCE,
+                               max_iterations=200)
+        where = (f"the {self.name} motion at t = {t:.4g} s ({s:.0%} of the path, tool at "
+                 f"[{', '.join(f'{x:.4g}' for x in target)}] m)")
+        if not found.reached:
+            raise MotionError(f"{where}: out of reach (the tool stops {found.residual:.3g} m "
+                              f"and {math.degrees(found.rotation_residual):.3g} deg short)",
+                              time=t, what="reach")
+        if found.near_singular():
+            raise MotionError(f"{where}: near a singularity (smallest singular value "
+                              f"{found.smallest_singular_value:.3g})", time=t,
+                              what="singularity")
+        return found.q
+
+    # ----- sampling ---------------------------------------------------------------
+    def _state(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """q and qd at time t (s, within [0, T])."""
+        s, s1, _ = (x[0, 0] for x in self._timing.law(np.array([[t / self.duration]])))
+        k = int(np.clip(np.searchsorted(self._s, s), 0, PATH_SAMPLES - 1))
+        q = self._solve(self._q[k], s, t)
+        sd = s1 / self.duration
+        J = tool_jacobian(self.model, q)
+        v = self.point_rate(s) * sd
+        if self.orientation:
+            task, rows = np.concatenate([self.R0 @ self.phi * sd, v]), J
+        else:
+            task, rows = v, J[3:]
+        qd = np.linalg.lstsq(rows, task, rcond=None)[0]
+        return q, qd
+
+    def sample(self, t):
+        T = self.duration
+        t = np.clip(finite_array(np.atleast_1d(np.asarray(t, dtype=float)),
+                                 (np.size(t),), "times"), 0.0, T)
+        h = H_FRACTION * T
+        q = np.empty((t.size, self.n))
+        qd = np.empty_like(q)
+        qdd = np.empty_like(q)
+        for i, ti in enumerate(t):
+            q[i], qd[i] = self._state(ti)
+            a, b = max(ti - h, 0.0), min(ti + h, T)
+            qdd[i] = (self._state(b)[1] - self._state(a)[1]) / (b - a)
+        return q, qd, qdd
+
+
+class ToolLine(_ToolPath):
+    """The tool's origin on the straight line from its place at q_start (n,) to
+    `end_point` (3,), m, base frame, over `duration` s; its orientation turned to
+    `end_rotation` (3, 3) (default: kept). Module docstring."""
+
+    name = "tool line"
+
+    def __init__(self, model, q_start, end_point, duration: float, end_rotation=None,
+                 orientation: bool | None = None) -> None:
+        self.p1 = finite_array(end_point, (3,), "end_point")
+        super().__init__(model, q_start, duration, end_rotation, orientation)
+
+    def point(self, s):
+        return self.p0 + s * (self.p1 - self.p0)
+
+    def point_rate(self, s):
+        return self.p1 - self.p0
+
+
+class ToolArc(_ToolPath):
+    """The tool's origin on the circular arc from its place at q_start (n,) through
+    `via_point` to `end_point` (each (3,), m, base frame), over `duration` s; orientation
+    as `ToolLine`. Three points on one line are refused."""
+
+    name = "tool arc"
+
+    def __init__(self, model, q_start, via_point, end_point, duration: float,
+                 end_rotation=None, orientation: bool | None = None) -> None:
+        p0 = forward_kinematics(model_of(model), joint_vector(q_start, model_of(model).n,
+                                                              "q_start")).end_effector[:3, 3]
+        pm = finite_array(via_point, (3,), "via_point")
+        p1 = finite_array(end_point, (3,), "end_point")
+        a, b = pm - p0, p1 - p0
+        normal = np.cross(a, b)
+        if not np.linalg.norm(normal) > 1e-9 * max(1e-300, np.linalg.norm(a) * np.linalg.norm(b)):
+            raise ArgumentError("via_point: the start, via and end points are on one line "
+                                "(or coincide): no circle passes through them")
+        # the circle's centre: p0 + (|a|^2 b x n + |b|^2 n x a) / (2 |n|^2)
+        c = p0 + (a @ a * np.cross(b, normal) + b @ b * np.cross(normal, a)) / (
+            2.0 * normal @ normal)
+        self.centre, self.radius = c, float(np.linalg.norm(p0 - c))
+        self.u = (p0 - c) / self.radius
+        self.v = np.cross(normal / np.linalg.norm(normal), self.u)
+        end = p1 - c
+        self.sweep = math.atan2(end @ self.v, end @ self.u) % (2.0 * math.pi)
+        self.via = pm
+        super().__init__(model, q_start, duration, end_rotation, orientation)
+
+    def point(self, s):
+        th = s * self.sweep
+        return self.centre + self.radius * (math.cos(th) * self.u + math.sin(th) * self.v)
+
+    def point_rate(self, s):
+        th = s * self.sweep
+        return self.radius * self.sweep * (-math.sin(th) * self.u + math.cos(th) * self.v)
