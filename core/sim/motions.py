@@ -252,8 +252,12 @@ def _quaternion_rotation(quat) -> np.ndarray:
                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
-def run_inverse_dynamics(model, q_start, q_end, duration: float, dt_out: float = 0.01,
-                         f_ext=None) -> Trajectory:
-    """The whole inverse-dynamics run of `inverse_dynamics_chunks` at once."""
-    return run_chunks(inverse_dynamics_chunks(model, q_start, q_end, duration, dt_out,
-                                              chunk_samples=1_000_000, f_ext=f_ext), duration)
+def run_inverse_dynamics(model, motion=None, q_end=None, duration: float | None = None,
+                         dt_out: float = 0.01, f_ext=None, *, q_start=None) -> Trajectory:
+    """The whole inverse-dynamics run of `inverse_dynamics_chunks` at once:
+    `run_inverse_dynamics(model, motion)` along any motion, or
+    `run_inverse_dynamics(model, q_start, q_end, duration)` along the cycloid."""
+    chunks = inverse_dynamics_chunks(model, motion, q_end, duration, dt_out,
+                                     chunk_samples=1_000_000, f_ext=f_ext, q_start=q_start)
+    span = duration if duration is not None else getattr(motion, "duration", 1.0)
+    return run_chunks(chunks, span)
