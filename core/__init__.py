@@ -74,6 +74,8 @@ from .sim.stops import JointStops
 from .sim.pull import PointPull
 from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inverse_dynamics
 from .sim.trajectory import RunKind, Trajectory, output_grid
+from .sweeps.plan import FreeFallRun, InverseRun
+from .sweeps.sweep import SweepCancelled, SweepError, sweep
 from .warmup import warm_up, warm_up_display
 
 __all__ = [
@@ -92,6 +94,8 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
+    # sweeps over a grid of changes (core.sweeps)
+    "sweep", "InverseRun", "FreeFallRun", "SweepCancelled", "SweepError",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)

@@ -109,23 +109,16 @@ def _positive(text: str) -> float:
     return x
 
 
-def _parser() -> _Parser:
-    p = _Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    common = _Parser(add_help=False)
-    common.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
-    common.add_argument("-o", "--output", default="-",
-                        help="CSV file to write, replaced atomically ('-': stdout; a device, "
-                        "pipe or /dev/stdout is written through)")
-    common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
-    common.add_argument("--units", choices=("deg", "rad"), default="deg",
-                        help="unit of revolute joint values on the command line (deg)")
-    inv = sub.add_parser("inverse", parents=[common],
-                         help="joint torques along a cycloidal motion (seed 001 eq. 22)")
-    inv.add_argument("--target", required=True, help="target pose, one value per joint")
+def inverse_options(inv: argparse.ArgumentParser, target_required: bool = True) -> None:
+    """The options of `armdyn inverse` (also those of `armdyn sweep inverse`)."""
+    inv.add_argument("--target", required=target_required,
+                     help="target pose, one value per joint")
     inv.add_argument("--start", help="start pose (default: the robot's home pose)")
     inv.add_argument("-T", "--duration", type=_positive, default=10.0, help="motion time, s (10)")
-    sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
+
+
+def simulate_options(sim: argparse.ArgumentParser) -> None:
+    """The options of `armdyn simulate` (also those of `armdyn sweep simulate`)."""
     sim.add_argument("-T", "--duration", type=_positive, default=10.0, help="simulated time, s (10)")
     sim.add_argument("--q0", help="initial pose (default: home)")
     sim.add_argument("--qd0", help="initial joint rates (deg/s or rad/s; m/s)")
@@ -149,6 +142,26 @@ def _parser() -> _Parser:
     sim.add_argument("--max-wall-time", type=_positive, default=DEFAULT_MAX_WALL_TIME,
                      help="wall-time budget of the run, s: a run projected past it stops "
                      f"({DEFAULT_MAX_WALL_TIME:g})")
+
+
+def _parser() -> _Parser:
+    p = _Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    common = _Parser(add_help=False)
+    common.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
+    common.add_argument("-o", "--output", default="-",
+                        help="CSV file to write, replaced atomically ('-': stdout; a device, "
+                        "pipe or /dev/stdout is written through)")
+    common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
+    common.add_argument("--units", choices=("deg", "rad"), default="deg",
+                        help="unit of revolute joint values on the command line (deg)")
+    inv = sub.add_parser("inverse", parents=[common],
+                         help="joint torques along a cycloidal motion (seed 001 eq. 22)")
+    inverse_options(inv)
+    sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
+    simulate_options(sim)
+    from .sweep_cli import add_sweep_parser  # armdyn sweep inverse|simulate
+    add_sweep_parser(sub, common)
     return p
 
 
@@ -242,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_output(args.output)
         path = model_path(args.robot)  # a file, or a bundled model's short name
         robot = load_urdf(path) if is_urdf(path) else load_mechanism(path)
+        if args.command == "sweep":
+            from .sweep_cli import run_sweep
+            return run_sweep(args, robot)
         loops = bool(robot.loops)
         if args.command == "inverse":
             driven = robot.actuated if loops else None

@@ -3,7 +3,7 @@
     armdyn [MODEL_FILE] [--free-fall SECONDS | --inverse SECONDS]
            [--screenshot IMAGE] [--size WxH]
            [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
-    armdyn inverse ...  /  armdyn simulate ...     (command line, no window: core.cli)
+    armdyn inverse ...  /  armdyn simulate ...  /  armdyn sweep ...   (no window: core.cli)
 
 MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf).
 
@@ -35,7 +35,7 @@ from armdyn.core.io.bundled import ROBOTS_DIR, bundled_models, model_path
 
 __all__ = ["main", "image_format", "output_problem", "save_window_image"]
 
-CLI_COMMANDS = ("inverse", "simulate")
+CLI_COMMANDS = ("inverse", "simulate", "sweep")
 #: Opened when no robot file is given (a bundled robot: Save asks for a new name). From
 #: the bundled robots, so that an installed wheel finds it too.
 DEFAULT_ROBOT = ROBOTS_DIR / "puma560_saha.toml"
