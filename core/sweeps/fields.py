@@ -143,14 +143,15 @@ def field_names(model, kind: str) -> list[str]:
     "payload.mass", ..., "LINK.FIELD (FIELD: mass, com.x|y|z, ...)"."""
     run = [name if per is False else f"{name}, {name}.J"
            for name, (_, per) in RUN_FIELDS[kind].items()]
-    groups: dict[str, list[str]] = {}
-    for name in LINK_FIELDS:  # com.x, com.y -> com.x|y
+    link: list[str] = []
+    for name in LINK_FIELDS:  # com.x, com.y, com.z -> com.x|y|z
         head, _, tail = name.rpartition(".")
-        groups.setdefault(head, []).append(tail)
-    link = ", ".join(f"{head}.{'|'.join(tails)}" if head else tails[0]
-                     for head, tails in groups.items())
+        if head and link and link[-1].startswith(head + "."):
+            link[-1] += "|" + tail
+        else:
+            link.append(name)
     payload = "payload.mass, payload.com.x|y|z"
-    return run + [payload, f"LINK.FIELD (FIELD: {link})"]
+    return run + [payload, f"LINK.FIELD (FIELD: {', '.join(link)})"]
 
 
 def _joint(model, text: str) -> int | None:
