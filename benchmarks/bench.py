@@ -28,6 +28,20 @@ best of several interleaved repeats, and the verdicts use ratios:
    in plain Python: the cost above the compiled function's run, per call, vs
    the function's own cost per call                           target ratio <= 2
 
+9. floating systems (docs/floating-bases.md):
+   one forward_dynamics call on a floating humanoid of 29 joints and a free pelvis
+   (example-robot-data's G1 URDF, loaded with floating_base=True) vs one pinocchio.aba
+   call on pinocchio.buildModelFromUrdf(..., JointModelFreeFlyer())
+                                                              target ratio <= 1.0
+   a 10 s free fall of the 45-degree-of-freedom human of robots/ at rtol = atol = 1e-9
+   vs pinocchio.aba driven by scipy.integrate.solve_ivp(method="DOP853") on [q; v]
+   (the free base's quaternion moved by its kinematic equation)
+                                                              target ratio <= 0.25
+   and the cost of one function evaluation (the accelerations from positions and
+   velocities) of the human, the car and the truck beside seed 002's Table 8.5
+   (91.30 / 87.79 ms with the penalty formulation, 23.39 / 12.21 ms with formulation B,
+   on a 25 MHz MIPS R3000 workstation of 1990: no target, a comparison of scale)
+
 Run:  python benchmarks/bench.py [--quick]
 """
 from __future__ import annotations
@@ -51,7 +65,15 @@ from armdyn.core import (Chain, JointType, Link, Mechanism, Placement, Robot, fo
                          inverse_dynamics, load_mechanism, load_robot, simulate)
 from pinocchio_reference import (PROXIMAL, core_to_pin, pin_to_core,  # noqa: E402
                                  pinocchio_constraint_models, pinocchio_model,
-                                 pinocchio_tree_model)
+                                 pinocchio_tree_model, q_from_pin, q_to_pin, v_to_pin)
+
+
+#: The bundled models of seed 002's Table 8.5 (file stem: the book's ms per function
+#: evaluation with the penalty formulation and with formulation B; None where the book
+#: has no number) and the 45-DOF human timed in item 9.
+FLOATING_MODELS = {"human_body": (91.30, 23.39), "car": (87.79, 12.21),
+                   "truck": (float("nan"), float("nan"))}
+HUMAN = "human_body"
 
 
 def best_time(fn, repeats: int) -> float:
@@ -283,6 +305,101 @@ def bench_torque_functions(robot: Robot, repeats: int):
     return (*per_eval, own, int(nfev))
 
 
+def example_robot_data() -> Path | None:
+    """The robots/ folder of the example-robot-data package (a test dependency)."""
+    for entry in sys.path:
+        folder = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if folder.is_dir():
+            return folder
+    return None
+
+
+def bench_floating_fd(path: Path, repeats: int) -> tuple[float, float, float]:
+    """One forward dynamics call of a floating-base URDF, ours vs pinocchio.aba; s per
+    call and the largest difference of the accelerations (our rates [w; v] of the base
+    against Pinocchio's [v; w])."""
+    from armdyn.core import load_urdf
+    mech = load_urdf(path, floating_base=True)
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = model.createData()
+    rng = np.random.default_rng(4)
+    q = mech.q_home.copy()
+    q[3:7] = rng.normal(size=4)
+    q[3:7] /= np.linalg.norm(q[3:7])
+    v, tau = rng.normal(size=(2, mech.nv))
+    swap = np.r_[3, 4, 5, 0, 1, 2, 6:mech.nv]  # our order -> Pinocchio's (the same joints)
+    qp = q - np.r_[np.zeros(7), [link.q_home for link in mech.links[1:]]]
+    vp, tp = v[swap], tau[swap]
+    ours_qdd = forward_dynamics(mech, q, v, tau)
+    err = float(np.abs(ours_qdd[swap] - pin.aba(model, data, qp, vp, tp)).max())
+    ours = per_call(lambda: forward_dynamics(mech, q, v, tau), 5000, repeats)
+    peer = per_call(lambda: pin.aba(model, data, qp, vp, tp), 5000, repeats)
+    return ours, peer, err
+
+
+def _quaternion_rate(quat, w):
+    x, y, z, s = quat
+    wx, wy, wz = 0.5 * w
+    return np.array([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz,
+                     s * wz + x * wy - y * wx, -x * wx - y * wy - z * wz])
+
+
+def bench_floating_fall(mech, repeats: int, tol: float = 1e-9):
+    """A 10 s free fall of a floating mechanism (a free root, then revolute and prismatic
+    joints) from home, tumbling and its joints moving (a fixed random start: from rest
+    a floating body falls as one piece, which needs no integration to speak of): ours vs
+    Pinocchio's aba stepped by SciPy's DOP853; (ours s, peer s, largest difference of
+    the joint values at the end)."""
+    model, ids = pinocchio_tree_model(mech)
+    data = model.createData()
+    nq, nv = model.nq, model.nv
+    assert model.joints[1].shortname() == "JointModelFreeFlyer" and nq == nv + 1
+    zero = np.zeros(nv)
+
+    def f(t, y):
+        q, v = y[:nq], y[nq:]
+        qdot = np.empty(nq)
+        R = pin.Quaternion(q[3:7]).matrix()
+        qdot[:3] = R @ v[:3]
+        qdot[3:7] = _quaternion_rate(q[3:7], v[3:6])
+        qdot[7:] = v[6:]
+        return np.concatenate([qdot, pin.aba(model, data, q, v, zero)])
+
+    v0 = 0.5 * np.random.default_rng(9).normal(size=nv)
+    y0 = np.concatenate([q_to_pin(mech, model, ids, mech.q_home), v_to_pin(mech, model, ids,
+                                                                           v0)])
+    grid = np.linspace(0, 10, 1001)
+    simulate(mech, 0.05, qd0=v0, rtol=tol, atol=tol, stops=False)
+    ours = best_time(lambda: simulate(mech, 10.0, qd0=v0, rtol=tol, atol=tol, dt_out=0.01,
+                                      stops=False), repeats)
+    peer = best_time(lambda: solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid,
+                                       rtol=tol, atol=tol), repeats)
+    a = simulate(mech, 10.0, qd0=v0, rtol=tol, atol=tol, dt_out=0.01, stops=False)
+    b = solve_ivp(f, (0, 10), y0, method="DOP853", t_eval=grid, rtol=tol, atol=tol)
+    err = float(np.abs(a.q[-1, 7:] - q_from_pin(mech, model, ids, b.y[:nq, -1])[7:]).max())
+    return ours, peer, err
+
+
+def function_evaluation_cost(mech, repeats: int) -> float:
+    """One evaluation of the accelerations from positions and velocities as a run does
+    it (forward dynamics with the force elements' wrenches and, with loops, the
+    multipliers), s: a 1 s run from a moving start (the model's home, joint rates from a
+    fixed random draw, made consistent with the loops), its wall time over its
+    right-hand-side evaluations (the integrator's own work included, the call from
+    Python not)."""
+    from armdyn.core import velocity_transformation
+    k = mech.kernel
+    v0 = 0.3 * np.random.default_rng(9).normal(size=k.nv)
+    if k.nl:
+        vt = velocity_transformation(mech, mech.q_home)
+        v0 = vt.R @ v0[list(vt.rates)]
+    y0 = np.concatenate([mech.q_home, v0])
+    grid = np.array([0.0, 1.0])
+    integrate(mech, y0, grid, rtol=1e-9, atol=1e-9)  # compiled before timing
+    nfev = integrate(mech, y0, grid, rtol=1e-9, atol=1e-9)[3][0]
+    return best_time(lambda: integrate(mech, y0, grid, rtol=1e-9, atol=1e-9), repeats) / nfev
+
+
 def verdict(title: str, times: str, ratio: float, target: float, extra: str = "") -> bool:
     """Print one line of a ratio target; True if met."""
     ok = ratio <= target
@@ -399,6 +516,35 @@ def main() -> int:
     verdicts.append(verdict("   the same in plain Python: the cost of a call",
                             f"{extra * 1e6:5.2f} us more per evaluation ({calls} calls); "
                             f"the function alone {own * 1e6:.2f} us", extra / own, 2.0))
+
+    print("\n9. floating systems")
+    erd = example_robot_data()
+    if erd is None:
+        print("   example-robot-data is not installed: the floating humanoid is skipped")
+    else:
+        ours, peer, err = bench_floating_fd(erd / "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+                                            reps)
+        verdicts.append(verdict("   one forward_dynamics call, G1 humanoid floating",
+                                f"ours {ours * 1e6:8.2f} us   aba  {peer * 1e6:8.2f} us",
+                                ours / peer, 1.0, f"max |qdd diff| {err:.1e}"))
+    models = {stem: ROOT / "robots" / f"{stem}.toml" for stem in FLOATING_MODELS}
+    human = models.get(HUMAN)
+    if human is not None and human.exists():
+        mech = load_mechanism(human)
+        ours, peer, err = bench_floating_fall(mech, max(2, reps // 2))
+        verdicts.append(verdict(f"   10 s free fall of the human ({mech.nv} DOF), tol 1e-9",
+                                f"ours {ours * 1e3:8.2f} ms   aba+DOP853 {peer * 1e3:7.2f} ms",
+                                ours / peer, 0.25, f"max |q diff| at 10 s {err:.1e}"))
+    print("   one function evaluation (accelerations from positions and velocities), "
+          "beside seed 002 Table 8.5 (ms, 1990):")
+    print("   model             ours (ms)   book: penalty   book: formulation B")
+    for stem, book in FLOATING_MODELS.items():
+        path = models[stem]
+        if not path.exists():
+            continue
+        mech = load_mechanism(path)
+        cost = function_evaluation_cost(mech, reps)
+        print(f"   {stem:16s} {cost * 1e3:10.4f}   {book[0]:13.2f}   {book[1]:19.2f}")
 
     print(f"\n{sum(verdicts)} of {len(verdicts)} targets met")
     return 0 if all(verdicts) else 1

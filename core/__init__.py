@@ -31,9 +31,11 @@ from .errors import (
     SingularMassMatrixError,
 )
 from .algorithms.kinematics import Kinematics, forward_kinematics
+from .algorithms.momentum import Momentum, center_of_mass, momentum
 from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
 from .model.model import Model
-from .model.parts import Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement
+from .model.parts import (Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement,
+                          Road, SpringDamper, Tyre)
 from .model.robot import Robot
 from .model.mechanism import Mechanism
 from .algorithms.loops import (
@@ -96,6 +98,10 @@ __all__ = [
     "warm_up", "warm_up_display", "JointStops", "PointPull",
     # sweeps over a grid of changes (core.sweeps)
     "sweep", "InverseRun", "FreeFallRun", "SweepCancelled", "SweepError",
+    # the whole system's mass centre and momentum (core.algorithms.momentum)
+    "Momentum", "center_of_mass", "momentum",
+    # force elements (core.model.parts, core.kernels.elements)
+    "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
     "IKResult", "solve_position", "tool_jacobian",
     # the homogeneous 4x4 matrix formulation (seed 004, core.algorithms.matrix_dynamics)

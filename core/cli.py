@@ -78,6 +78,13 @@ def _pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
     if text is None:
         return None
     n = model.n
+    several = [name for name, kind in zip(model.joint_names, model.joint_types)
+               if not kind.is_dh]
+    if several:
+        raise _UsageError(f"{what}: joint values on the command line are one per revolute or "
+                          f"prismatic joint; joint {several[0]!r} is "
+                          f"{model.joint_types[model.joint_index(several[0])].value}: set "
+                          "this model's state from Python (docs/floating-bases.md)")
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
@@ -155,6 +162,8 @@ def _parser() -> _Parser:
     common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
     common.add_argument("--units", choices=("deg", "rad"), default="deg",
                         help="unit of revolute joint values on the command line (deg)")
+    common.add_argument("--floating-base", action="store_true",
+                        help="a URDF's root link floats on a free joint (docs/floating-bases.md)")
     inv = sub.add_parser("inverse", parents=[common],
                          help="joint torques along a cycloidal motion (seed 001 eq. 22)")
     inverse_options(inv)
@@ -254,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = _parser().parse_args(argv)
         _check_output(args.output)
         path = model_path(args.robot)  # a file, or a bundled model's short name
-        robot = load_urdf(path) if is_urdf(path) else load_mechanism(path)
+        robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \
+            else load_mechanism(path)
         if args.command == "sweep":
             from .sweep_cli import run_sweep
             return run_sweep(args, robot)

@@ -62,17 +62,19 @@ class RobotError(ArmDynError, ValueError):
 
 
 class MechanismError(ArmDynError, ValueError):
-    """Invalid mechanism data: names the chain, the link (1-based in its chain), the loop
-    and the field, whichever apply.
+    """Invalid mechanism data: names the chain, the link (1-based in its chain), the loop,
+    the force element and the field, whichever apply.
 
     ``str(err)`` reads ``"chain 'left leg', link 2 ('thigh'), field 'mass': must be > 0"``
     or ``"loop 'C', field 'links': 'rockr' is not a link of this mechanism"``.
     """
 
     def __init__(self, reason: str, *, chain: str | None = None, loop: str | None = None,
-                 link: int | None = None, link_name: str = "", field: str = "") -> None:
+                 link: int | None = None, link_name: str = "", field: str = "",
+                 element: str | None = None) -> None:
         self.chain = chain
         self.loop = loop
+        self.element = element
         self.link = link
         self.link_name = link_name
         self.field = field
@@ -85,6 +87,8 @@ class MechanismError(ArmDynError, ValueError):
             parts.append(f"chain {self.chain!r}")
         if self.loop is not None:
             parts.append(f"loop {self.loop!r}")
+        if self.element is not None:
+            parts.append(f"force element {self.element!r}")
         if self.link is not None:
             parts.append(f"link {self.link}" + (f" ({self.link_name!r})" if self.link_name else ""))
         if self.field:
@@ -182,17 +186,18 @@ class SimulationCancelled(ArmDynError):
 
 class MechanismFileError(RobotFileError):
     """A mechanism (or robot) file could not be read or written; the only error
-    `load_mechanism` raises. Names the file, then the chain, loop, link and field
-    that apply: ``"<path>: loop 'C', field 'links': 'rockr' is not a link"``.
+    `load_mechanism` raises. Names the file, then the chain, loop, force element, link
+    and field that apply: ``"<path>: loop 'C', field 'links': 'rockr' is not a link"``.
     """
 
     def __init__(self, path: str, reason: str, *, chain: str | None = None,
                  loop: str | None = None, link: int | None = None, link_name: str = "",
-                 field: str = "") -> None:
+                 field: str = "", element: str | None = None) -> None:
         self.chain = chain
         self.loop = loop
+        self.element = element
         inner = MechanismError(reason, chain=chain, loop=loop, link=link, link_name=link_name,
-                               field=field)
+                               field=field, element=element)
         ArmDynError.__init__(self, f"{path}: {inner}")
         self.path = str(path)
         self.link = link

@@ -219,6 +219,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except RobotFileError as e:
             report_startup_error(str(e), dialog=not _scripted(args))
             return 2
+        from armdyn.gui.model.support import unsupported_reason
+        reason = unsupported_reason(robot)
+        if reason is not None:
+            report_startup_error(f"{args.robot}: {reason}", dialog=not _scripted(args))
+            return 2
     if _scripted(args):
         for warning in getattr(robot, "warnings", ()):
             print(f"armdyn: warning: {warning}", file=sys.stderr)

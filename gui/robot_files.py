@@ -25,6 +25,7 @@ from armdyn.core import RobotFileError
 from armdyn.core.io.bundled import ROBOTS_DIR, is_bundled
 from .model.document import RobotDocument
 from .model.draft import new_robot
+from .model.support import unsupported_reason
 from .error_report import show_error, show_warnings
 from armdyn.core.io.model_files import is_urdf, load_model, save_model
 from .model.recent_files import RecentFiles
@@ -89,6 +90,10 @@ class RobotFiles(QObject):
             self.error("Cannot open robot file", str(e))
             if not path.exists():
                 self.recent.remove(path)
+            return False
+        reason = unsupported_reason(robot)
+        if reason is not None:
+            self.error("Cannot show this model in the window", f"{path}: {reason}")
             return False
         self._doc.load(robot, path)
         self.recent.add(path)

@@ -70,7 +70,10 @@ def _rpy_rotation(rpy):
 
 
 def _row_rest(link) -> pin.SE3:
-    """X_k: moved joint frame -> link k's own frame (the DH row without the joint)."""
+    """X_k: moved joint frame -> link k's own frame (the DH row without the joint; the
+    identity for a joint of several degrees of freedom, whose moved frame is the link's)."""
+    if link.joint.value in ("spherical", "universal", "free"):
+        return pin.SE3.Identity()
     if link.is_revolute:
         return pin.SE3(_rot_x(link.alpha), np.array([link.a, 0.0, link.b]))
     Rz = _rot_z(link.theta)
@@ -89,6 +92,9 @@ def _tree_structure(mech):
                 place = pin.SE3(_rpy_rotation(chain.base.rpy), np.array(chain.base.xyz, float))
             else:
                 parent, place = len(rows) - 1, None
+            if link.joint.value in ("spherical", "universal", "free"):
+                own = pin.SE3(_rpy_rotation(link.rpy), np.array(link.xyz, float))
+                place = own if place is None else place * own
             rows.append((link, parent, place))
     return rows
 
@@ -145,7 +151,12 @@ def pinocchio_tree_model(mech, loops=(), q=None) -> tuple[pin.Model, list[int]]:
             parent_jid, placement = 0, pin.SE3.Identity()
         if place is not None:
             placement = placement * place
-        joint = pin.JointModelRZ() if link.is_revolute else pin.JointModelPZ()
+        if link.joint.value == "universal":
+            # Rz(q1) then Rx(q2) about the moved x: two revolute joints through one
+            # point, the first carrying no mass
+            jid = model.addJoint(parent_jid, pin.JointModelRZ(), placement, link.name + ":z")
+            parent_jid, placement = jid, pin.SE3.Identity()
+        joint = _PIN_JOINTS[link.joint.value]()
         jid = model.addJoint(parent_jid, joint, placement, link.name)
         model.appendBodyToJoint(jid, inertias[k], pin.SE3.Identity())
         model.addFrame(pin.Frame(link.name, jid, 0, _row_rest(link), pin.FrameType.OP_FRAME))
@@ -153,9 +164,75 @@ def pinocchio_tree_model(mech, loops=(), q=None) -> tuple[pin.Model, list[int]]:
     return model, joint_ids
 
 
+_PIN_JOINTS = {"revolute": pin.JointModelRZ, "prismatic": pin.JointModelPZ,
+               "spherical": pin.JointModelSpherical, "universal": pin.JointModelRX,
+               "free": pin.JointModelFreeFlyer}
+
+
 def joint_permutation(model: pin.Model, joint_ids) -> np.ndarray:
-    """perm[k] = index in Pinocchio's q (and v) of core joint k."""
+    """perm[k] = index in Pinocchio's v of core joint k's first rate (1-DOF joints)."""
     return np.array([model.idx_vs[jid] for jid in joint_ids], dtype=int)
+
+
+# ----------------------------------------------------------------------------------
+# Joints of several degrees of freedom: the core's q and rate layouts against
+# Pinocchio's. q is the same for every joint kind ([x, y, z, qx, qy, qz, qw] free,
+# [qx, qy, qz, qw] spherical), a universal joint is Pinocchio's RZ then RX. The core's
+# free-joint rates are [omega; v] in the body frame (v of the body origin), Pinocchio's
+# [v; omega]: the two halves swap, for rates, accelerations and forces alike.
+# ----------------------------------------------------------------------------------
+
+def _index_maps(mech, model: pin.Model, joint_ids):
+    """(core q index -> pin q index, core rate index -> pin v index), both arrays."""
+    qi, vi = [], []
+    links = [link for chain in mech.chains for link in chain.links]
+    for link, jid in zip(links, joint_ids):
+        iq, iv = model.idx_qs[jid], model.idx_vs[jid]
+        kind = link.joint.value
+        if kind == "free":
+            qi += list(range(iq, iq + 7))
+            vi += [iv + 3, iv + 4, iv + 5, iv, iv + 1, iv + 2]
+        elif kind == "spherical":
+            qi += list(range(iq, iq + 4))
+            vi += [iv, iv + 1, iv + 2]
+        elif kind == "universal":
+            first = jid - 1  # the RZ joint added just before
+            qi += [model.idx_qs[first], iq]
+            vi += [model.idx_vs[first], iv]
+        else:
+            qi.append(iq)
+            vi.append(iv)
+    return np.array(qi, dtype=int), np.array(vi, dtype=int)
+
+
+def q_to_pin(mech, model, joint_ids, q) -> np.ndarray:
+    qi, _ = _index_maps(mech, model, joint_ids)
+    out = pin.neutral(model)
+    out[qi] = np.asarray(q, dtype=float)
+    return out
+
+
+def q_from_pin(mech, model, joint_ids, qp) -> np.ndarray:
+    qi, _ = _index_maps(mech, model, joint_ids)
+    return np.asarray(qp, dtype=float)[qi]
+
+
+def v_to_pin(mech, model, joint_ids, v) -> np.ndarray:
+    _, vi = _index_maps(mech, model, joint_ids)
+    out = np.zeros(model.nv)
+    out[vi] = np.asarray(v, dtype=float)
+    return out
+
+
+def v_from_pin(mech, model, joint_ids, v) -> np.ndarray:
+    _, vi = _index_maps(mech, model, joint_ids)
+    return np.asarray(v, dtype=float)[vi]
+
+
+def mass_matrix_from_pin(mech, model, joint_ids, M) -> np.ndarray:
+    M = np.triu(M) + np.triu(M, 1).T
+    _, vi = _index_maps(mech, model, joint_ids)
+    return M[np.ix_(vi, vi)]
 
 
 def core_to_pin(model: pin.Model, joint_ids, x) -> np.ndarray:
@@ -403,3 +480,54 @@ def pinocchio_constrained_fd(mech, q, qd, tau, loops=None, planar: bool | None =
     settings = pin.ProximalSettings(*prox)
     a = pin.constraintDynamics(model, data, q_pin, v_pin, tau_pin, constraints, datas, settings)
     return pin_to_core(model, joint_ids, a)
+
+
+# ----------------------------------------------------------------------------------
+# Free falls with Pinocchio's dynamics
+# ----------------------------------------------------------------------------------
+
+def quaternion_rate(quat, w):
+    """d/dt of [x, y, z, w] under the body-frame angular velocity w: q (x) [w/2; 0]."""
+    x, y, z, s = quat
+    wx, wy, wz = 0.5 * np.asarray(w)
+    return np.array([s * wx + y * wz - z * wy, s * wy + z * wx - x * wz,
+                     s * wz + x * wy - y * wx, -x * wx - y * wy - z * wz])
+
+
+def pin_configuration_rate(model, qp, vp):
+    """dq/dt of Pinocchio's q: quaternion components under the body-frame angular
+    velocity, the free flyer's position under R v; the other joints' rates."""
+    qdot = np.zeros(model.nq)
+    for j in range(1, model.njoints):
+        joint = model.joints[j]
+        iq, iv = joint.idx_q, joint.idx_v
+        name = joint.shortname()
+        if name == "JointModelFreeFlyer":
+            quat = qp[iq + 3:iq + 7]
+            qdot[iq:iq + 3] = pin.Quaternion(quat).matrix() @ vp[iv:iv + 3]
+            qdot[iq + 3:iq + 7] = quaternion_rate(quat, vp[iv + 3:iv + 6])
+        elif name == "JointModelSpherical":
+            qdot[iq:iq + 4] = quaternion_rate(qp[iq:iq + 4], vp[iv:iv + 3])
+        elif joint.nq == 2 and joint.nv == 1:  # a continuous joint's (cos, sin)
+            qdot[iq], qdot[iq + 1] = -qp[iq + 1] * vp[iv], qp[iq] * vp[iv]
+        else:
+            qdot[iq] = vp[iv]
+    return qdot
+
+
+def pinocchio_free_fall(model, data, qp0, vp0, t_out, rtol: float = 1e-11,
+                        atol: float = 1e-11) -> np.ndarray:
+    """(S, nq + nv) Pinocchio states [q; v] of a free fall from (qp0, vp0) at t_out:
+    its aba stepped by SciPy's DOP853 on [q; v], quaternion components moving by their
+    kinematic equation (not a chart): an integration independent of ArmDyn's."""
+    from scipy.integrate import solve_ivp
+
+    def f(t, y):
+        qp, vp = y[:model.nq], y[model.nq:]
+        a = pin.aba(model, data, qp, vp, np.zeros(model.nv))
+        return np.concatenate([pin_configuration_rate(model, qp, vp), a])
+
+    sol = solve_ivp(f, (t_out[0], t_out[-1]), np.concatenate([qp0, vp0]), method="DOP853",
+                    t_eval=t_out, rtol=rtol, atol=atol)
+    assert sol.success, sol.message
+    return sol.y.T

@@ -125,7 +125,36 @@ def random_link(rng: np.random.Generator, joint: JointType) -> Link:
                 inertia=random_inertia(rng))
 
 
+def random_unit_quaternion(rng: np.random.Generator) -> tuple[float, ...]:
+    """[qx, qy, qz, qw], uniformly random."""
+    x = rng.normal(size=4)
+    return tuple(float(v) for v in x / np.linalg.norm(x))
+
+
+def random_joint_of_several(rng: np.random.Generator, joint: JointType) -> Link:
+    """A spherical, universal or free joint's link: random placement, home values,
+    mass and inertia."""
+    if joint == JointType.UNIVERSAL:
+        home = tuple(float(v) for v in rng.uniform(-math.pi, math.pi, 2))
+    elif joint == JointType.SPHERICAL:
+        home = random_unit_quaternion(rng)
+    else:
+        home = tuple(float(v) for v in rng.uniform(-1.0, 1.0, 3)) + random_unit_quaternion(rng)
+    return Link(joint=joint, xyz=tuple(float(v) for v in rng.uniform(-0.5, 0.5, 3)),
+                rpy=tuple(float(v) for v in rng.uniform(-math.pi, math.pi, 3)), home=home,
+                mass=float(rng.uniform(0.1, 10.0)),
+                com=tuple(_maybe_zero(rng, c) for c in rng.uniform(-0.5, 0.5, 3)),
+                inertia=random_inertia(rng))
+
+
+def any_link(rng: np.random.Generator, joint: JointType) -> Link:
+    """A random link on a joint of any kind."""
+    return random_link(rng, joint) if joint.is_dh else random_joint_of_several(rng, joint)
+
+
 JOINT_KINDS = {
+    "several": st.sampled_from([JointType.REVOLUTE, JointType.PRISMATIC, JointType.SPHERICAL,
+                                JointType.UNIVERSAL, JointType.SPHERICAL]),
     "mixed": st.sampled_from([JointType.REVOLUTE, JointType.PRISMATIC]),
     "revolute": st.just(JointType.REVOLUTE),
     "prismatic": st.just(JointType.PRISMATIC),
@@ -165,6 +194,26 @@ def random_state(rng: np.random.Generator, robot: Robot, scale: float = 1.0):
     q = np.where(robot.is_revolute, rng.uniform(-2 * math.pi, 2 * math.pi, n),
                  rng.uniform(-1.5, 1.5, n))
     return q, scale * rng.uniform(-3.0, 3.0, n), scale * rng.uniform(-5.0, 5.0, n)
+
+
+def random_state_of_any(rng: np.random.Generator, mech, scale: float = 1.0):
+    """(q (nq,), qd (nv,), qdd (nv,)) for a model with joints of any kind: DH rows as
+    `random_state`, random unit quaternions, universal angles in [-pi, pi], free
+    positions in [-1, 1] m; rates times `scale`."""
+    q = []
+    for link in mech.links:
+        if link.joint == JointType.REVOLUTE:
+            q.append(rng.uniform(-2 * math.pi, 2 * math.pi))
+        elif link.joint == JointType.PRISMATIC:
+            q.append(rng.uniform(-1.5, 1.5))
+        elif link.joint == JointType.UNIVERSAL:
+            q += list(rng.uniform(-math.pi, math.pi, 2))
+        elif link.joint == JointType.SPHERICAL:
+            q += list(random_unit_quaternion(rng))
+        else:
+            q += list(rng.uniform(-1.0, 1.0, 3)) + list(random_unit_quaternion(rng))
+    nv = mech.nv
+    return (np.array(q), scale * rng.uniform(-3.0, 3.0, nv), scale * rng.uniform(-5.0, 5.0, nv))
 
 
 @st.composite
@@ -229,7 +278,7 @@ def random_placement(rng: np.random.Generator):
 
 @st.composite
 def random_tree(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "mixed",
-                gravity: bool = True, max_chains: int = 8):
+                gravity: bool = True, max_chains: int = 8, floating: bool = False):
     """A random valid tree Mechanism (no loops) with min_joints..max_joints joints.
 
     Hypothesis draws the structure: the number of joints, how they split into chains,
@@ -237,7 +286,9 @@ def random_tree(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "
     or on any link of a chain attached before it; since the joint order is the chains'
     given order, a chain often hangs on a link of a later chain) and where each one
     hangs. A seeded numpy generator draws the numbers: DH rows, inertias and random
-    base placements with rpy."""
+    base placements with rpy. joints="several" mixes in spherical and universal joints;
+    floating=True puts the root of the first chain hung on the base on a free joint
+    (every other chain on the base stays fixed to it)."""
     n = draw(st.integers(min_joints, max_joints))
     c = draw(st.integers(1, min(n, max_chains)))
     cuts = sorted(draw(st.sets(st.integers(1, n - 1), min_size=c - 1, max_size=c - 1))) \
@@ -257,11 +308,15 @@ def random_tree(draw, min_joints: int = 1, max_joints: int = 30, joints: str = "
         available += names[ci]
     chains, k = [], 0
     for ci in range(c):
-        links = tuple(replace_name(random_link(rng, kinds[k + i]), names[ci][i])
+        links = tuple(replace_name(any_link(rng, kinds[k + i]), names[ci][i])
                       for i in range(lengths[ci]))
         k += lengths[ci]
         chains.append(Chain(f"chain{ci}", links, parent=parents[ci],
                             base=random_placement(rng)))
+    if floating:  # the first chain attached hangs on the base: its root goes free
+        first = attach[0]
+        root = replace_name(random_joint_of_several(rng, JointType.FREE), names[first][0])
+        chains[first] = replace(chains[first], links=(root,) + chains[first].links[1:])
     return Mechanism(name="random tree", chains=tuple(chains), gravity=g, angle_unit="rad")
 
 

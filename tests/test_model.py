@@ -108,13 +108,13 @@ def test_compiled_and_numpy_views_lay_the_fields_at_the_same_places():
     k = mech.kernel
     ws = new_workspace(k)
     assert _mark_four_fields(k.F, k.I, ws) == k.n + k.m
-    D = DATA_FIELDS.numpy_views((ws,), n=k.n, nv=k.nv, m=k.m)
+    D = DATA_FIELDS.numpy_views((ws,), n=k.n, nv=k.nv, m=k.m, ne=k.ne)
     assert (D.Rj[0, 0, 0], D.J[0, 0], D.delassus[-1, -1], D.chol[0]) == (1.0, 2.0, 3.0, 4.0)
     assert np.count_nonzero(ws) == 4
     # the model's numpy views read the counts and the joint table where the kernels do
     v = k.views
     assert (v.n, v.nq, v.nv, v.nl, v.m) == (k.n, k.nq, k.nv, k.nl, k.m)
-    assert list(v.counts) == [k.n, k.nq, k.nv, k.nl, k.m, k.ni]
+    assert list(v.counts) == [k.n, k.nq, k.nv, k.nl, k.m, k.ni, k.ne, k.nr]
     assert list(v.iq) == list(range(k.n)) and list(v.iv) == list(range(k.n))
 
 
@@ -125,7 +125,7 @@ def test_a_buffer_shorter_than_its_fields_is_an_error_not_a_view_past_its_end():
     with pytest.raises(IndexError, match="shorter than its fields"):
         _mark_four_fields(k.F, k.I, short)
     with pytest.raises(IndexError, match="past the end"):
-        DATA_FIELDS.numpy_views((short,), n=k.n, nv=k.nv, m=k.m)
+        DATA_FIELDS.numpy_views((short,), n=k.n, nv=k.nv, m=k.m, ne=k.ne)
 
 
 def test_the_documented_tables_are_the_declared_fields():

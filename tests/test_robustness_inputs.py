@@ -76,6 +76,8 @@ def _cases():
          ("q", "qd")),
         ("gravity_torques", core.gravity_torques, dict(model=PUMA, q=q), ("q",)),
         ("energy", core.energy, dict(model=PUMA, q=q, qd=qd), ("q", "qd")),
+        ("center_of_mass", core.center_of_mass, dict(model=PUMA, q=q), ("q",)),
+        ("momentum", core.momentum, dict(model=PUMA, q=q, v=qd), ("q", "v")),
         ("forward_kinematics", core.forward_kinematics, dict(model=PUMA, q=q), ("q",)),
         ("tool_jacobian", core.tool_jacobian, dict(model=PUMA, q=q), ("q",)),
         ("solve_position", core.solve_position,

@@ -437,8 +437,11 @@ def one_joint(joint: str, extra: str = "", child_body: str = _BODY) -> str:
 
 _LIMIT = '<limit lower="-1" upper="1" effort="1" velocity="1"/>'
 REFUSED = {
-    "floating": (one_joint('<joint name="free" type="floating"><parent link="base"/>'
-                           '<child link="arm"/></joint>'), "free", "type", "floating joint"),
+    "floating below a moving link": (one_joint(
+        '<joint name="j" type="revolute"><parent link="base"/><child link="arm"/>'
+        f'{_LIMIT}</joint><joint name="free" type="floating"><parent link="arm"/>'
+        '<child link="hand"/></joint>', extra=f'<link name="hand">{_BODY}</link>'),
+        "free", "type", "a floating joint below a moving link"),
     "planar": (one_joint('<joint name="table" type="planar"><parent link="base"/>'
                          '<child link="arm"/></joint>'), "table", "type", "planar joint"),
     "mimic": (one_joint('<joint name="j" type="revolute"><parent link="base"/><child '

@@ -1,7 +1,10 @@
 """Dynamics of closed chains: constrained forward dynamics (two methods), the cut-joint
 forces, and the inverse dynamics of Saha's subsystem recursion (seed 001 Sec 4).
 
-Notation: q (n,) are the joints of the spanning tree, J (m, n) the loop Jacobian and
+Notation: q (nq,) are the joint values of the spanning tree and qd, qdd, tau (nv,) its
+rates, accelerations and forces (nq = nv = n for revolute and prismatic joints; a
+spherical or free joint has a quaternion in q, `core.kernels.joints`), J (m, nv) the
+loop Jacobian and
 gamma = J' qd (`core.algorithms.loops`), lambda (m,) the cut-joint forces along the
 closure rows (`constraint_row_labels`). The tree obeys
 
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import MechanismError, SingularConfigurationError
+from ..errors import ArgumentError, MechanismError, SingularConfigurationError
 from ..kernels.data import thread_workspace
 from ..kernels.dynamics import constrained_batch
 from ..model.arguments import (finite_result, joint_rows, joint_vector, link_wrenches,
@@ -54,10 +57,10 @@ from .tree_dynamics import mass_matrix, singular_error, tree_inverse_dynamics
 
 def kkt_forward_dynamics(model, q, qd, tau, f_ext=None):
     """(qdd, lam): accelerations and cut-joint forces by the UDU^T Lagrange-multiplier
-    method, for single states (n,) or batches (T, n)."""
+    method, for single states (q (nq,), qd, tau (nv,)) or batches (T rows of each)."""
     k = model_of(model).kernel
-    (Q, Qd, Tau), single = joint_rows(k.n, q=q, qd=qd, tau=tau)
-    qdd = np.empty_like(Q)
+    (Q, Qd, Tau), single = joint_rows((k.nq, k.nv), q=q, qd=qd, tau=tau)
+    qdd = np.empty_like(Qd)
     lam = np.empty((Q.shape[0], k.m))
     bad = constrained_batch(k.F, k.I, thread_workspace(k), Q, Qd, Tau,
                             link_wrenches(f_ext, k.n, Q.shape[0]), qdd, lam)
@@ -97,17 +100,17 @@ def constrained_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext
 def _kkt_dense(model, q, qd, tau, f_ext):
     """The same Lagrange-multiplier system with the composite-body GIM (dense)."""
     k = model_of(model).kernel
-    q = joint_vector(q, k.n, "q")
-    qd = joint_vector(qd, k.n, "qd")
-    tau = joint_vector(tau, k.n, "tau")
+    q = joint_vector(q, k.nq, "q")
+    qd = joint_vector(qd, k.nv, "qd")
+    tau = joint_vector(tau, k.nv, "tau")
     M = mass_matrix(model, q)
-    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.n), f_ext)  # bias forces, gravity in
+    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.nv), f_ext)  # bias forces, gravity in
     J = loop_jacobian(model, q)
     gamma = loop_acceleration_term(model, q, qd)
     m = J.shape[0]
     K = np.block([[M, J.T], [J, np.zeros((m, m))]])
     sol = np.linalg.lstsq(K, np.concatenate([tau - h, -gamma]), rcond=1e-12)[0]
-    return sol[:k.n], -sol[k.n:]
+    return sol[:k.nv], -sol[k.nv:]
 
 
 def cut_joint_forces(model, q, qd, tau, f_ext=None) -> np.ndarray:
@@ -125,14 +128,21 @@ def cut_joint_forces(model, q, qd, tau, f_ext=None) -> np.ndarray:
 class VelocityTransformation:
     """qd = R zd and qdd = R zdd + S_c at one state (Jalon eqs. 8.36, 8.119).
 
-    R   : (n, ni) column k = the tree joint rates of a unit rate of independent joint k
-    S_c : (n,)    the tree accelerations at zdd = 0 (from gamma)
-    independent : (ni,) the independent joints (indices into q)
+    R   : (nv, nz) column k = the tree joint rates of a unit rate k of the independent
+          joints (one column per rate: a spherical joint has three)
+    S_c : (nv,)    the tree accelerations at zdd = 0 (from gamma)
+    independent : (ni,) the independent joints (joint indices)
+    rates : (nz,) their rates: the rows of qd that zd holds (`Model.rates_of`)
     """
 
     R: np.ndarray
     S_c: np.ndarray
     independent: tuple[int, ...]
+    rates: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.rates:  # one-degree-of-freedom joints: the joints' own indices
+            object.__setattr__(self, "rates", tuple(self.independent))
 
 
 def velocity_transformation(model, q, qd=None, independent=None) -> VelocityTransformation:
@@ -140,32 +150,35 @@ def velocity_transformation(model, q, qd=None, independent=None) -> VelocityTran
     rows are redundant). `independent`: joint indices (default: the model's). Raises
     SingularConfigurationError when the independent joints no longer fix the motion
     (J_d loses column rank: a type-II singularity)."""
-    k = model_of(model).kernel
-    n = k.n
-    q = joint_vector(q, n, "q")
-    z = sorted(independent if independent is not None else model_of(model).independent)
-    d = [j for j in range(n) if j not in z]
+    m = model_of(model)
+    k = m.kernel
+    nv = k.nv
+    q = joint_vector(q, k.nq, "q")
+    joints = sorted(independent if independent is not None else m.independent)
+    z = m.rates_of(joints)  # the independent rates
+    d = [r for r in range(nv) if r not in set(z)]
     J = loop_jacobian(model, q)
-    R = np.zeros((n, len(z)))
+    R = np.zeros((nv, len(z)))
     R[z, range(len(z))] = 1.0
-    S_c = np.zeros(n)
+    S_c = np.zeros(nv)
     if not d:
-        return VelocityTransformation(R, S_c, tuple(z))
+        return VelocityTransformation(R, S_c, tuple(joints), tuple(z))
     Jd, Jz = J[:, d], J[:, z]
     s = np.linalg.svd(Jd, compute_uv=False)
     if s.size == 0 or s[-1] <= RANK_TOL * max(1.0, s[0]) or len(d) > J.shape[0]:
         cond = np.inf if s.size == 0 or s[-1] == 0 else s[0] / s[-1]
+        dependent = sorted({int(j) for j in m.rate_joint[d]})
         raise SingularConfigurationError(
-            f"the independent joints ({', '.join(_names(model, z))}) no longer fix the "
-            f"motion of {', '.join(_names(model, d))} (loop Jacobian of the dependent "
-            f"joints has condition number {cond:.3g}): a parallel (type-II) singularity",
-            q=q.copy())
+            f"the independent joints ({', '.join(_names(model, joints))}) no longer fix "
+            f"the motion of {', '.join(_names(model, dependent))} (loop Jacobian of the "
+            f"dependent joints has condition number {cond:.3g}): a parallel (type-II) "
+            "singularity", q=q.copy())
     pinv = np.linalg.pinv(Jd, rcond=RANK_TOL)
     R[d] = -pinv @ Jz
     if qd is not None:
-        gamma = loop_acceleration_term(model, q, joint_vector(qd, n, "qd"))
+        gamma = loop_acceleration_term(model, q, joint_vector(qd, nv, "qd"))
         S_c[d] = -pinv @ gamma
-    return VelocityTransformation(R, S_c, tuple(z))
+    return VelocityTransformation(R, S_c, tuple(joints), tuple(z))
 
 
 def _names(model, joints) -> list[str]:
@@ -181,14 +194,14 @@ def reduced_mass_matrix(model, q) -> np.ndarray:
 
 
 def minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext=None) -> np.ndarray:
-    """qdd (n,) from (R^T M R) zdd = R^T (tau - h - M S_c), qdd = R zdd + S_c."""
+    """qdd (nv,) from (R^T M R) zdd = R^T (tau - h - M S_c), qdd = R zdd + S_c."""
     k = model_of(model).kernel
-    q = joint_vector(q, k.n, "q")
-    qd = joint_vector(qd, k.n, "qd")
-    tau = joint_vector(tau, k.n, "tau")
+    q = joint_vector(q, k.nq, "q")
+    qd = joint_vector(qd, k.nv, "qd")
+    tau = joint_vector(tau, k.nv, "tau")
     vt = velocity_transformation(model, q, qd)
     M = mass_matrix(model, q)
-    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.n), f_ext)
+    h = tree_inverse_dynamics(model, q, qd, np.zeros(k.nv), f_ext)
     Mr = vt.R.T @ M @ vt.R
     zdd = np.linalg.solve(Mr, vt.R.T @ (tau - h - M @ vt.S_c))
     return vt.R @ zdd + vt.S_c
@@ -202,7 +215,7 @@ def minimal_coordinate_forward_dynamics(model, q, qd, tau, f_ext=None) -> np.nda
 class Subsystem:
     """One branch of the spanning tree on the base (Saha Sec 4.2).
 
-    joints   : tree joints of the subsystem (indices into q)
+    joints   : tree joints of the subsystem (joint indices)
     unknowns : what its equations are solved for, as labels ("tau 'crank'", "C x")
     determinate : whether it was solved on its own (else: by the system approach)
     order    : 1-based position in the solution sequence (the system approach shares
@@ -217,7 +230,7 @@ class Subsystem:
 
 @dataclass(frozen=True)
 class ClosedChainInverseDynamics:
-    """tau (n,): forces at the actuated joints (zeros at passive joints), N m / N;
+    """tau (nv,): forces at the actuated joints (zeros at passive joints), N m / N;
     lam (m,): the cut-joint forces (N / N m) along the closure rows;
     subsystems: how they were solved; method: "subsystem" or "system"."""
 
@@ -262,7 +275,7 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
                                   ) -> ClosedChainInverseDynamics:
     """Actuator forces and cut-joint forces of a closed chain along a consistent motion.
 
-    q, qd, qdd (n,): a state of the tree that keeps the loops closed (J qd = 0,
+    q (nq,), qd, qdd (nv,): a state of the tree that keeps the loops closed (J qd = 0,
     J qdd + gamma = 0; see `closed_chain_motion`). method "subsystem" (Saha's
     recursion, falling back to the system approach for what stays indeterminate) or
     "system" (all at once). Raises MechanismError if fewer joints are actuated than the
@@ -270,12 +283,14 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     """
     model = model_of(model)
     k = model.kernel
-    n, m = k.n, k.m
-    q = joint_vector(q, n, "q")
-    qd = joint_vector(qd, n, "qd")
-    qdd = joint_vector(qdd, n, "qdd")
+    nv, m = k.nv, k.m
+    q = joint_vector(q, k.nq, "q")
+    qd = joint_vector(qd, nv, "qd")
+    qdd = joint_vector(qdd, nv, "qdd")
     one_of(method, "method", ("subsystem", "system"))
-    actuated = list(model.actuated)
+    # the equations are per rate: a joint of several degrees of freedom has several
+    actuated = model.rates_of(model.actuated)
+    label = _rate_labels(model)
     dof = model.dof
     if len(actuated) < dof:
         raise MechanismError(f"inverse dynamics needs at least as many actuated joints as "
@@ -284,11 +299,10 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
     # RIDIM of the tree: tau* = M qdd + h - (known external wrenches), eq. 40's left side
     tau_star = tree_inverse_dynamics(model, q, qd, qdd, f_ext)
     J = loop_jacobian(model, q)
-    names = model.joint_names
     rows = constraint_row_labels(model) if m else []
     subs = subsystems_of(model)
     owners = _row_owner(model)
-    tau = np.zeros(n)
+    tau = np.zeros(nv)
     lam = np.zeros(m)
     known_rows: set[int] = set()
     solved: list[Subsystem | None] = [None] * len(subs)
@@ -299,7 +313,7 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
         for i, joints in enumerate(subs):
             if solved[i] is not None:
                 continue
-            g = list(joints)
+            g = model.rates_of(joints)
             act = [j for j in g if j in actuated]
             open_rows = [r for r in range(m) if i in owners[r] and r not in known_rows]
             # drop rows that do not touch this subsystem's joints (e.g. structurally zero)
@@ -321,13 +335,13 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
             lam[open_rows] = x[len(act):]
             known_rows.update(open_rows)
             order += 1
-            solved[i] = Subsystem(joints, tuple([f"tau {names[j]!r}" for j in act]
+            solved[i] = Subsystem(joints, tuple([label[j] for j in act]
                                                 + [rows[r] for r in open_rows]), True, order)
             progress = True
     remaining = [i for i in range(len(subs)) if solved[i] is None]
     if remaining:
         # the system approach, eqs. 43-46: every remaining equation at once
-        g = [j for i in remaining for j in subs[i]]
+        g = [r for i in remaining for r in model.rates_of(subs[i])]
         act = [j for j in g if j in actuated]
         open_rows = [r for r in range(m) if r not in known_rows]
         A = np.zeros((len(g), len(act) + len(open_rows)))
@@ -343,13 +357,22 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
         order += 1
         for i in remaining:
             joints = subs[i]
-            solved[i] = Subsystem(joints, tuple([f"tau {names[j]!r}" for j in joints
+            solved[i] = Subsystem(joints, tuple([label[j] for j in model.rates_of(joints)
                                                  if j in actuated]
                                                 + [rows[r] for r in open_rows
                                                    if i in owners[r]]), False, order)
     finite_result(tau, "the joint forces tau")
     finite_result(lam, "the cut-joint forces")
     return ClosedChainInverseDynamics(tau, lam, tuple(solved), method)
+
+
+def _rate_labels(model) -> list[str]:
+    """"tau 'crank'" per rate; "tau 'hip'[2]" for the rates of a joint of several."""
+    out = []
+    for name, kind in zip(model.joint_names, model.joint_types):
+        out += [f"tau {name!r}"] if kind.nv == 1 else \
+            [f"tau {name!r}[{c + 1}]" for c in range(kind.nv)]
+    return out
 
 
 # ----------------------------------------------------------------------------------
@@ -359,8 +382,9 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
 
 def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Tree joint values, rates and accelerations (each (S, n)) of a closed chain whose
-    driven joints (default: the actuated ones) follow z, zd, zdd (each (S, nd)).
+    """Tree joint values, rates and accelerations ((S, nq), (S, nv), (S, nv)) of a closed
+    chain whose driven joints (default: the actuated ones) follow z, zd, zdd (each
+    (S, nd), nd the driven joints' values).
 
     Position: `assemble` from the previous sample (the first from q_guess), so the
     branch of the guess is followed; velocity and acceleration: qd = R zd,
@@ -370,12 +394,19 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
     model = model_of(model)
     k = model.kernel
     driven = sorted(model.actuated if driven is None else driven)
-    (z, zd, zdd), _ = joint_rows(len(driven), z=z, zd=zd, zdd=zdd)
+    for j in driven:
+        if model.joint_types[j].nq != model.joint_types[j].nv:
+            raise ArgumentError(f"driven joint {model.joint_names[j]!r} is "
+                                f"{model.joint_types[j].value}: a motion drives joints whose "
+                                "values are their own coordinates (revolute, prismatic, "
+                                "universal)")
+    values = model.values_of(driven)
+    (z, zd, zdd), _ = joint_rows(len(values), z=z, zd=zd, zdd=zdd)
     S = z.shape[0]
-    Q, Qd, Qdd = np.empty((S, k.n)), np.empty((S, k.n)), np.empty((S, k.n))
-    guess = joint_vector(q_guess, k.n, "q_guess").copy()
+    Q, Qd, Qdd = np.empty((S, k.nq)), np.empty((S, k.nv)), np.empty((S, k.nv))
+    guess = joint_vector(q_guess, k.nq, "q_guess").copy()
     for s in range(S):
-        guess[driven] = z[s]
+        guess[values] = z[s]
         q = assemble(model, guess, independent=driven)
         vt = velocity_transformation(model, q, independent=driven)
         qd = vt.R @ zd[s]

@@ -32,7 +32,7 @@ def loop_residual(model, q) -> np.ndarray:
 
 
 def loop_jacobian(model, q) -> np.ndarray:
-    """The loop Jacobian J (m, n): J qd is the rate of the closure residual."""
+    """The loop Jacobian J (m, nv): J qd is the rate of the closure residual."""
     return closure_values(model_of(model), q, want=2)[1]
 
 
@@ -63,10 +63,10 @@ def constraint_row_units(model) -> list[str]:
 
 
 def mobility(model, q=None) -> int:
-    """Degrees of freedom at q (default q_home): n - rank J(q)."""
+    """Degrees of freedom at q (default q_home): nv - rank J(q)."""
     m = model_of(model)
     q = m.q_home if q is None else q
-    return m.n - numerical_rank(loop_jacobian(m, q))
+    return m.nv - numerical_rank(loop_jacobian(m, q))
 
 
 def assemble(model, q, *, independent=None, tolerance: float | None = None,

@@ -24,7 +24,7 @@ from ..kernels.data import data_of, new_workspace, thread_workspace
 from ..kernels.dynamics import (articulated_kernel, energy_batch, forward_dynamics_batch,
                                 forward_dynamics_composite_kernel, inverse_dynamics_batch,
                                 mass_matrix_kernel)
-from ..kernels.joints import JOINT_REVOLUTE
+from ..kernels.joints import JOINT_NV, JOINT_REVOLUTE
 from ..model.arguments import (finite_result, joint_rows, joint_vector, link_wrenches,
                                model_of, one_of)
 
@@ -33,17 +33,17 @@ def singular_error(model, q, joint: int) -> SingularMassMatrixError:
     """The error for a vanished pivot at 0-based `joint`, with the pivot's value."""
     m = model_of(model)
     abi = articulated_body_inertias(m, q, check=False)
-    return SingularMassMatrixError(joint + 1, float(abi.m_hat[joint]),
+    return SingularMassMatrixError(joint + 1, float(abi.m_hat[m.kernel.views.iv[joint]]),
                                    name=m.joint_names[joint])
 
 
 def tree_inverse_dynamics(model, q, qd, qdd, f_ext=None, gravity: bool = True) -> np.ndarray:
     """RIDIM on the model's spanning tree (loops ignored): the forces at every tree
-    joint that give qdd. q, qd, qdd: (n,) or (T, n); returns tau of the same shape,
-    N m / N. gravity=False leaves gravity out."""
+    joint that give qdd. q: (nq,) or (T, nq); qd, qdd: (nv,) or (T, nv); returns tau
+    of qd's shape, N m / N. gravity=False leaves gravity out."""
     k = model_of(model).kernel
-    (Q, Qd, Qdd), single = joint_rows(k.n, q=q, qd=qd, qdd=qdd)
-    tau = np.empty_like(Q)
+    (Q, Qd, Qdd), single = joint_rows((k.nq, k.nv), q=q, qd=qd, qdd=qdd)
+    tau = np.empty_like(Qd)
     inverse_dynamics_batch(k.F, k.I, thread_workspace(k), Q, Qd, Qdd,
                            link_wrenches(f_ext, k.n, Q.shape[0]), gravity, tau)
     finite_result(tau, "the joint forces tau")
@@ -57,29 +57,29 @@ def tree_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) 
     joint whose pivot vanished."""
     m = model_of(model)
     k = m.kernel
-    n = k.n
+    n, nq, nv = k.n, k.nq, k.nv
     one_of(method, "method", ("denoc", "composite"))
     if np.ndim(q) == 2:
         if method != "denoc":
             raise ArgumentError("batches (T, n) are computed with method='denoc'")
-        (Q, Qd, Tau), _ = joint_rows(n, q=q, qd=qd, tau=tau)
-        out = np.empty_like(Q)
+        (Q, Qd, Tau), _ = joint_rows((nq, nv), q=q, qd=qd, tau=tau)
+        out = np.empty_like(Qd)
         bad = forward_dynamics_batch(k.F, k.I, thread_workspace(k), Q, Qd, Tau,
                                      link_wrenches(f_ext, n, Q.shape[0]), out)
         if bad >= 0:
             s, j = divmod(int(bad), n)
             raise singular_error(m, Q[s], j)
         return finite_result(out, "the accelerations qdd")
-    q = joint_vector(q, n, "q")
-    qd = joint_vector(qd, n, "qd")
-    tau = joint_vector(tau, n, "tau")
+    q = joint_vector(q, nq, "q")
+    qd = joint_vector(qd, nv, "qd")
+    tau = joint_vector(tau, nv, "tau")
     w = link_wrenches(f_ext, n, 1)
-    qdd = np.empty(n)
+    qdd = np.empty(nv)
     ws = thread_workspace(k)
     if method == "denoc":
         bad = forward_dynamics_batch(k.F, k.I, ws, q[None], qd[None], tau[None], w, qdd[None])
     else:
-        bad = forward_dynamics_composite_kernel(k.F, k.I, ws, q, qd, tau, w, np.empty((n, n)),
+        bad = forward_dynamics_composite_kernel(k.F, k.I, ws, q, qd, tau, w, np.empty((nv, nv)),
                                                 qdd)
     if bad >= 0:
         raise singular_error(m, q, bad)
@@ -87,7 +87,7 @@ def tree_forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) 
 
 
 def mass_matrix(model, q) -> np.ndarray:
-    """The generalized inertia matrix (GIM) I(q) of the model's tree, (n, n), SPD.
+    """The generalized inertia matrix (GIM) I(q) of the model's tree, (nv, nv), SPD.
 
     Built from the composite-body mass matrices (seed 000 eqs. 23b-24). For a
     mechanism with loops this is the spanning tree's matrix; the mass matrix of the
@@ -117,8 +117,11 @@ class ArticulatedBodyInertias:
     """What the UDU^T forward dynamics computes at a configuration (seed 001 eqs. 19).
 
     M_hat   : (n, 6, 6) articulated-body inertias M^_i about O_i, base frame
-    psi_hat : (n, 6)    psi^_i = M^_i p_i
-    m_hat   : (n,)      m^_i = p_i^T M^_i p_i, the diagonal D of I = U D U^T
+    psi_hat : (nv, 6)   psi^_i = M^_i p_i, a row per rate (a joint of several degrees of
+                        freedom: the columns of Psi^_i = M^_i P_i)
+    m_hat   : (nv,)     m^_i = p_i^T M^_i p_i, the diagonal D of I = U D U^T (a joint of
+                        several degrees of freedom: the d of its block pivot's
+                        P_i^T Psi^_i = L diag(d) L^T)
     """
 
     M_hat: np.ndarray
@@ -141,31 +144,57 @@ def articulated_body_inertias(model, q, check: bool = True) -> ArticulatedBodyIn
     """Articulated-body inertias M^_i, psi^_i and pivots m^_i at q (eqs. 19c-d)."""
     bad, D = _articulated_data(model, q)
     if check and bad >= 0:
-        m = model_of(model)
-        raise SingularMassMatrixError(bad + 1, float(D.m_hat[bad]), name=m.joint_names[bad])
+        raise _singular_pivot(model_of(model), D, bad)
     return ArticulatedBodyInertias(D.M_hat, D.psi_hat, D.m_hat)
 
 
-def udu_factors(model, q) -> tuple[np.ndarray, np.ndarray]:
-    """U (n, n, unit upper triangular in a topological order) and D (n,) with
-    I = U diag(D) U^T (seed 001 eq. 18).
+def _singular_pivot(m, D, joint: int) -> SingularMassMatrixError:
+    return SingularMassMatrixError(joint + 1, float(D.m_hat[m.kernel.views.iv[joint]]),
+                                   name=m.joint_names[joint])
 
-    U_kj = p_k^T A_{jk}^T psi^_j / m^_j for every ancestor k of j; D_k = m^_k.
+
+def udu_factors(model, q) -> tuple[np.ndarray, np.ndarray]:
+    """U (nv, nv) and D (nv,) with I = U diag(D) U^T (seed 001 eq. 18).
+
+    U_kj = p_k^T A_{jk}^T psi^_j / m^_j for every ancestor k of j; D_k = m^_k: U is unit
+    upper triangular in a topological order. A joint j of several degrees of freedom
+    has a block pivot P_j^T Psi^_j = L_j diag(d_j) L_j^T: its diagonal block of U is L_j
+    and its columns above are P_k^T A_{jk}^T Psi^_j L_j^-T / d_j.
     """
     m = model_of(model)
     bad, D = _articulated_data(m, q)
     if bad >= 0:
-        raise SingularMassMatrixError(bad + 1, float(D.m_hat[bad]), name=m.joint_names[bad])
+        raise _singular_pivot(m, D, bad)
     mv = m.kernel.views
-    U = np.eye(m.n)
+    U = np.eye(m.nv)
     for j in range(m.n):
-        f = D.psi_hat[j] / D.m_hat[j]
+        b, nj = int(mv.iv[j]), _rates(mv, j)
+        Psi = D.psi_hat[b:b + nj].T  # (6, nj)
+        L = np.tril(D.L_hat[j, :nj, :nj], -1) + np.eye(nj) if nj > 1 else np.eye(1)
+        U[b:b + nj, b:b + nj] = L
+        Y = np.linalg.solve(L, Psi.T).T / D.m_hat[b:b + nj]  # Psi L^-T diag(1/d)
         c, a = j, int(mv.parent[j])
         while a >= 0:
-            f = twist_propagation_matrix(D.A[c]).T @ f
-            U[a, j] = D.e[a] @ (f[:3] if mv.kind[a] == JOINT_REVOLUTE else f[3:])
+            Y = twist_propagation_matrix(D.A[c]).T @ Y
+            ba, na = int(mv.iv[a]), _rates(mv, a)
+            U[ba:ba + na, b:b + nj] = _P(mv, D, a).T @ Y
             c, a = a, int(mv.parent[a])
     return U, D.m_hat.copy()
+
+
+def _rates(mv, k: int) -> int:
+    return JOINT_NV[int(mv.kind[k])]
+
+
+def _P(mv, D, k: int) -> np.ndarray:
+    """P_k, (6, nv_k), base frame, from the workspace's fields."""
+    if _rates(mv, k) > 1:
+        b = int(mv.iv[k])
+        return D.S[b:b + _rates(mv, k)].T
+    p = np.zeros((6, 1))
+    start = 0 if int(mv.kind[k]) == JOINT_REVOLUTE else 3
+    p[start:start + 3, 0] = D.e[k]
+    return p
 
 
 def twist_propagation_matrix(a: np.ndarray) -> np.ndarray:
@@ -177,13 +206,13 @@ def twist_propagation_matrix(a: np.ndarray) -> np.ndarray:
 
 def convective_torques(model, q, qd) -> np.ndarray:
     """h = C(q, qd) qd, the Coriolis and centrifugal joint forces of the tree
-    (seed 001 eq. 16a), (n,)."""
+    (seed 001 eq. 16a), (nv,)."""
     z = np.zeros(model_of(model).nv)
     return tree_inverse_dynamics(model, q, qd, z, gravity=False)
 
 
 def gravity_torques(model, q) -> np.ndarray:
-    """Joint forces that hold the tree still against gravity at q, shape (n,)."""
+    """Joint forces that hold the tree still against gravity at q, shape (nv,)."""
     z = np.zeros(model_of(model).nv)
     return tree_inverse_dynamics(model, q, z, z)
 
@@ -191,12 +220,12 @@ def gravity_torques(model, q) -> np.ndarray:
 def energy(model, q, qd) -> np.ndarray:
     """Kinetic, potential and total energy (J).
 
-    q, qd: shape (n,) -> returns array [T, V, T + V] of shape (3,);
-           shape (S, n) -> returns shape (S, 3).
+    q, qd: shapes (nq,), (nv,) -> returns array [T, V, T + V] of shape (3,);
+           shapes (S, nq), (S, nv) -> returns shape (S, 3).
     Potential energy is -sum m_i g . c_i, zero at the base origin.
     """
     k = model_of(model).kernel
-    (Q, Qd), single = joint_rows(k.n, q=q, qd=qd)
+    (Q, Qd), single = joint_rows((k.nq, k.nv), q=q, qd=qd)
     out = np.empty((Q.shape[0], 2))
     energy_batch(k.F, k.I, thread_workspace(k), Q, Qd, out)
     res = finite_result(np.column_stack([out, out.sum(axis=1)]), "the energy")

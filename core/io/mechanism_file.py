@@ -1,4 +1,4 @@
-"""Read and write mechanism files (TOML, format "armdyn-mechanism/1").
+"""Read and write mechanism files (TOML, formats "armdyn-mechanism/1" and "/2").
 
 A mechanism file (docs/mechanism-file.md) holds serial **chains** of DH rows, each
 fixed to the base or to a link of another chain (trees), plus **loops** that join
@@ -48,6 +48,22 @@ Fields (a field is optional only where the format gives a default)
     [assembly]     : independent (optional array of link names, default the
                      actuated joints), tolerance (optional number, m and rad,
                      default 1e-10)
+    Version 2 ("armdyn-mechanism/2") adds, and a version-1 file refuses by name:
+    [[chain.link]] with joint "spherical", "universal" or "free": name, joint, mass,
+                     com, inertia (required), xyz (m) and rpy (angle_unit) placing the
+                     joint's frame in the previous link's own frame (zeros by default),
+                     home: a spherical joint's { rpy = [3 angles] } or { quaternion =
+                     [qx, qy, qz, qw] }, a free joint's the same with xyz = [x, y, z],
+                     a universal joint's [2 angles] (default: the identity), actuated;
+                     no a, b, alpha, theta or limits (a free joint: the first link of a
+                     chain on the base)
+    [[force]]      : name (required, unique), kind ("spring-damper" or "tyre"); a
+                     spring-damper: links (two names, "base" allowed), at (optional two
+                     points, m), stiffness (N/m), damping (N s/m), free_length (m); a
+                     tyre: link, at (optional point, m), stiffness, damping, radius (m)
+    [road]         : points = [[x, h], ...] (m), x increasing: the road's height
+                     along the base x axis under the tyres (none: h = 0)
+    save_mechanism writes version 1 whenever the mechanism fits it, version 2 otherwise.
     Errors name the fields by their keys; keys of nested tables read "base.xyz",
     "inertia.xx", "assembly.tolerance".
 
@@ -67,28 +83,42 @@ from dataclasses import replace
 from .atomic import write_atomically
 from ..errors import MechanismError, MechanismFileError, RobotError, RobotFileError
 from ..model.mechanism import MAX_JOINTS, Mechanism
-from ..model.parts import (DEFAULT_TOLERANCE, Assembly, Chain, Loop, LoopJointType,
-                           Placement)
+from ..model.parts import (DEFAULT_TOLERANCE, IDENTITY_HOME, Assembly, Chain, JointType,
+                           Link, Loop, LoopJointType, Placement, Road, SpringDamper, Tyre,
+                           quaternion_rpy)
 from ..model.robot import Robot
 from .robot_file import FORMAT as ROBOT_FORMAT
 from .robot_file import LINK_FIELDS as ROBOT_LINK_FIELDS
 from .robot_file import LINK_REQUIRED as ROBOT_LINK_REQUIRED
-from .robot_file import (header_fields, link_from_table, link_toml_lines, robot_from_dict,
-                         robot_from_toml)
+from .robot_file import (header_fields, inertia_from_table, inertia_toml, link_from_table,
+                         link_toml_lines, robot_from_dict, robot_from_toml)
 from .toml_io import (Where, boolean, check_keys, decode_utf8, deg_text, describe,
                       display_path, float_text, key_on_line, number, numbers, parse_toml,
                       read_bytes, short, string, suggest, syntax_error_line, toml_str, utf8)
 
-__all__ = ["FORMAT", "MAX_LOOPS", "load_mechanism", "save_mechanism", "mechanism_to_toml",
-           "mechanism_from_toml"]
+__all__ = ["FORMAT", "FORMAT_2", "MAX_LOOPS", "load_mechanism", "save_mechanism",
+           "mechanism_to_toml", "mechanism_from_toml", "needs_version_2"]
 
-#: The value of `format` this version writes (robot files, "armdyn-robot/1", are read too).
+#: The value of `format` of a mechanism that fits version 1 (robot files,
+#: "armdyn-robot/1", are read too).
 FORMAT = "armdyn-mechanism/1"
+#: The format of a mechanism with spherical, universal or free joints, force elements or
+#: a road.
+FORMAT_2 = "armdyn-mechanism/2"
 #: Most loops in one mechanism (as many as the joints it may have).
 MAX_LOOPS = MAX_JOINTS
 
 TOP_FIELDS = ("format", "name", "description", "angle_unit", "gravity", "chain", "loop",
-              "assembly")
+              "assembly", "force", "road")
+#: Fields only version 2 reads.
+TOP_FIELDS_2 = ("force", "road")
+#: The joints of several degrees of freedom (version 2) and their link fields.
+JOINTS_2 = ("spherical", "universal", "free")
+LINK_FIELDS_2 = ("name", "joint", "mass", "com", "inertia", "xyz", "rpy", "home", "actuated")
+LINK_REQUIRED_2 = ("name", "joint", "mass", "com", "inertia")
+FORCE_KINDS = ("spring-damper", "tyre")
+SPRING_FIELDS = ("name", "kind", "links", "at", "stiffness", "damping", "free_length")
+TYRE_FIELDS = ("name", "kind", "link", "at", "stiffness", "damping", "radius")
 CHAIN_FIELDS = ("name", "base", "parent", "link")
 BASE_FIELDS = ("xyz", "rpy")
 LINK_FIELDS = ROBOT_LINK_FIELDS + ("actuated",)
@@ -194,13 +224,14 @@ def mechanism_to_toml(mech) -> str:
     unit = mech.angle_unit
     ang = deg_text if unit == "deg" else float_text
     top = Where()
+    fmt = FORMAT_2 if needs_version_2(mech) else FORMAT
     out = [
-        f"# ArmDyn mechanism file ({FORMAT}): serial chains of DH rows ([[chain]] with one",
+        f"# ArmDyn mechanism file ({fmt}): serial chains of DH rows ([[chain]] with one",
         "# [[chain.link]] per row), each on the base or on a link of another chain, and loops",
         "# ([[loop]]) joining two links. a, b, xyz, at in m; alpha, theta, rpy and",
         f"# revolute-joint limits in {unit}; mass in kg; com (m) and inertia (kg m^2, about",
         "# the mass centre) in the link's own DH frame. Joint values: the closed pose.",
-        f"format = {toml_str(FORMAT)}",
+        f"format = {toml_str(fmt)}",
         f"name = {toml_str(utf8(mech.name, top, 'name'))}",
     ]
     if mech.description:
@@ -212,8 +243,20 @@ def mechanism_to_toml(mech) -> str:
         out += ["", *_chain_lines(chain, unit, ang)]
     for loop in mech.loops:
         out += ["", *_loop_lines(loop)]
+    for element in mech.forces:
+        out += ["", *_force_lines(element)]
+    if mech.road is not None:
+        points = ", ".join(_vector(p) for p in mech.road.points)
+        out += ["", "[road]", f"points = [{points}]"]
     out += _assembly_lines(mech.assembly)
     return "\n".join(out) + "\n"
+
+
+def needs_version_2(mech: Mechanism) -> bool:
+    """Whether `mech` needs "armdyn-mechanism/2": a spherical, universal or free joint,
+    a force element or a road."""
+    return (any(not link.joint.is_dh for link in mech.links) or bool(mech.forces)
+            or mech.road is not None)
 
 
 # ======================================================================================
@@ -243,9 +286,52 @@ def _chain_lines(chain: Chain, unit: str, ang) -> list[str]:
         out.append(f"base = {{ {', '.join(parts)} }}")
     for i, link in enumerate(chain.links, start=1):
         out += ["", "[[chain.link]]"]
-        out += link_toml_lines(link, unit, Where(chain=chain.name, link=i, link_name=link.name))
+        w = Where(chain=chain.name, link=i, link_name=link.name)
+        out += link_toml_lines(link, unit, w) if link.joint.is_dh else \
+            _several_link_lines(link, ang, w)
         if link.actuated:
             out.append("actuated = true")
+    return out
+
+
+def _several_link_lines(link: Link, ang, w: Where) -> list[str]:
+    """A spherical, universal or free joint's link table (version 2): its placement and
+    its home values (quaternions as such: they read back bit for bit)."""
+    out = [f"name = {toml_str(utf8(link.name, w, 'name'))}",
+           f"joint = {toml_str(link.joint.value)}", f"mass = {float_text(link.mass)}",
+           f"com = {_vector(link.com)}", inertia_toml(link)]
+    if not _is_default(link.xyz, (0.0, 0.0, 0.0)):
+        out.append(f"xyz = {_vector(link.xyz)}")
+    if not _is_default(link.rpy, (0.0, 0.0, 0.0)):
+        out.append(f"rpy = {_vector(link.rpy, ang)}")
+    home = link.q_values
+    if not _is_default(home, IDENTITY_HOME[link.joint]):
+        if link.joint == JointType.UNIVERSAL:
+            out.append(f"home = {_vector(home, ang)}")
+        elif link.joint == JointType.SPHERICAL:
+            out.append(f"home = {{ quaternion = {_vector(home)} }}")
+        else:
+            out.append(f"home = {{ xyz = {_vector(home[:3])}, quaternion = "
+                       f"{_vector(home[3:])} }}")
+    return out
+
+
+def _force_lines(e) -> list[str]:
+    w = Where(element=e.name)
+    out = ["[[force]]", f"name = {toml_str(utf8(e.name, w, 'name'))}"]
+    if isinstance(e, Tyre):
+        out += ['kind = "tyre"', f"link = {toml_str(utf8(e.link, w, 'link'))}"]
+        if not _is_default(e.at, (0.0, 0.0, 0.0)):
+            out.append(f"at = {_vector(e.at)}")
+        laws = (("stiffness", e.stiffness), ("damping", e.damping), ("radius", e.radius))
+    else:
+        names = ", ".join(toml_str(utf8(n, w, "links")) for n in e.links)
+        out += ['kind = "spring-damper"', f"links = [{names}]"]
+        if not all(_is_default(p, d) for p, d in zip(e.at, _DEFAULT_AT)):
+            out.append(f"at = [{', '.join(_vector(p) for p in e.at)}]")
+        laws = (("stiffness", e.stiffness), ("damping", e.damping),
+                ("free_length", e.free_length))
+    out += [f"{key} = {float_text(value)}" for key, value in laws]
     return out
 
 
@@ -284,7 +370,8 @@ def _file_error(path: str, e: RobotError | MechanismError) -> MechanismFileError
         reason = f"{reason} (residual {residual:.3g})"
     return MechanismFileError(path, reason, chain=getattr(e, "chain", None),
                               loop=getattr(e, "loop", None), link=e.link,
-                              link_name=e.link_name, field=e.field)
+                              link_name=e.link_name, field=e.field,
+                              element=getattr(e, "element", None))
 
 
 def _from_robot_file_error(e: RobotFileError) -> MechanismFileError:
@@ -371,13 +458,14 @@ def _build_document(doc, source: str) -> Mechanism:
     if "format" not in doc:
         raise top.error("format", f"missing field 'format'; expected {expected_format} at the "
                                   "top of a mechanism file")
-    fmt = string(doc["format"], top, "format", f'the string "{FORMAT}" or "{ROBOT_FORMAT}"')
+    fmt = string(doc["format"], top, "format",
+                 f'the string "{FORMAT}", "{FORMAT_2}" or "{ROBOT_FORMAT}"')
     if fmt == ROBOT_FORMAT:
         return _robot_mechanism(robot_from_dict(doc, source))
-    if fmt != FORMAT:
+    if fmt not in (FORMAT, FORMAT_2):
         raise top.error("format", f"unknown format {short(fmt)}; this version of ArmDyn reads "
-                                  f'"{FORMAT}" and "{ROBOT_FORMAT}"')
-    return _build_mechanism(doc)
+                                  f'"{FORMAT}", "{FORMAT_2}" and "{ROBOT_FORMAT}"')
+    return _build_mechanism(doc, version=2 if fmt == FORMAT_2 else 1)
 
 
 def _robot_mechanism(robot: Robot) -> Mechanism:
@@ -389,13 +477,16 @@ def _robot_mechanism(robot: Robot) -> Mechanism:
         raise RobotError(e.reason, link=e.link, link_name=e.link_name, field=e.field) from None
 
 
-def _build_mechanism(doc: dict) -> Mechanism:
+def _build_mechanism(doc: dict, version: int = 1) -> Mechanism:
     top = Where()
     if "link" in doc and "chain" not in doc:
         raise top.error("link", "a mechanism file has no top-level [[link]] tables; write "
                                 "the links as [[chain.link]] tables under a [[chain]] (or "
                                 f'format = "{ROBOT_FORMAT}" for a serial arm)')
     check_keys(doc, TOP_FIELDS, where="the mechanism's top-level fields", w=top)
+    for key, what in (("force", "force elements ([[force]]) need"), ("road", "a road needs")):
+        if key in doc and version < 2:
+            raise top.error(key, f'{what} format = "{FORMAT_2}"')
 
     name, description, unit, gravity = header_fields(doc, top, "mechanism")
 
@@ -404,15 +495,19 @@ def _build_mechanism(doc: dict) -> Mechanism:
                 if isinstance(r, dict) and isinstance(r.get("link"), list))
     if total > MAX_JOINTS:
         raise top.error("link", f"{total} links; a mechanism has at most {MAX_JOINTS} joints")
-    chains = tuple(_build_chain(row, c, unit) for c, row in enumerate(rows, start=1))
+    chains = tuple(_build_chain(row, c, unit, version) for c, row in enumerate(rows, start=1))
     loop_rows = _tables(doc, "loop", "[[loop]]", "one per loop joint", required=False)
     if len(loop_rows) > MAX_LOOPS:
         raise top.error("loop", f"{len(loop_rows)} loops; a mechanism has at most "
                                 f"{MAX_LOOPS} loops")
     loops = tuple(_build_loop(row, k) for k, row in enumerate(loop_rows, start=1))
     assembly = _build_assembly(doc["assembly"]) if "assembly" in doc else Assembly()
+    force_rows = _tables(doc, "force", "[[force]]", "one per force element", required=False)
+    forces = tuple(_build_force(row, k) for k, row in enumerate(force_rows, start=1))
+    road = _build_road(doc["road"]) if "road" in doc else None
     return Mechanism(name=name, chains=chains, loops=loops, gravity=gravity,
-                     description=description, angle_unit=unit, assembly=assembly)
+                     description=description, angle_unit=unit, assembly=assembly,
+                     forces=forces, road=road)
 
 
 def _tables(doc: dict, key: str, header: str, what: str, *, required: bool,
@@ -450,7 +545,7 @@ def _required_name(row, w: Where, table: str, number: int, what: str) -> str:
     return name
 
 
-def _build_chain(row, c: int, unit: str) -> Chain:
+def _build_chain(row, c: int, unit: str, version: int = 1) -> Chain:
     if not isinstance(row, dict):
         raise Where().error("chain", f"expected a [[chain]] table of fields (chain number {c}), "
                                      f"got {describe(row)}")
@@ -465,7 +560,7 @@ def _build_chain(row, c: int, unit: str) -> Chain:
         parent = string(row["parent"], w, "parent", "the name of the link this chain starts "
                                                     "on, a string")
     rows = _tables(row, "link", "[[chain.link]]", "one per DH row", required=True, w=w)
-    links = tuple(_build_link(r, Where(chain=name, link=i), unit)
+    links = tuple(_build_link(r, Where(chain=name, link=i), unit, version)
                   for i, r in enumerate(rows, start=1))
     return Chain(name=name, links=links, parent=parent, base=base)
 
@@ -487,12 +582,131 @@ def _build_base(v, w: Where, unit: str) -> Placement:
     return Placement(xyz=xyz, rpy=rpy)
 
 
-def _build_link(row, w: Where, unit: str):
+def _build_link(row, w: Where, unit: str, version: int = 1):
+    joint = row.get("joint") if isinstance(row, dict) else None
+    if joint in JOINTS_2:
+        if isinstance(row.get("name"), str):
+            w.link_name = row["name"]
+        if version < 2:
+            raise w.error("joint", f'a {joint} joint needs format = "{FORMAT_2}" (version 1 '
+                                   'files hold revolute and prismatic DH rows)')
+        return _build_several(row, w, unit, JointType(joint))
     link = link_from_table(row, w, unit, known=LINK_FIELDS, required=LINK_REQUIRED,
                            table="[[chain.link]]")
     actuated = boolean(row.get("actuated", False), w, "actuated",
                        "true or false (whether a motor drives the joint)")
     return replace(link, actuated=actuated) if actuated else link
+
+
+def _build_several(row: dict, w: Where, unit: str, joint: JointType) -> Link:
+    """A spherical, universal or free joint's [[chain.link]] table (version 2)."""
+    for key in ("a", "b", "alpha", "theta", "limits"):
+        if key in row:
+            raise w.error(key, f"a {joint.value} joint is placed by xyz and rpy and has no "
+                               f"{key} (DH values and limits belong to revolute and "
+                               "prismatic rows)")
+    check_keys(row, LINK_FIELDS_2, where=f"a {joint.value} joint's [[chain.link]] table", w=w)
+    for key in LINK_REQUIRED_2:
+        if key not in row:
+            raise w.error(key, f"missing field '{key}'")
+    name = string(row["name"], w, "name", "the link's name, a string unique in the file")
+    deg = unit == "deg"
+    mass = number(row["mass"], w, "mass", "the mass, a number > 0 in kg")
+    com = numbers(row["com"], 3, w, "com", "the mass centre [x, y, z] in m", "a number in m")
+    inertia = inertia_from_table(row["inertia"], w, unit)
+    xyz = numbers(row["xyz"], 3, w, "xyz", "the joint's place [x, y, z] in m",
+                  "a number in m") if "xyz" in row else (0.0, 0.0, 0.0)
+    rpy = numbers(row["rpy"], 3, w, "rpy", f"the joint frame's [roll, pitch, yaw] in {unit}",
+                  f"an angle in {unit}", deg=deg) if "rpy" in row else (0.0, 0.0, 0.0)
+    home = _build_home(row["home"], w, unit, joint) if "home" in row else None
+    actuated = boolean(row.get("actuated", False), w, "actuated",
+                       "true or false (whether a motor drives the joint)")
+    return Link(joint=joint, mass=mass, com=com, inertia=inertia, xyz=xyz, rpy=rpy, home=home,
+                name=name, actuated=actuated)
+
+
+def _build_home(v, w: Where, unit: str, joint: JointType) -> tuple[float, ...]:
+    """The home values of a joint of several degrees of freedom (module docstring)."""
+    deg = unit == "deg"
+    if joint == JointType.UNIVERSAL:
+        return numbers(v, 2, w, "home", f"the two angles [theta1, theta2] in {unit}",
+                       f"an angle in {unit}", deg=deg)
+    keys = ("xyz", "rpy", "quaternion") if joint == JointType.FREE else ("rpy", "quaternion")
+    expected = (("{ xyz = [x, y, z], rpy = [r, p, y] } or { xyz = [...], quaternion = "
+                 "[qx, qy, qz, qw] }") if joint == JointType.FREE else
+                "{ rpy = [r, p, y] } or { quaternion = [qx, qy, qz, qw] }")
+    if not isinstance(v, dict):
+        raise w.error("home", f"expected {expected}, got {describe(v)}")
+    check_keys(v, keys, where="home", w=w, prefix="home.")
+    if "rpy" in v and "quaternion" in v:
+        raise w.error("home", f"give the orientation once: rpy or quaternion, not both; "
+                              f"expected {expected}")
+    if "quaternion" in v:
+        quat = numbers(v["quaternion"], 4, w, "home.quaternion",
+                       "a unit quaternion [qx, qy, qz, qw] (scalar last)", "a number")
+    elif "rpy" in v:
+        quat = quaternion_rpy(numbers(v["rpy"], 3, w, "home.rpy",
+                                      f"[roll, pitch, yaw] in {unit}", f"an angle in {unit}",
+                                      deg=deg))
+    else:
+        quat = (0.0, 0.0, 0.0, 1.0)
+    if joint == JointType.SPHERICAL:
+        return tuple(quat)
+    xyz = numbers(v["xyz"], 3, w, "home.xyz", "the body's position [x, y, z] in m",
+                  "a number in m") if "xyz" in v else (0.0, 0.0, 0.0)
+    return tuple(xyz) + tuple(quat)
+
+
+def _build_force(row, k: int):
+    if not isinstance(row, dict):
+        raise Where().error("force", f"expected a [[force]] table of fields (force element "
+                                     f"number {k}), got {describe(row)}")
+    name = _required_name(row, Where(), "[[force]]", k, "the force element's name")
+    w = Where(element=name)
+    kinds = " or ".join(f'"{kind}"' for kind in FORCE_KINDS)
+    if "kind" not in row:
+        raise w.error("kind", f"missing field 'kind'; expected {kinds}")
+    kind = string(row["kind"], w, "kind", kinds)
+    if kind not in FORCE_KINDS:
+        raise w.error("kind", f"expected {kinds}, got {short(kind)}{suggest(kind, FORCE_KINDS)}")
+    if kind == "tyre":
+        check_keys(row, TYRE_FIELDS, where="a tyre's [[force]] table", w=w)
+        if "link" not in row:
+            raise w.error("link", "missing field 'link'; expected the name of the link the "
+                                  "tyre's wheel is on")
+        link = string(row["link"], w, "link", "a link name")
+        at = numbers(row["at"], 3, w, "at", "the wheel centre [x, y, z] in m in the link's "
+                                            "own frame", "a number in m") \
+            if "at" in row else (0.0, 0.0, 0.0)
+        laws = _laws(row, w, ("stiffness", "damping", "radius"))
+        return Tyre(name=name, link=link, at=at, **laws)
+    check_keys(row, SPRING_FIELDS, where="a spring-damper's [[force]] table", w=w)
+    if "links" not in row:
+        raise w.error("links", 'missing field \'links\'; expected two link names ["a", "b"] '
+                               '(either may be "base")')
+    links = _link_names(row["links"], w)
+    at = _vector_pair(row, "at", w, "points", "in m", _DEFAULT_AT)
+    laws = _laws(row, w, ("stiffness", "damping", "free_length"))
+    return SpringDamper(name=name, links=links, at=at, **laws)
+
+
+def _laws(row: dict, w: Where, keys) -> dict:
+    units = {"stiffness": "N/m", "damping": "N s/m", "free_length": "m", "radius": "m"}
+    return {key: number(row.get(key, 0.0), w, key, f"a number >= 0 in {units[key]}")
+            for key in keys}
+
+
+def _build_road(v) -> Road:
+    w = Where()
+    expected = "a [road] table with points = [[x, h], ...] (m, x increasing)"
+    if not isinstance(v, dict):
+        raise w.error("road", f"expected {expected}, got {describe(v)}")
+    check_keys(v, ("points",), where="[road]", w=w, prefix="road.")
+    points = v.get("points", [])
+    if not isinstance(points, list):
+        raise w.error("road.points", f"expected {expected}, got {describe(points)}")
+    return Road(tuple(numbers(p, 2, w, "road.points", f"road point {k}: [x, h] in m",
+                              "a number in m") for k, p in enumerate(points, start=1)))
 
 
 def _build_loop(row, k: int) -> Loop:

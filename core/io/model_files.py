@@ -5,8 +5,9 @@ The kind follows the file:
 - a ``.urdf`` file (any case) is a URDF (`core.load_urdf` / `core.save_urdf`,
   docs/urdf.md): it opens as a `core.Mechanism` (a serial arm is one chain, its
   base maybe placed) and saving writes URDF again;
-- a TOML file whose ``format`` is ``"armdyn-mechanism/1"`` opens as a Mechanism
-  (chains and loops);
+- a TOML file whose ``format`` is ``"armdyn-mechanism/1"`` or ``"/2"`` opens as a
+  Mechanism (chains and loops; version 2: joints of several degrees of freedom, force
+  elements);
 - every other file goes to the robot reader, so a serial robot file opens as a
   `core.Robot` exactly as before, and a broken file gets the robot reader's message.
 
@@ -21,14 +22,16 @@ from pathlib import Path
 
 from ..model.mechanism import Mechanism
 from ..model.robot import Robot
-from .mechanism_file import load_mechanism, save_mechanism
+from .mechanism_file import FORMAT, FORMAT_2, load_mechanism, save_mechanism
 from .robot_file import load_robot, save_robot
 from .urdf import is_urdf, load_urdf, save_urdf
 
-__all__ = ["MECHANISM_FORMAT", "URDF_SUFFIX", "file_format", "is_urdf", "load_model",
-           "save_model"]
+__all__ = ["MECHANISM_FORMAT", "MECHANISM_FORMATS", "URDF_SUFFIX", "file_format", "is_urdf",
+           "load_model", "save_model"]
 
-MECHANISM_FORMAT = "armdyn-mechanism/1"
+MECHANISM_FORMAT = FORMAT
+#: Every mechanism-file format this version reads.
+MECHANISM_FORMATS = (FORMAT, FORMAT_2)
 URDF_SUFFIX = ".urdf"
 
 
@@ -43,16 +46,17 @@ def file_format(path: str | Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def load_model(path: str | Path) -> Robot | Mechanism:
-    """A URDF or a mechanism file as a Mechanism, anything else as a Robot.
+def load_model(path: str | Path, floating_base: bool = False) -> Robot | Mechanism:
+    """A URDF or a mechanism file as a Mechanism, anything else as a Robot (a URDF with
+    floating_base=True: its root link on a free joint, `core.io.urdf.load_urdf`).
 
     What was not read, or read with a rule, is in the model's ``warnings``. Raises
     RobotFileError (or its subclasses MechanismFileError, UrdfFileError) naming the
     file, chain, loop, joint, link and field.
     """
     if is_urdf(path):
-        return load_urdf(path)
-    if file_format(path) == MECHANISM_FORMAT:
+        return load_urdf(path, floating_base=floating_base)
+    if file_format(path) in MECHANISM_FORMATS:
         return load_mechanism(path)
     return load_robot(path)
 

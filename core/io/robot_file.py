@@ -230,6 +230,13 @@ def robot_to_toml(robot: Robot) -> str:
     return "\n".join(out) + "\n"
 
 
+def inertia_toml(link: Link) -> str:
+    """The line ``inertia = { xx = ..., ... }`` of a link (zero products left out)."""
+    parts = [f"{k} = {float_text(v)}" for k, v in zip(INERTIA_FIELDS, link.inertia)
+             if k in INERTIA_REQUIRED or v != 0.0]
+    return f"inertia = {{ {', '.join(parts)} }}"
+
+
 def link_toml_lines(link: Link, unit: str, w: Where) -> list[str]:
     """The ``key = value`` lines of one link table in the documented column order
     (name if any, joint, a, b, alpha, theta, mass, com, inertia, limits if any);
@@ -245,9 +252,7 @@ def link_toml_lines(link: Link, unit: str, w: Where) -> list[str]:
     out.append(f"theta = {ang(link.theta)}")
     out.append(f"mass = {float_text(link.mass)}")
     out.append(f"com = [{', '.join(float_text(c) for c in link.com)}]")
-    parts = [f"{k} = {float_text(v)}" for k, v in zip(INERTIA_FIELDS, link.inertia)
-             if k in INERTIA_REQUIRED or v != 0.0]
-    out.append(f"inertia = {{ {', '.join(parts)} }}")
+    out.append(inertia_toml(link))
     if link.limits is not None:
         lim = ang if link.is_revolute else float_text
         out.append(f"limits = [{', '.join(lim(v) for v in link.limits)}]")
@@ -376,7 +381,7 @@ def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
     vals = {k: number(row[k], w, k, _expected(k, unit), deg=deg and k in ("alpha", "theta"))
             for k in ("a", "b", "alpha", "theta", "mass")}
     com = numbers(row["com"], 3, w, "com", _expected("com", unit), "a number in m")
-    inertia = _build_inertia(row["inertia"], w, unit)
+    inertia = inertia_from_table(row["inertia"], w, unit)
 
     limits = None
     if "limits" in row:
@@ -389,7 +394,8 @@ def link_from_table(row, w: Where, unit: str, *, known=LINK_FIELDS,
                 limits=limits, name=name)
 
 
-def _build_inertia(v, w: Where, unit: str) -> tuple[float, ...]:
+def inertia_from_table(v, w: Where, unit: str) -> tuple[float, ...]:
+    """A link's inertia (xx, yy, zz, xy, xz, yz) from its parsed { xx = ..., ... } table."""
     if not isinstance(v, dict):
         hint = ""
         if isinstance(v, list):

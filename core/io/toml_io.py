@@ -57,24 +57,27 @@ ANGLE_UNITS = ("deg", "rad")
 # ======================================================================================
 
 class Where:
-    """The place of a value in a file: chain and loop names, link (1-based) and link name.
+    """The place of a value in a file: chain, loop and force element names, link
+    (1-based) and link name.
 
     ``error(field, reason)`` builds the exception to raise: a `MechanismError` when
     the place is in a chain or a loop, else a `RobotError` (link and field only).
     """
 
     def __init__(self, *, link: int | None = None, link_name: str = "",
-                 chain: str | None = None, loop: str | None = None) -> None:
+                 chain: str | None = None, loop: str | None = None,
+                 element: str | None = None) -> None:
         self.link = link
         self.link_name = link_name
         self.chain = chain
         self.loop = loop
+        self.element = element
 
     def error(self, field: str, reason: str) -> RobotError | MechanismError:
-        if self.chain is None and self.loop is None:
+        if self.chain is None and self.loop is None and self.element is None:
             return RobotError(reason, link=self.link, link_name=self.link_name, field=field)
         return MechanismError(reason, chain=self.chain, loop=self.loop, link=self.link,
-                              link_name=self.link_name, field=field)
+                              link_name=self.link_name, field=field, element=self.element)
 
 
 # ======================================================================================

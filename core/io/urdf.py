@@ -2,9 +2,11 @@
 
 Public functions
 ----------------
-load_urdf(path) -> Mechanism
-    Read a URDF (revolute, continuous, prismatic and fixed joints) into a tree of DH
-    chains with their bases placed. The only exception it raises is `UrdfFileError`
+load_urdf(path, floating_base=False) -> Mechanism
+    Read a URDF (revolute, continuous, prismatic, fixed and floating joints) into a tree
+    of DH chains with their bases placed; with floating_base=True the root link is a
+    free body (a free joint, first in q and in the rates, home at the origin with the
+    identity orientation). The only exception it raises is `UrdfFileError`
     (a `MechanismFileError`), naming the file, the joint or link and the field.
 save_urdf(mech, path) -> tuple[str, ...]
     Write a Mechanism (or a Robot) as a URDF, atomically; returns the warnings
@@ -41,8 +43,18 @@ Rules (the contract of docs/urdf.md)
   within 1e-12 rad of a multiple of 90 deg set to it;
   each frame is then rebuilt from the rounded row, and the inertias are expressed in
   the frames of the model so built.
-* Refused, with the joint's name and the reason: floating and planar joints, mimic
-  joints, unknown joint types, a moving link (with the links fixed to it) without mass.
+* Free bodies: with floating_base=True the root link (with the links fixed to it, its
+  mass now counted) hangs on a free joint; a `floating` joint from the root link (the
+  fixed base) makes its child a free body, home at the joint's pose. A free body's
+  moving children start chains on it. A `floating` joint anywhere else is refused
+  (a free joint joins a body to the base).
+* Refused, with the joint's name and the reason: planar joints, floating joints below
+  a moving link, mimic joints, unknown joint types, a moving link (with the links fixed
+  to it) without mass.
+* Written (save_urdf): a mechanism whose only free joint is the root of a chain that
+  holds every other chain writes that body as the URDF's root link (URDF's own
+  convention for a floating base; its home pose is not written); other free joints as
+  `floating` joints from "base". Spherical and universal joints are refused.
 """
 from __future__ import annotations
 
@@ -58,7 +70,8 @@ from .atomic import write_atomically
 from ..errors import (ArgumentTypeError, ArmDynError, MechanismError, MechanismFileError,
                       RobotError)
 from ..model.mechanism import Mechanism
-from ..model.parts import DEFAULT_GRAVITY, Chain, JointType, Link, Placement, rotation_rpy
+from ..model.parts import (DEFAULT_GRAVITY, Chain, JointType, Link, Placement, quaternion_rpy,
+                           rotation_rpy)
 from ..model.robot import Robot
 from ..model.units import MAX_ABS
 from .toml_io import display_path
@@ -70,6 +83,9 @@ __all__ = ["PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE", "UrdfFileError", "
 #: parallel, rad (about 20 arc seconds): files writing pi as 3.14159 or pi/2 as 1.5708
 #: are off by 3e-6 rad, and a skew pair that close would put the common normal km away.
 PARALLEL_TOLERANCE = 1e-4
+#: The name of a floating root link called "base" in the URDF ("base" is ArmDyn's fixed
+#: base).
+FLOATING_BASE_NAME = "base_body"
 #: A saved prismatic joint without limits gets this range, m (URDF has no unlimited one).
 UNLIMITED_PRISMATIC_RANGE = (-1000.0, 1000.0)
 #: Largest URDF file read, bytes.
@@ -83,9 +99,6 @@ _SNAP_NOTICE = 1e-10
 _MOVING = {"revolute": JointType.REVOLUTE, "continuous": JointType.REVOLUTE,
            "prismatic": JointType.PRISMATIC}
 _CANNOT = {
-    "floating": "a floating joint (6 degrees of freedom, a free base) cannot be a DH joint; "
-                "ArmDyn mechanisms are fixed to the base: remove the joint (the link below "
-                "it becomes the base) or replace it by a fixed joint",
     "planar": "a planar joint (3 degrees of freedom) cannot be a DH joint; write it as two "
               "prismatic joints and a revolute one",
 }
@@ -225,9 +238,10 @@ class _UrdfJoint:
 @dataclass
 class _Body:
     """A moving body: the link a moving joint moves and the links fixed to it."""
-    joint: _UrdfJoint
+    joint: _UrdfJoint | None   # None: the root link on a free joint (floating_base)
     links: list[str] = field(default_factory=list)
     parent: int = -1           # body index of the parent body, -1 for the base
+    free: bool = False         # on a free joint (the root, or a URDF floating joint)
 
 
 def _numbers(text: str | None, n: int, default, *, field: str, joint=None, link="") -> tuple:
@@ -275,9 +289,9 @@ def _read_joint(e) -> _UrdfJoint:
                        joint=name, field="type")
     if kind in _CANNOT:
         raise _Problem(_CANNOT[kind], joint=name, field="type")
-    if kind not in _MOVING and kind != "fixed":
+    if kind not in _MOVING and kind not in ("fixed", "floating"):
         raise _Problem(f"unknown joint type {kind!r}; expected revolute, continuous, "
-                       "prismatic or fixed", joint=name, field="type")
+                       "prismatic, fixed or floating", joint=name, field="type")
     if e.find("mimic") is not None:
         raise _Problem("a mimic joint (its value tied to joint "
                        f"{e.find('mimic').get('joint')!r}) cannot be expressed: ArmDyn's "
@@ -355,7 +369,7 @@ class _Tree:
     warnings: list[str]
 
 
-def _read_tree(text: str) -> _Tree:
+def _read_tree(text: str, floating_base: bool = False) -> _Tree:
     try:
         root = ET.fromstring(text)
     except ET.ParseError as e:  # the message gives the line and column
@@ -404,11 +418,22 @@ def _read_tree(text: str) -> _Tree:
     pose = {roots[0]: np.eye(4)}
     body_of = {roots[0]: -1}
     bodies: list[_Body] = []
+    if floating_base:  # the root link's group is a body of its own, on a free joint
+        bodies.append(_Body(None, [roots[0]], -1, free=True))
+        body_of[roots[0]] = 0
     stack = list(reversed(children[roots[0]]))
     while stack:
         j = stack.pop()
         pose[j.child] = pose[j.parent] @ j.origin
-        if j.kind in _MOVING:
+        if j.kind == "floating":
+            if body_of[j.parent] != -1:
+                raise _Problem("a floating joint below a moving link (or below a floating "
+                               "base) cannot be read: a free joint joins a body to the "
+                               "base; ArmDyn reads a floating joint from the root link only",
+                               joint=j.name, field="type")
+            bodies.append(_Body(j, [j.child], -1, free=True))
+            body_of[j.child] = len(bodies) - 1
+        elif j.kind in _MOVING:
             bodies.append(_Body(j, [j.child], body_of[j.parent]))
             body_of[j.child] = len(bodies) - 1
         else:
@@ -421,7 +446,8 @@ def _read_tree(text: str) -> _Tree:
         raise _Problem(f"links {', '.join(map(repr, lost[:5]))} are not reachable from the "
                        f"root {roots[0]!r}: the joints form a cycle")
     if not bodies:
-        raise _Problem("no revolute, continuous or prismatic joint: nothing moves")
+        raise _Problem("no revolute, continuous, prismatic or floating joint: nothing "
+                       "moves (a floating base: load_urdf(path, floating_base=True))")
     inertial = {name: _read_inertial(e, name) for name, e in links.items()}
     damped = [j.name for j in joints if j.has_dynamics]
     if damped:
@@ -530,19 +556,25 @@ def _build(tree: _Tree, source: str) -> Mechanism:
     # world axes at the zero pose
     points, axes = [], []
     for body in bodies:
+        if body.free:  # (no axis: moved by a free joint)
+            points.append(None)
+            axes.append(None)
+            continue
         j = body.joint
         joint_frame = tree.pose[j.parent] @ j.origin
         points.append(joint_frame[:3, 3].copy())
         axes.append(joint_frame[:3, :3] @ j.axis)
     # chains: each body continues its parent's chain if it is the parent's first moving
-    # child, else starts a chain of its own
+    # child, else starts a chain of its own; a free body is a chain of its own, and its
+    # children start chains on it (its frame is no DH frame of the next joint)
     first_child: dict[int, int] = {}
     for k, body in enumerate(bodies):
         first_child.setdefault(body.parent, k)
     chains: list[list[int]] = []
     chain_of: dict[int, int] = {}
     for k, body in enumerate(bodies):
-        if body.parent >= 0 and first_child[body.parent] == k:
+        if (body.parent >= 0 and first_child[body.parent] == k and not body.free
+                and not bodies[body.parent].free):
             chains[chain_of[body.parent]].append(k)
             chain_of[k] = chain_of[body.parent]
         else:
@@ -550,9 +582,15 @@ def _build(tree: _Tree, source: str) -> Mechanism:
             chain_of[k] = len(chains) - 1
 
     home_frame: dict[int, np.ndarray] = {}   # the model's frame of body k at q_home
+    built_name = {k: body.links[0] for k, body in enumerate(bodies)}  # its link's name
     built: list[Chain] = []
     for members in chains:
         head = bodies[members[0]]
+        if head.free:
+            built.append(_free_chain(tree, head))
+            home_frame[members[0]] = tree.pose[head.links[0]]
+            built_name[members[0]] = built[-1].links[0].name
+            continue
         parent_frame = np.eye(4) if head.parent < 0 else home_frame[head.parent]
         raw0 = _first_frame(parent_frame, points[members[0]], axes[members[0]])
         base = _placement(parent_frame, raw0)
@@ -593,18 +631,21 @@ def _build(tree: _Tree, source: str) -> Mechanism:
             links.append(Link(joint=kind, a=a, b=b, alpha=alpha, theta=theta, mass=mass,
                               com=com_dh, inertia=inertia_dh, limits=limits, name=j.child))
             prev = frame
-        parent_link = None if head.parent < 0 else bodies[head.parent].joint.child
+        parent_link = None if head.parent < 0 else built_name[head.parent]
         built.append(Chain(name=head.joint.name, links=tuple(links), parent=parent_link,
                            base=base))
     name = tree.name or os.path.splitext(os.path.basename(source))[0] or "URDF robot"
     description = (f"Read from the URDF {os.path.basename(source)!r} (robot {tree.name!r}). "
                    "Joint values are the URDF's plus q_home, the URDF's zero pose; links "
-                   "fixed to a moving link are merged into it.")
+                   "fixed to a moving link are merged into it." +
+                   (f" The root link {tree.root!r} floats on a free joint."
+                    if bodies[0].free and bodies[0].joint is None else ""))
     try:
         return Mechanism(name=name, chains=tuple(built), description=description,
                          warnings=tuple(warnings))
     except MechanismError as e:
-        moved_by = {body.joint.child: body.joint.name for body in bodies}
+        moved_by = {body.joint.child: body.joint.name for body in bodies
+                    if body.joint is not None}
         joint = moved_by.get(e.link_name)
         field_name = {"inertia": "inertial", "mass": "inertial.mass.value", "com":
                       "inertial.origin", "limits": "limit", "name": "child.link"}.get(
@@ -612,25 +653,54 @@ def _build(tree: _Tree, source: str) -> Mechanism:
         raise _Problem(e.reason, joint=joint, link=e.link_name, field=field_name) from None
 
 
-def mechanism_from_urdf(text: str, source: str = "<memory>") -> Mechanism:
+def _free_chain(tree: _Tree, body: _Body) -> Chain:
+    """The one-link chain of a free body: the root link (floating_base, home at the
+    origin with the identity orientation) or the child of a floating joint (home at the
+    joint's pose at zero); its mass properties in its own (URDF link) frame."""
+    urdf_name = body.links[0]
+    pose = tree.pose[urdf_name]
+    # (ArmDyn reserves "base" for the fixed base: a floating root link of that name, as
+    # many robots call it, is renamed)
+    name = FLOATING_BASE_NAME if urdf_name == "base" else urdf_name
+    mass, com, inertia = _merged_inertia(tree, body)
+    joint = None if body.joint is None else body.joint.name
+    if mass <= 0.0:
+        raise _Problem("no mass: a free body needs mass > 0 and a positive-definite inertia; "
+                       "give it an <inertial>", joint=joint, link=urdf_name, field="inertial")
+    com_b, inertia_b = _mass_properties_in(pose, mass, com, inertia)
+    home = None
+    if body.joint is not None:
+        home = tuple(float(v) for v in pose[:3, 3]) + \
+            quaternion_rpy(rpy_from_rotation(pose[:3, :3]))
+    link = Link(joint=JointType.FREE, mass=mass, com=com_b, inertia=inertia_b, home=home,
+                name=name)
+    return Chain(name=joint or "floating base", links=(link,))
+
+
+def mechanism_from_urdf(text: str, source: str = "<memory>",
+                        floating_base: bool = False) -> Mechanism:
     """The Mechanism of a URDF's text (str or bytes; module docstring); `UrdfFileError`
-    naming `source`, ArgumentTypeError for a `text` that is neither."""
+    naming `source`, ArgumentTypeError for a `text` that is neither. floating_base=True
+    puts the root link on a free joint."""
     if not isinstance(text, (str, bytes)):
         raise ArgumentTypeError(f"text must be a URDF's text (str or bytes), got "
                                 f"{type(text).__name__}")
     try:
-        return _build(_read_tree(text), source)
+        return _build(_read_tree(text, bool(floating_base)), source)
     except _Problem as p:
         raise p.at(source) from None
     except RobotError as e:  # a Link refused outside the Mechanism (not expected)
         raise UrdfFileError(source, e.reason, link_name=e.link_name, field=e.field) from None
 
 
-def load_urdf(path) -> Mechanism:
+def load_urdf(path, floating_base: bool = False) -> Mechanism:
     """Read the URDF at `path` into a Mechanism (module docstring, docs/urdf.md).
 
     Joint values (rad / m): ArmDyn q = URDF q + mech.q_home, in the URDF's depth-first
-    joint order. Raises only `UrdfFileError`, naming the file, joint or link and field.
+    joint order. floating_base=True: the root link on a free joint, first in q
+    ([x, y, z, qx, qy, qz, qw], home at the origin, identity) and in the rates ([w; v]
+    in the body frame). Raises only `UrdfFileError`, naming the file, joint or link and
+    field.
     """
     shown = display_path(path)
     if shown is None:
@@ -649,7 +719,7 @@ def load_urdf(path) -> Mechanism:
         raise UrdfFileError(shown, f"not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
                                    f"{e.start})") from None
     try:
-        return mechanism_from_urdf(text, shown)
+        return mechanism_from_urdf(text, shown, floating_base)
     except UrdfFileError:
         raise
     except RecursionError:
@@ -667,15 +737,41 @@ def _text(values) -> str:
 
 
 def _row_rest(link: Link) -> np.ndarray:
-    """The DH row without its joint: moved joint frame -> link's own frame."""
+    """The DH row without its joint: moved joint frame -> link's own frame (the identity
+    for a free joint: its moved frame is its link's)."""
+    if link.joint == JointType.FREE:
+        return np.eye(4)
     if link.is_revolute:
         return _dh_row(link.a, link.b, link.alpha, 0.0)
     return _dh_row(link.a, 0.0, link.alpha, link.theta)
 
 
 def _home_motion(link: Link) -> np.ndarray:
-    """The joint's motion at q_home: Rz(theta) (revolute) or Tz(b) (prismatic)."""
+    """The joint's motion at q_home: Rz(theta) (revolute), Tz(b) (prismatic), the home
+    pose of a free joint."""
+    if link.joint == JointType.FREE:
+        x, y, z, qx, qy, qz, qw = link.q_values
+        T = np.eye(4)
+        T[:3, :3] = np.array([[1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw),
+                               2 * (qx * qz + qy * qw)],
+                              [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz),
+                               2 * (qy * qz - qx * qw)],
+                              [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw),
+                               1 - 2 * (qx * qx + qy * qy)]])
+        T[:3, 3] = (x, y, z)
+        return T
     return _rz(link.theta) if link.is_revolute else _tz(link.b)
+
+
+def _floating_root(mech: Mechanism) -> str | None:
+    """The link written as the URDF's root (a floating base, URDF's own convention):
+    the free first link of the only chain on the base, when every other chain hangs on
+    it; else None (the root is "base")."""
+    on_base = [chain for chain in mech.chains if chain.parent is None]
+    if len(on_base) == 1 and on_base[0].links[0].joint == JointType.FREE and \
+            on_base[0].base.is_identity:
+        return on_base[0].links[0].name
+    return None
 
 
 def _comment(text: str) -> ET.Element:
@@ -683,11 +779,17 @@ def _comment(text: str) -> ET.Element:
 
 
 def _export_warnings(mech: Mechanism) -> tuple[str, ...]:
+    out = []
     if tuple(mech.gravity) != tuple(DEFAULT_GRAVITY):
-        return (f"gravity {list(mech.gravity)} m/s^2 is not written: URDF has no gravity, and "
-                f"a simulator reading the file will use its own (usually "
-                f"{list(DEFAULT_GRAVITY)})",)
-    return ()
+        out.append(f"gravity {list(mech.gravity)} m/s^2 is not written: URDF has no gravity, "
+                   f"and a simulator reading the file will use its own (usually "
+                   f"{list(DEFAULT_GRAVITY)})")
+    root = _floating_root(mech)
+    if root is not None and not np.array_equal(mech.links[mech.joint_index(root)].q_values,
+                                               (0, 0, 0, 0, 0, 0, 1)):
+        out.append(f"the floating base {root!r} is written as the URDF's root link: its home "
+                   "pose (not the origin) is not written (URDF's root sits at the origin)")
+    return tuple(out)
 
 
 def _as_mechanism(description) -> Mechanism:
@@ -713,6 +815,14 @@ def mechanism_to_urdf(mech) -> str:
         raise MechanismError("URDF is a tree and cannot hold closed loops; save the "
                              "mechanism as a mechanism file (.toml) instead",
                              loop=mech.loops[0].name)
+    for chain in mech.chains:
+        for i, link in enumerate(chain.links, start=1):
+            if link.joint in (JointType.SPHERICAL, JointType.UNIVERSAL):
+                raise MechanismError(f"URDF has no {link.joint.value} joint; save the "
+                                     "mechanism as a mechanism file (.toml) instead",
+                                     chain=chain.name, link=i, link_name=link.name,
+                                     field="joint")
+    root = _floating_root(mech)
     robot = ET.Element("robot", name=mech.name)
     robot.append(_comment(f"Written by ArmDyn from the mechanism {mech.name!r}. Joint values "
                           "are ArmDyn's minus q_home: this file's zero pose is ArmDyn's home "
@@ -721,7 +831,8 @@ def mechanism_to_urdf(mech) -> str:
         robot.append(_comment(mech.description))
     for w in _export_warnings(mech):
         robot.append(_comment(w))
-    ET.SubElement(robot, "link", name="base")
+    if root is None:
+        ET.SubElement(robot, "link", name="base")
     rest = {}
     for chain in mech.chains:
         for i, link in enumerate(chain.links):
@@ -730,13 +841,16 @@ def mechanism_to_urdf(mech) -> str:
             urdf_link = ET.SubElement(robot, "link", name=link.name)
             inertial = ET.SubElement(urdf_link, "inertial")
             X = rest[link.name]
-            rpy = (link.alpha, 0.0, 0.0) if link.is_revolute else (link.alpha, 0.0, link.theta)
+            rpy = (0.0, 0.0, 0.0) if link.joint == JointType.FREE else \
+                (link.alpha, 0.0, 0.0) if link.is_revolute else (link.alpha, 0.0, link.theta)
             ET.SubElement(inertial, "origin", xyz=_text(X[:3, :3] @ np.array(link.com)
                                                         + X[:3, 3]), rpy=_text(rpy))
             ET.SubElement(inertial, "mass", value=_text([link.mass]))
             xx, yy, zz, xy, xz, yz = link.inertia
             ET.SubElement(inertial, "inertia", ixx=_text([xx]), ixy=_text([xy]),
                           ixz=_text([xz]), iyy=_text([yy]), iyz=_text([yz]), izz=_text([zz]))
+            if link.name == root:  # the floating base: URDF's root link, no joint
+                continue
             # its joint: parent frame x (chain placement) x the motion at q_home
             if i == 0:
                 parent = chain.parent or "base"
@@ -746,13 +860,16 @@ def mechanism_to_urdf(mech) -> str:
                 parent = chain.links[i - 1].name
                 before = rest[parent]
             origin = before @ _home_motion(link)
-            kind = ("revolute" if link.limits is not None else "continuous") \
+            kind = "floating" if link.joint == JointType.FREE else \
+                ("revolute" if link.limits is not None else "continuous") \
                 if link.is_revolute else "prismatic"
             joint = ET.SubElement(robot, "joint", name=f"{link.name}_joint", type=kind)
             ET.SubElement(joint, "parent", link=parent)
             ET.SubElement(joint, "child", link=link.name)
             ET.SubElement(joint, "origin", xyz=_text(origin[:3, 3]),
                           rpy=_text(rpy_from_rotation(origin[:3, :3])))
+            if kind == "floating":
+                continue
             ET.SubElement(joint, "axis", xyz="0 0 1")
             if kind != "continuous":
                 lo, hi = (np.array(link.limits) - link.q_home if link.limits is not None

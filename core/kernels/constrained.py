@@ -30,6 +30,7 @@ import numpy as np
 
 from . import denoc
 from .buffers import compiled_kernel, inlined_kernel
+from .charts import retract
 from .data import data_views
 from .loops import (closure_acceleration_inline, closure_jacobian, closure_jacobian_inline,
                     closure_residual)
@@ -181,15 +182,14 @@ def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
 
 
 @compiled_kernel
-def project_onto_loops(mv, ws, y, tol):
-    """Move the state y = [q; qd] back onto Phi(q) = 0 and J qd = 0 when it has drifted
-    by more than tol (m, rad, and per second), on the data of the workspace buffer ws.
-    Returns True if y changed."""
-    n, m = mv.n, mv.m
+def project_onto_loops(mv, ws, q, qd, tol):
+    """Move the state (q (nq,), qd (nv,)) back onto Phi(q) = 0 and J qd = 0 when it has
+    drifted by more than tol (m, rad, and per second), on the data of the workspace
+    buffer ws; q moves on its manifold (`core.kernels.charts.retract`). Returns True if
+    the state changed."""
+    nv, m = mv.nv, mv.m
     D = data_views(mv, ws)
     rhs, delassus, lam, keep, chol = D.rhs, D.delassus, D.lam, D.keep, D.chol
-    q = y[:n]
-    qd = y[n:]
     dq, Phi, J, Jqd = D.dq, D.Phi, D.J, D.Jqd
     changed = False
     for _ in range(4):
@@ -202,8 +202,11 @@ def project_onto_loops(mv, ws, y, tol):
             break
         closure_jacobian(mv, D, J)
         _least_norm_correction(J, Phi, rhs, delassus, lam, keep, chol, dq)
-        for j in range(n):
-            q[j] -= dq[j]
+        if mv.nq == nv:
+            for j in range(nv):
+                q[j] -= dq[j]
+        else:
+            retract(mv, q, dq, -1.0)
         changed = True
     if changed:
         denoc.link_quantities(mv, D, q)
@@ -211,13 +214,13 @@ def project_onto_loops(mv, ws, y, tol):
     err = 0.0
     for r in range(m):
         s = 0.0
-        for j in range(n):
+        for j in range(nv):
             s += J[r, j] * qd[j]
         Jqd[r] = s
         err = max(err, abs(s))
     if err > tol:
         _least_norm_correction(J, Jqd, rhs, delassus, lam, keep, chol, dq)
-        for j in range(n):
+        for j in range(nv):
             qd[j] -= dq[j]
         changed = True
     return changed

@@ -6,7 +6,8 @@ declared once in `DATA_FIELDS` (`core.kernels.fields`) with its shape and the eq
 that fills it. Each thread owns its buffers (`thread_workspace`), so calls may run in
 parallel threads. Kernels take the model views and the data: `(mv, D)`.
 
-Sizes: n joints, nv joint rates, m active constraint rows; base frame throughout.
+Sizes: n joints, nv joint rates, m active constraint rows, ne force elements; base
+frame throughout.
 
 {fields}
 """
@@ -19,7 +20,7 @@ import numpy as np
 from .buffers import compiled_kernel
 from .fields import Field, FieldTable
 
-DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
+DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m", "ne"), (np.float64,), (
     Field("Rj", ("n", 3, 3), "DH frame 0 of each joint's row (joint k turns about / slides\n"
           "along its z)                                          (App. A)"),
     Field("Rl", ("n", 3, 3), "each link's own frame (the frame its DH row ends in)"),
@@ -36,11 +37,17 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
     Field("t", ("n", 6), "twists at O_k                                        (eq. 11c)"),
     Field("tdot", ("n", 6), "twist rates at O_k                                   (eq. 17)"),
     Field("w", ("n", 6), "wrenches at O_k: inertia + children             (Sec 2.4.1)"),
-    Field("psi_hat", ("n", 6), "psi^_k = M^_k p_k                                (eq. 19d)"),
+    Field("psi_hat", ("nv", 6), "psi^_k = M^_k p_k, a row per rate (a block pivot's columns\n"
+          "Psi^_k = M^_k P_k)                                 (eq. 19d)"),
     Field("eta", ("n", 6), "UDU^T solve, backward pass                        (eq. 19a)"),
     Field("mu", ("n", 6), "UDU^T solve, forward pass                          (eq. 21b)"),
     Field("no_wrench", ("n", 6), "zeros: no external wrench on any link; never written"),
-    Field("m_hat", ("n",), "m^_k = p_k^T psi^_k, the D of UDU^T                 (eq. 19d)"),
+    Field("S", ("nv", 6), "the columns of P_k of a joint of several degrees of freedom,\n"
+          "a row per rate (core.kernels.joints)"),
+    Field("L_hat", ("n", 6, 6), "a block pivot D_k = P_k^T Psi^_k = L diag(m^) L^T: its unit\n"
+          "lower factor L (joints of several degrees of freedom)"),
+    Field("m_hat", ("nv",), "m^_k = p_k^T psi^_k, the D of UDU^T (a block pivot's d)\n"
+          "                                                    (eq. 19d)"),
     Field("phi_hat", ("nv",), "UDU^T solve                                       (eq. 19b)"),
     Field("phi", ("nv",), "right-hand side of the UDU^T solve: tau - ID(q, qd, 0)"),
     Field("zero", ("nv",), "zeros (qdd = 0 for the bias forces); never written"),
@@ -49,8 +56,10 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
     Field("stop", ("nv",), "the end stops' share of tau       (core.kernels.passive)"),
     Field("qdd_free", ("nv",), "tree accelerations without the loops"),
     Field("dq", ("nv",), "a projection's correction of q or qd (project_onto_loops)"),
+    Field("x", ("nv",), "the joints' values per rate: a chart's point of q\n"
+          "(core.kernels.charts; the end stops read it)"),
     Field("g", (3,), "the gravity a call uses (the model's, or zeros)"),
-    Field("tmp66", (2, 6, 6), "scratch of the 6x6 recursions"),
+    Field("tmp66", (3, 6, 6), "scratch of the 6x6 recursions"),
     Field("s6", (4, 6), "scratch 6-vectors"),
     Field("G", (20, 3), "scratch of the loop kernels (core.kernels.loops names its rows)"),
     Field("Phi", ("m",), "loop-closure residual (m, rad)                      (Jalon 8.3)"),
@@ -65,6 +74,12 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m"), (np.float64,), (
     Field("J", ("m", "nv"), "loop Jacobian: J qd = time derivative of Phi"),
     Field("Y", ("m", "nv"), "rows of M^-1 J^T (m UDU^T solves)"),
     Field("delassus", ("m", "m"), "J M^-1 J^T"),
+    Field("W", ("n", 6), "the link wrenches with the force elements' added\n"
+          "(core.kernels.elements)"),
+    Field("element_force", ("ne",), "each force element's force: a spring-damper's tension,\n"
+          "a tyre's upward push, N"),
+    Field("element_stretch", ("ne",), "a spring's length minus its free length; a tyre's\n"
+          "compression (<= 0: off the road), m"),
 ))
 Data = DATA_FIELDS.views_type
 __doc__ = __doc__.replace("{fields}", DATA_FIELDS.describe())
@@ -77,12 +92,12 @@ def data_views(mv, ws):
     """Cut the workspace buffer ws of the model mv (`core.kernels.layout.model_views`)
     into the fields of Data (no copies, no reference counting; ws must outlive them;
     IndexError if it is too short for the model)."""
-    return _cut_data((mv.n, mv.nv, mv.m), (ws,))
+    return _cut_data((mv.n, mv.nv, mv.m, mv.ne), (ws,))
 
 
 def workspace_size(kernel) -> int:
     """Floats in a workspace buffer of the KernelModel `kernel`."""
-    return DATA_FIELDS.lengths(n=kernel.n, nv=kernel.nv, m=kernel.m)[0]
+    return DATA_FIELDS.lengths(n=kernel.n, nv=kernel.nv, m=kernel.m, ne=kernel.ne)[0]
 
 
 def new_workspace(kernel) -> np.ndarray:
@@ -95,7 +110,7 @@ _local = threading.local()
 
 def thread_workspace(kernel) -> np.ndarray:
     """This thread's reusable workspace buffer for models of `kernel`'s sizes."""
-    key = (kernel.n, kernel.nv, kernel.m)
+    key = (kernel.n, kernel.nv, kernel.m, kernel.ne)
     try:
         return _local.pool[key]
     except (AttributeError, KeyError):
@@ -106,5 +121,6 @@ def thread_workspace(kernel) -> np.ndarray:
 
 def data_of(kernel, ws: np.ndarray) -> Data:
     """The fields of a workspace buffer as numpy copies, from Python (for inspection)."""
-    views = DATA_FIELDS.numpy_views((ws,), n=kernel.n, nv=kernel.nv, m=kernel.m)
+    views = DATA_FIELDS.numpy_views((ws,), n=kernel.n, nv=kernel.nv, m=kernel.m,
+                                    ne=kernel.ne)
     return Data(*(x.copy() if isinstance(x, np.ndarray) else x for x in views))

@@ -32,8 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from .buffers import compiled_kernel, inline_twin, inlined_kernel
-from .joints import (M_p, add_joint_rate_terms, add_p_times, dh_variables, p_dot,
-                     pivot_scale)
+from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_dot,
+                     add_joint_rate_terms_of, add_p_times, add_P_times, dh_variables,
+                     factor_pivot_block, joint_forces, joint_motion, ldl_solve,
+                     motion_subspace, p_dot, pivot_scale)
 from .data import data_views
 from .linalg6 import A_times, AT_times_add, ATMA_add
 
@@ -78,22 +80,29 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
             for r in range(3):  # Rl[k] held the product for a moment
                 for s in range(3):
                     Rj[k, r, s] = Rl[k, r, s]
-        a = dh[k, 0]
-        alpha = dh[k, 2]
-        theta, b = dh_variables(kind[k], a, dh[k, 1], alpha, dh[k, 3], q, iq[k])
-        ct, st = np.cos(theta), np.sin(theta)
-        ca, sa = np.cos(alpha), np.sin(alpha)
-        # Q = Rz(theta) Rx(alpha), and the origin offset [a ct, a st, b] in the joint frame
-        Q00, Q01, Q02 = ct, -st * ca, st * sa
-        Q10, Q11, Q12 = st, ct * ca, -ct * sa
-        Q20, Q21, Q22 = 0.0, sa, ca
-        px, py, pz = a * ct, a * st, b
+        if kind[k] <= JOINT_PRISMATIC:
+            a = dh[k, 0]
+            alpha = dh[k, 2]
+            theta, b = dh_variables(kind[k], a, dh[k, 1], alpha, dh[k, 3], q, iq[k])
+            ct, st = np.cos(theta), np.sin(theta)
+            ca, sa = np.cos(alpha), np.sin(alpha)
+            # Q = Rz(theta) Rx(alpha), the origin offset [a ct, a st, b] in the joint frame
+            Q00, Q01, Q02 = ct, -st * ca, st * sa
+            Q10, Q11, Q12 = st, ct * ca, -ct * sa
+            Q20, Q21, Q22 = 0.0, sa, ca
+            px, py, pz = a * ct, a * st, b
+        else:  # a joint of several degrees of freedom moves the frame it sits in
+            (Q00, Q01, Q02, Q10, Q11, Q12, Q20, Q21, Q22,
+             px, py, pz) = joint_motion(kind[k], q, iq[k])
         for r in range(3):
             R0, R1, R2 = Rj[k, r, 0], Rj[k, r, 1], Rj[k, r, 2]
             Rl[k, r, 0] = R0 * Q00 + R1 * Q10 + R2 * Q20
             Rl[k, r, 1] = R0 * Q01 + R1 * Q11 + R2 * Q21
             Rl[k, r, 2] = R0 * Q02 + R1 * Q12 + R2 * Q22
             ol[k, r] = oj[k, r] + R0 * px + R1 * py + R2 * pz
+        if kind[k] == JOINT_FREE:  # its twist is taken at the body origin
+            for r in range(3):
+                oj[k, r] = ol[k, r]
 
 
 # ----------------------------------------------------------------------------------
@@ -116,6 +125,8 @@ def link_quantities(mv, D, q):
         cx, cy, cz = com[k, 0], com[k, 1], com[k, 2]
         for r in range(3):
             e[k, r] = Rj[k, r, 2]  # joint k axis = z of its joint frame
+        if mv.kind[k] > JOINT_PRISMATIC:  # P_k's columns, base frame
+            motion_subspace(mv.kind[k], Rj, Rl, k, mv.iv[k], D.S)
         c[k, 0] = ol[k, 0] + R00 * cx + R01 * cy + R02 * cz
         c[k, 1] = ol[k, 1] + R10 * cx + R11 * cy + R12 * cz
         c[k, 2] = ol[k, 2] + R20 * cx + R21 * cy + R22 * cz
@@ -169,7 +180,7 @@ def link_quantities(mv, D, q):
 def twists(mv, D, qd):
     """Forward recursion for the twists D.t, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
     order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
-    e, A, t = D.e, D.A, D.t
+    e, S, A, t = D.e, D.S, D.A, D.t
     for i in range(mv.n):
         k = order[i]
         p = parent[k]
@@ -178,7 +189,7 @@ def twists(mv, D, qd):
                 t[k, r] = 0.0
         else:
             A_times(A, k, t, p, t, k)
-        add_p_times(kind[k], e, k, qd[iv[k]], t, k)
+        add_P_times(kind[k], e, S, k, iv[k], qd, t, k)
 
 
 @inlined_kernel
@@ -190,7 +201,7 @@ def twist_rates(mv, D, qd, qdd, gravity):
     """
     twists(mv, D, qd)
     order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
-    oj, e, A, t, tdot = D.oj, D.e, D.A, D.t, D.tdot
+    oj, e, S, A, t, tdot = D.oj, D.e, D.S, D.A, D.t, D.tdot
     for i in range(mv.n):
         k = order[i]
         p = parent[k]
@@ -210,9 +221,9 @@ def twist_rates(mv, D, qd, qdd, gravity):
             tdot[k, 3] += wy * cz - wz * cy
             tdot[k, 4] += wz * cx - wx * cz
             tdot[k, 5] += wx * cy - wy * cx
-        # joint terms: p_k qdd_k + pdot_k qd_k, pdot_k = W_λ p_k (e fixed in link λ)
-        add_p_times(kind[k], e, k, qdd[iv[k]], tdot, k)
-        add_joint_rate_terms(kind[k], e, k, wx, wy, wz, qd[iv[k]], tdot, k)
+        # joint terms: P_k qdd_k + Pdot_k qd_k (core.kernels.joints)
+        add_P_times(kind[k], e, S, k, iv[k], qdd, tdot, k)
+        add_joint_rate_terms_of(kind[k], e, S, k, iv[k], wx, wy, wz, qd, t, tdot, k)
 
 
 @compiled_kernel
@@ -225,6 +236,7 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
     n = mv.n
     order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
     oj, ol, e, d, M, A, t, tdot, wstar = D.oj, D.ol, D.e, D.d, D.M, D.A, D.t, D.tdot, D.w
+    S = D.S
 
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
     twist_rates(mv, D, qd, qdd, gravity)
@@ -261,10 +273,10 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
             wstar[k, 4] -= fy
             wstar[k, 5] -= fz
 
-    # ---- backward recursion: w_λ += A_{k,λ}^T w_k; tau_k = p_k^T w_k ----
+    # ---- backward recursion: w_λ += A_{k,λ}^T w_k; tau_k = P_k^T w_k ----
     for i in range(n - 1, -1, -1):
         k = order[i]
-        tau[iv[k]] = p_dot(kind[k], e, k, wstar, k)
+        joint_forces(kind[k], e, S, k, iv[k], wstar, k, tau)
         p = parent[k]
         if p >= 0:
             AT_times_add(A, k, wstar, k, wstar, p)
@@ -286,6 +298,38 @@ def energy_kernel(mv, D, gravity):
             T += 0.5 * t[k, r] * s
         V -= mass[k] * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
     return T, V
+
+
+@compiled_kernel
+def momentum_kernel(mv, D, out):
+    """The whole system's mass centre c (out[0:3], m), linear momentum (out[3:6], kg m/s)
+    and angular momentum about c (out[6:9], kg m^2/s), base frame, at the link
+    quantities and twists in D: M_k t_k = [h_k; l_k] is link k's momentum about O_k
+    (eq. 6), and about c it is h_k + (O_k - c) x l_k."""
+    mass, c, M, t, o = mv.mass, D.c, D.M, D.t, D.oj
+    total = 0.0
+    for j in range(9):
+        out[j] = 0.0
+    for k in range(mv.n):
+        total += mass[k]
+        for j in range(3):
+            out[j] += mass[k] * c[k, j]
+    for j in range(3):
+        out[j] /= total
+    for k in range(mv.n):
+        h = D.s6[0]
+        for r in range(6):
+            s = 0.0
+            for col in range(6):
+                s += M[k, r, col] * t[k, col]
+            h[r] = s
+        rx, ry, rz = o[k, 0] - out[0], o[k, 1] - out[1], o[k, 2] - out[2]
+        out[3] += h[3]
+        out[4] += h[4]
+        out[5] += h[5]
+        out[6] += h[0] + ry * h[5] - rz * h[4]
+        out[7] += h[1] + rz * h[3] - rx * h[5]
+        out[8] += h[2] + rx * h[4] - ry * h[3]
 
 
 # ----------------------------------------------------------------------------------
@@ -312,31 +356,38 @@ def composite_inertias(mv, D):
 
 @compiled_kernel
 def gim_from_composite(mv, D, I):
-    """eq. 24: i_kj = p_k^T A_{jk}^T M~_j p_j for every ancestor k of j (and symmetric);
-    zero where neither joint is an ancestor of the other. I (nv, nv)."""
+    """eq. 24: i_kj = P_k^T A_{jk}^T M~_j P_j for every ancestor k of j (and symmetric),
+    a block of nv_k x nv_j entries; zero where neither joint is an ancestor of the other.
+    I (nv, nv)."""
     n = mv.n
     parent, kind, iv = mv.parent, mv.kind, mv.iv
-    e, A, M_tilde, s6 = D.e, D.A, D.M_tilde, D.s6
+    e, S, A, M_tilde, s6 = D.e, D.S, D.A, D.M_tilde, D.s6
     for r in range(mv.nv):
         for s in range(mv.nv):
             I[r, s] = 0.0
     for j in range(n):
-        # f = M~_j p_j (s6[0]), the wrench at O_j that accelerates the composite body of
-        # j at qdd_j = 1; shifted down the ancestors with A^T (s6[1] as scratch)
-        M_p(kind[j], e, j, M_tilde, j, s6, 0)
-        I[iv[j], iv[j]] = p_dot(kind[j], e, j, s6, 0)
-        c = j
-        k = parent[j]
-        while k >= 0:
-            for r in range(6):
-                s6[1, r] = 0.0
-            AT_times_add(A, c, s6, 0, s6, 1)  # shift the wrench from O_c to O_k
-            for r in range(6):
-                s6[0, r] = s6[1, r]
-            I[iv[k], iv[j]] = p_dot(kind[k], e, k, s6, 0)
-            I[iv[j], iv[k]] = I[iv[k], iv[j]]
-            c = k
-            k = parent[k]
+        for cj in range(JOINT_NV[kind[j]]):
+            col = iv[j] + cj
+            # f = M~_j P_j[:, cj] (s6[0]), the wrench at O_j that accelerates the
+            # composite body of j at unit rate cj; shifted down the ancestors with A^T
+            # (s6[1] as scratch)
+            M_P_col(kind[j], e, S, j, iv[j], cj, M_tilde, j, s6, 0)
+            for ck in range(JOINT_NV[kind[j]]):
+                I[iv[j] + ck, col] = P_col_dot(kind[j], e, S, j, iv[j], ck, s6, 0)
+            c = j
+            k = parent[j]
+            while k >= 0:
+                for r in range(6):
+                    s6[1, r] = 0.0
+                AT_times_add(A, c, s6, 0, s6, 1)  # shift the wrench from O_c to O_k
+                for r in range(6):
+                    s6[0, r] = s6[1, r]
+                for ck in range(JOINT_NV[kind[k]]):
+                    row = iv[k] + ck
+                    I[row, col] = P_col_dot(kind[k], e, S, k, iv[k], ck, s6, 0)
+                    I[col, row] = I[row, col]
+                c = k
+                k = parent[k]
 
 
 # ----------------------------------------------------------------------------------
@@ -346,15 +397,21 @@ def gim_from_composite(mv, D, I):
 @compiled_kernel
 def articulated_inertias(mv, D):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of a joint
-    whose pivot m_hat is not positive (singular GIM), or -1.
+    whose pivot is not positive (singular GIM), or -1.
 
       M^_k = M_k + sum over children c of A_{c,k}^T Mbar_c A_{c,k}
       psi^_k = M^_k p_k;  m^_k = p_k^T psi^_k  (the D of UDU^T)
       Mbar_k = M^_k - psi^_k psi^_k^T / m^_k            (in tmp66[0]; tmp66[1] scratch)
+
+    A joint of several degrees of freedom has a block pivot: Psi^_k = M^_k P_k (6 x nv_k,
+    its columns in psi_hat[iv_k:]), D_k = P_k^T Psi^_k factored as L_k diag(m^) L_k^T
+    (L_hat[k], m_hat[iv_k:]), Mbar_k = M^_k - Psi^_k D_k^-1 Psi^_k^T.
     """
     n = mv.n
-    order, parent, kind = mv.order, mv.parent, mv.kind
-    e, M, A, M_hat, psi_hat, m_hat, tmp66 = D.e, D.M, D.A, D.M_hat, D.psi_hat, D.m_hat, D.tmp66
+    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
+    e, S, M, A, M_hat, psi_hat, m_hat, tmp66 = D.e, D.S, D.M, D.A, D.M_hat, D.psi_hat, \
+        D.m_hat, D.tmp66
+    L_hat = D.L_hat
     scratch = tmp66[1]
     for k in range(n):
         for r in range(6):
@@ -362,16 +419,47 @@ def articulated_inertias(mv, D):
                 M_hat[k, r, c] = M[k, r, c]
     for i in range(n - 1, -1, -1):
         k = order[i]
-        M_p(kind[k], e, k, M_hat, k, psi_hat, k)
-        m_hat[k] = p_dot(kind[k], e, k, psi_hat, k)
-        # singular if the pivot vanishes relative to the block it is taken from
-        if not m_hat[k] > 1e-13 * pivot_scale(kind[k], M_hat, k):
+        b = iv[k]
+        if kind[k] <= JOINT_PRISMATIC:
+            M_p(kind[k], e, k, M_hat, k, psi_hat, b)
+            m_hat[b] = p_dot(kind[k], e, k, psi_hat, b)
+            # singular if the pivot vanishes relative to the block it is taken from
+            if not m_hat[b] > 1e-13 * pivot_scale(kind[k], M_hat, k):
+                return k
+            p = parent[k]
+            if p >= 0:
+                for r in range(6):
+                    for c in range(6):
+                        tmp66[0, r, c] = M_hat[k, r, c] - psi_hat[b, r] * psi_hat[b, c] / m_hat[b]
+                ATMA_add(A, k, tmp66, 0, M_hat, p, scratch)
+            continue
+        nk = JOINT_NV[kind[k]]
+        for c in range(nk):  # Psi^_k = M^_k P_k, D_k = P_k^T Psi^_k (lower triangle)
+            M_P_col(kind[k], e, S, k, b, c, M_hat, k, psi_hat, b + c)
+        for a in range(nk):
+            for c in range(a + 1):
+                s = 0.0
+                for r in range(6):
+                    s += S[b + a, r] * psi_hat[b + c, r]
+                L_hat[k, a, c] = s
+        if factor_pivot_block(L_hat, k, m_hat, b, nk) >= 0:
             return k
         p = parent[k]
         if p >= 0:
+            # Mbar_k = M^_k - Y diag(1/m^) Y^T with Y = Psi^_k L^-T (rows in tmp66[2])
+            Y = tmp66[2]
+            for r in range(6):
+                for c in range(nk):
+                    s = psi_hat[b + c, r]
+                    for l in range(c):
+                        s -= L_hat[k, c, l] * Y[r, l]
+                    Y[r, c] = s
             for r in range(6):
                 for c in range(6):
-                    tmp66[0, r, c] = M_hat[k, r, c] - psi_hat[k, r] * psi_hat[k, c] / m_hat[k]
+                    s = M_hat[k, r, c]
+                    for l in range(nk):
+                        s -= Y[r, l] * Y[c, l] / m_hat[b + l]
+                    tmp66[0, r, c] = s
             ATMA_add(A, k, tmp66, 0, M_hat, p, scratch)
     return -1
 
@@ -379,41 +467,71 @@ def articulated_inertias(mv, D):
 @compiled_kernel
 def udu_solve(mv, D, phi, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors
-    D.psi_hat, D.m_hat of `articulated_inertias`; D.eta, D.phi_hat, D.mu are its work
-    arrays. phi, qdd (nv,)."""
+    D.psi_hat, D.m_hat (and the block pivots' L_hat) of `articulated_inertias`; D.eta,
+    D.phi_hat, D.mu are its work arrays. phi, qdd (nv,)."""
     n = mv.n
     order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
-    e, A, psi_hat, m_hat, eta, phi_hat, mu = D.e, D.A, D.psi_hat, D.m_hat, D.eta, D.phi_hat, \
-        D.mu
+    e, S, A, psi_hat, m_hat, eta, phi_hat, mu = D.e, D.S, D.A, D.psi_hat, D.m_hat, D.eta, \
+        D.phi_hat, D.mu
+    L_hat, x = D.L_hat, D.s6
     # eqs. 19a-b, backward: phi^_k = phi_k - p_k^T eta_k,
     #   eta_λ += A_{k,λ}^T (eta_k + psi^_k phi^_k / m^_k),  eta = 0 at the leaves
+    #   (a block pivot: phi^_k = phi_k - P_k^T eta_k, eta_k += Psi^_k D_k^-1 phi^_k)
     for k in range(n):
         for r in range(6):
             eta[k, r] = 0.0
     for i in range(n - 1, -1, -1):
         k = order[i]
-        phi_hat[iv[k]] = phi[iv[k]] - p_dot(kind[k], e, k, eta, k)
+        b = iv[k]
         p = parent[k]
+        if kind[k] <= JOINT_PRISMATIC:
+            phi_hat[b] = phi[b] - p_dot(kind[k], e, k, eta, k)
+            if p >= 0:
+                s = phi_hat[b] / m_hat[b]
+                for r in range(6):
+                    eta[k, r] += psi_hat[b, r] * s  # eta_k is final: reuse it for the sum
+                AT_times_add(A, k, eta, k, eta, p)
+            continue
+        nk = JOINT_NV[kind[k]]
+        for c in range(nk):
+            phi_hat[b + c] = phi[b + c] - P_col_dot(kind[k], e, S, k, b, c, eta, k)
         if p >= 0:
-            s = phi_hat[iv[k]] / m_hat[k]
-            for r in range(6):
-                eta[k, r] += psi_hat[k, r] * s  # eta_k is final: reuse it for the sum
+            for c in range(nk):
+                x[2, c] = phi_hat[b + c]
+            ldl_solve(L_hat, k, m_hat, b, nk, x, 2)
+            for c in range(nk):
+                for r in range(6):
+                    eta[k, r] += psi_hat[b + c, r] * x[2, c]
             AT_times_add(A, k, eta, k, eta, p)
     # eqs. 20-21, forward: qdd_k = phi^_k / m^_k - psi^_k^T mu_{k,λ} / m^_k,
     #   mu_{k,λ} = A_{k,λ} mu_λ,  mu_k = p_k qdd_k + mu_{k,λ},  mu = 0 at the base
+    #   (a block pivot: qdd_k = D_k^-1 (phi^_k - Psi^_k^T mu_{k,λ}))
     for i in range(n):
         k = order[i]
+        b = iv[k]
         p = parent[k]
         if p < 0:
             for r in range(6):
                 mu[k, r] = 0.0
         else:
             A_times(A, k, mu, p, mu, k)
-        s = 0.0
-        for r in range(6):
-            s += psi_hat[k, r] * mu[k, r]
-        qdd[iv[k]] = (phi_hat[iv[k]] - s) / m_hat[k]
-        add_p_times(kind[k], e, k, qdd[iv[k]], mu, k)
+        if kind[k] <= JOINT_PRISMATIC:
+            s = 0.0
+            for r in range(6):
+                s += psi_hat[b, r] * mu[k, r]
+            qdd[b] = (phi_hat[b] - s) / m_hat[b]
+            add_p_times(kind[k], e, k, qdd[b], mu, k)
+            continue
+        nk = JOINT_NV[kind[k]]
+        for c in range(nk):
+            s = 0.0
+            for r in range(6):
+                s += psi_hat[b + c, r] * mu[k, r]
+            x[2, c] = phi_hat[b + c] - s
+        ldl_solve(L_hat, k, m_hat, b, nk, x, 2)
+        for c in range(nk):
+            qdd[b + c] = x[2, c]
+        add_P_times(kind[k], e, S, k, b, qdd, mu, k)
 
 
 # the recursions inlined into the hot paths (`core.kernels.buffers.inline_twin`): the forward

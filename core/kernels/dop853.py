@@ -62,10 +62,13 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
 
 Both kernels take a last, optional argument `pull`: a run's pull buffer (`core.sim.pull`;
 None: none), whose spring-damper wrench every right-hand side evaluation adds to f_ext
-while it holds a pull (`_rhs`). `dop853_advance` takes one more, `contacts`: None, or the
-run's (n, 2, CONTACT_COLUMNS) table of end-stop contacts, which every accepted state
-updates (`core.kernels.passive.record_stop_contacts`: hits counted by the integrator's
-steps, not by the output samples).
+while it holds a pull (`_rhs`), and `chart`: None for a model whose q is its own chart
+(nq == nv), else the (2, nq) buffer of the chart the integrator steps (`core.kernels.charts`:
+y = [x; qd] with x a chart of q around chart[0], moved to each accepted state; the
+samples Y_out are [q; qd], (S, nq + nv)). `dop853_advance` takes one more, `contacts`:
+None, or the run's (nv, 2, CONTACT_COLUMNS) table of end-stop contacts, which every
+accepted state updates (`core.kernels.passive.record_stop_contacts`: hits counted by the
+integrator's steps, not by the output samples).
 
 The Python side (set-up, buffers, `advance`) is `core.sim.dop853`.
 """
@@ -77,13 +80,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .buffers import address_of, compiled_kernel
+from .buffers import address_of, compiled_kernel, inlined_kernel
+from .charts import chart_origin, chart_rates, chart_to_q, recentre
 from .constrained import project_onto_loops
 from .layout import model_views
 from .passive import record_stop_contacts
 from .pull import LINK as PULL_ACTIVE
 from .pull import pulled_wrenches
-from .rhs import state_derivative_kernel
+from .rhs import accelerations, state_derivative_kernel
 
 # ---------------------------------------------------------------------------------------
 # Tableau (from SciPy, not retyped). Numba freezes these module globals as constants.
@@ -120,7 +124,7 @@ MAX_FACTOR = 10.0
 ERROR_EXPONENT = -1.0 / (7 + 1)   # error estimator order 7
 
 # scratch rows
-_Y_OLD, _F_OLD, _Y_NEW, _Y_STAGE, _SCALE, _F0 = 0, 1, 2, 3, 4, 5   # _F0..: 7 dense rows
+_Y_OLD, _F_OLD, _Y_NEW, _Y_STAGE, _SAMPLE, _F0 = 0, 1, 2, 3, 4, 5   # _F0..: 7 dense rows
 SCRATCH_ROWS = _F0 + INTERPOLATOR_POWER   # 12
 
 STATUS_RUNNING = 0
@@ -140,37 +144,63 @@ def new_scratch(n2: int) -> np.ndarray:
 
 
 @compiled_kernel
-def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, ydot):
+def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart):
     """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
     into tau; `core.kernels.torque`), the link wrenches f_ext (n, 6) plus, while the buffer
     `pull` (`core.sim.pull`; None: none) holds a pull, its spring-damper's wrench at this
-    state, then `state_derivative_kernel` (which adds the passive forces: damping and
-    end stops). Returns -1, the code of a singular pivot (>= 0), or TORQUE_FAILED."""
-    n = mv.n
-    if torque(t, address_of(y, 0), address_of(y, n), address_of(tau, 0), n) != 0:
+    state, then the accelerations (with the passive forces: damping and end stops).
+    y = [x; qd] (2 nv): x is q itself (chart None) or the chart of `core.kernels.charts`
+    around chart[0] (chart (2, nq): the base q_b, and a row for q). Returns -1, the code
+    of a singular pivot (>= 0), or TORQUE_FAILED."""
+    nv = mv.nv
+    if chart is None:
+        q = y[:nv]
+    else:
+        q = chart[1]
+        chart_to_q(mv, chart[0], y[:nv], q)
+    if torque(t, address_of(q, 0), address_of(y, nv), address_of(tau, 0), mv.nq, nv) != 0:
         return TORQUE_FAILED
     if pull is not None:
         if pull[PULL_ACTIVE] > 0.0:  # the one branch a run without a pull pays
             # w_i = [(p - o_i) x F; F], F = k (x* - p) - c v_p at this state (core.sim.pull)
-            f_ext = pulled_wrenches(mv, pull, y[:n], y[n:], f_ext)
-    return state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot)
+            f_ext = pulled_wrenches(mv, pull, q, y[nv:], f_ext)
+    if chart is None:
+        return state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot)
+    chart_rates(mv, q, y[:nv], y[nv:], ydot[:nv])
+    return accelerations(mv, ws, q, y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
+
+
+@inlined_kernel
+def _write_sample(mv, chart, y, out):
+    """out = [q; qd] (nq + nv) of the integrator's state y = [x; qd] (2 nv)."""
+    if chart is None:
+        for i in range(y.shape[0]):
+            out[i] = y[i]
+        return
+    nq, nv = mv.nq, mv.nv
+    chart_to_q(mv, chart[0], y[:nv], out[:nq])
+    for i in range(nv):
+        out[nq + i] = y[nv + i]
 
 
 @compiled_kernel
-def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None):
+def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None, chart=None):
     """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
-    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, passive, f_ext, pull, ydot)
+    return _rhs(model_views(MF, MI), ws, torque, t, y, tau, passive, f_ext, pull, ydot,
+                chart)
 
 
 @compiled_kernel
 def sample_torques(torque, t, Y, tau, out):
-    """out[s] = tau(t[s], q, qd) at the states Y (S, 2n) through the torque callback
-    (tau: its (n,) buffer). Returns -1, or the first sample where it failed."""
-    n = tau.shape[0]
+    """out[s] = tau(t[s], q, qd) at the states Y (S, nq + nv) through the torque callback
+    (tau: its (nv,) buffer). Returns -1, or the first sample where it failed."""
+    nv = tau.shape[0]
+    nq = Y.shape[1] - nv
     for s in range(Y.shape[0]):
-        if torque(t[s], address_of(Y[s], 0), address_of(Y[s], n), address_of(tau, 0), n) != 0:
+        if torque(t[s], address_of(Y[s], 0), address_of(Y[s], nq), address_of(tau, 0), nq,
+                  nv) != 0:
             return s
-        for k in range(n):
+        for k in range(nv):
             out[s, k] = tau[k]
     return -1
 
@@ -207,7 +237,7 @@ def _rms(x, scale):
 
 @compiled_kernel
 def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
-                 rtol, atol, max_step, y1, f1, pull=None):
+                 rtol, atol, max_step, y1, f1, pull=None, chart=None):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
     if m == 0:
@@ -226,7 +256,8 @@ def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1)
+    bad = _rhs(model_views(MF, MI), ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1,
+               chart)
     if bad != -1:
         return np.nan, bad
     for i in range(m):
@@ -259,15 +290,15 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull, K, y_old, y_new, f_new,
-                 h, ystage, F):
+def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull, chart, K, y_old, y_new,
+                 f_new, h, ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
     or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
         bad = _rhs(mv, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext, pull,
-                   K[s])
+                   K[s], chart)
         if bad != -1:
             return bad
     for i in range(m):
@@ -303,7 +334,7 @@ def _dense_eval(F, y_old, x, out):
 @compiled_kernel
 def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge, pull=None,
-                   contacts=None):
+                   chart=None, contacts=None):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
     h_abs = state[1]
@@ -314,19 +345,19 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
     project_tol = state[6] if state.shape[0] > 6 else 0.0
     mv = model_views(MF, MI)  # cut once per call: the stages reuse them
     m = y.shape[0]
+    nv = mv.nv
     S = t_out.shape[0]
 
     y_old = scratch[_Y_OLD]
     f_old = scratch[_F_OLD]
     y_new = scratch[_Y_NEW]
     ystage = scratch[_Y_STAGE]
-    scale = scratch[_SCALE]
+    sample = scratch[_SAMPLE]
     F = scratch[_F0:_F0 + INTERPOLATOR_POWER]
 
     # samples at or before the current time (e.g. t0): copies of y
     while next_out < S and t_out[next_out] <= t:
-        for i in range(m):
-            Y_out[next_out, i] = y[i]
+        _write_sample(mv, chart, y, Y_out[next_out])
         next_out += 1
 
     taken = 0
@@ -379,7 +410,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 if nonfinite >= 0:
                     break
                 singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, passive, f_ext,
-                                pull, K[s])
+                                pull, K[s], chart)
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
                     state[0] = t
@@ -396,7 +427,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
                     singular = _rhs(mv, ws, torque, t_new, y_new, tau, passive, f_ext,
-                                    pull, K[N_STAGES])
+                                    pull, K[N_STAGES], chart)
                     stats[0] += 1
                     if singular == TORQUE_FAILED:
                         state[0] = t
@@ -468,8 +499,9 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         taken += 1
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
-        if project_tol > 0.0 and project_onto_loops(mv, ws, y, project_tol):
-            bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, f)
+        if chart is None and project_tol > 0.0 and project_onto_loops(mv, ws, y[:nv], y[nv:],
+                                                                      project_tol):
+            bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, f, chart)
             stats[0] += 1
             if bad != -1:
                 state[0] = t
@@ -486,12 +518,11 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         while next_out < S and t_out[next_out] <= t:
             tj = t_out[next_out]
             if tj == t:
-                for i in range(m):
-                    Y_out[next_out, i] = y[i]
+                _write_sample(mv, chart, y, Y_out[next_out])
             else:
                 if not built:
                     bad = _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull,
-                                       K, y_old, y, f, h, ystage, F)
+                                       chart, K, y_old, y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
                     if bad != -1:
@@ -502,5 +533,25 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                             return STATUS_TORQUE_FAILED, next_out, -1
                         return STATUS_SINGULAR, next_out, bad
                     built = True
-                _dense_eval(F, y_old, (tj - t_old) / h, Y_out[next_out])
+                if chart is None:
+                    _dense_eval(F, y_old, (tj - t_old) / h, Y_out[next_out])
+                else:  # the step's chart, around its base
+                    _dense_eval(F, y_old, (tj - t_old) / h, sample)
+                    _write_sample(mv, chart, sample, Y_out[next_out])
             next_out += 1
+
+        # ---- a chart moves its base to the new state (delta back to 0), after the
+        # step's samples (they are points of the step's chart); then the loops ----
+        if chart is not None:
+            recentre(mv, chart[0], y[:nv], y[nv:], f[:nv])
+            if project_tol > 0.0 and project_onto_loops(mv, ws, chart[0], y[nv:],
+                                                        project_tol):
+                chart_origin(mv, chart[0], y[:nv])
+                bad = _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, f, chart)
+                stats[0] += 1
+                if bad != -1:
+                    state[0] = t
+                    state[1] = h_abs
+                    if bad == TORQUE_FAILED:
+                        return STATUS_TORQUE_FAILED, next_out, -1
+                    return STATUS_SINGULAR, next_out, bad

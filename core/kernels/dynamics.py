@@ -220,6 +220,18 @@ def energy_batch(F, I, ws, q, qd, out):
 
 
 @compiled_kernel
+def momentum_batch(F, I, ws, q, qd, out):
+    """out[s] = [mass centre, linear momentum, angular momentum about the mass centre]
+    (9,) at sample s (`denoc.momentum_kernel`)."""
+    mv = model_views(F, I)
+    D = data_views(mv, ws)
+    for s in range(q.shape[0]):
+        denoc.link_quantities(mv, D, q[s])
+        denoc.twists(mv, D, qd[s])
+        denoc.momentum_kernel(mv, D, out[s])
+
+
+@compiled_kernel
 def articulated_kernel(F, I, ws, q):
     """The articulated-body inertias at q into ws; -1 or the joint whose pivot vanished."""
     mv = model_views(F, I)

@@ -9,7 +9,7 @@ lengths, the compiled views, the views Python fills the buffers through and the 
 below all come from that declaration.
 
 Sizes: n tree joints, nq joint values, nv joint rates, nl loop joints, m active
-constraint rows, ni independent joints. The views list the sizes first
+constraint rows, ni independent joints, ne force elements, nr points of the road. The views list the sizes first
 (`mv.n, mv.nq, ...`), then the fields:
 
 {fields}
@@ -48,9 +48,10 @@ LOOP_ROWS = {
 
 #: The model's fields: I (buffer 1) holds the counts, the joint table and the loops'
 #: topology; F (buffer 0) the numbers.
-MODEL_FIELDS = FieldTable("ModelViews", __name__, ("n", "nq", "nv", "nl", "m", "ni"),
+MODEL_FIELDS = FieldTable("ModelViews", __name__,
+                          ("n", "nq", "nv", "nl", "m", "ni", "ne", "nr"),
                           (np.float64, np.int64), (
-    Field("counts", (6,), "n, nq, nv, nl, m, ni (read by `model_views`)", 1),
+    Field("counts", (8,), "n, nq, nv, nl, m, ni, ne, nr (read by `model_views`)", 1),
     Field("parent", ("n",), "parent joint of each joint, -1 for a chain fixed to the base", 1),
     Field("kind", ("n",), "joint kind: JOINT_REVOLUTE, JOINT_PRISMATIC (core.kernels.joints)",
           1),
@@ -65,6 +66,10 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__, ("n", "nq", "nv", "nl", "m", "
     Field("row_loop", ("m",), "loop of active constraint row r", 1),
     Field("row_kind", ("m",), "which scalar of that loop's closure the row is (ROW_*)", 1),
     Field("independent", ("ni",), "joints held by assembly, the minimal coordinates", 1),
+    Field("element_kind", ("ne",), "force element e: ELEMENT_SPRING_DAMPER, ELEMENT_TYRE\n"
+          "(core.kernels.elements)", 1),
+    Field("element_link", ("ne", 2), "the links it joins (joint indices; -1 = the base; a\n"
+          "tyre's second is -1, the road)", 1),
     Field("gravity", (3,), "m/s^2, base frame"),
     Field("dh", ("n", 4), "a, b, alpha, theta (m, m, rad, rad); joint variable = home value"),
     Field("mass", ("n",), "kg"),
@@ -82,6 +87,11 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__, ("n", "nq", "nv", "nl", "m", "
     Field("loop_v", ("nl", 3), "the third vector of that frame"),
     Field("loop_x", ("nl", 3), "the reference direction on the second link for a prismatic\n"
           "loop's roll row (unit, perpendicular to loop_axis[l, 1])"),
+    Field("element_point", ("ne", 2, 3), "its point on each link, in the link's own frame\n"
+          "(base frame for -1), m"),
+    Field("element_law", ("ne", 3), "stiffness k (N/m), damping c (N s/m), free length\n"
+          "(a tyre: its radius), m"),
+    Field("road", ("nr", 2), "the road's points (x, h), m, x increasing (none: h = 0)"),
 ))
 ModelViews = MODEL_FIELDS.views_type
 __doc__ = __doc__.replace("{fields}", MODEL_FIELDS.describe())
@@ -93,7 +103,7 @@ _cut_model = MODEL_FIELDS.cutter()
 def model_views(F, I):
     """Cut the model buffers into the named fields of `MODEL_FIELDS` (no copies, no
     reference counting; F and I must outlive the views)."""
-    return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5]), (F, I))
+    return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7]), (F, I))
 
 
 def perpendicular_pair(axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,12 +124,13 @@ class KernelModel:
     Built by `pack_model`; the kernels receive `F` and `I`.
     """
 
-    __slots__ = ("F", "I", "n", "nq", "nv", "nl", "m", "ni", "no_wrench", "per_thread",
-                 "views")
+    __slots__ = ("F", "I", "n", "nq", "nv", "nl", "m", "ni", "ne", "nr", "no_wrench",
+                 "per_thread", "views")
 
     def __init__(self, F: np.ndarray, I: np.ndarray) -> None:
         self.F, self.I = F, I
-        self.n, self.nq, self.nv, self.nl, self.m, self.ni = (int(x) for x in I[:6])
+        (self.n, self.nq, self.nv, self.nl, self.m, self.ni, self.ne,
+         self.nr) = (int(x) for x in I[:8])
         F.setflags(write=False)
         I.setflags(write=False)
         #: (n, 6) zeros: "no external wrench" for the kernels (never written; writable so
@@ -131,7 +142,8 @@ class KernelModel:
         self.per_thread = threading.local()
         #: the named fields as read-only numpy views (`MODEL_FIELDS.numpy_views`)
         self.views = MODEL_FIELDS.numpy_views((F, I), n=self.n, nq=self.nq, nv=self.nv,
-                                              nl=self.nl, m=self.m, ni=self.ni)
+                                              nl=self.nl, m=self.m, ni=self.ni, ne=self.ne,
+                                              nr=self.nr)
 
 
 def topological_order(parent) -> np.ndarray:
@@ -158,7 +170,8 @@ def topological_order(parent) -> np.ndarray:
 
 def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=None,
                gravity, loop_body=(), loop_type=(), loop_point=(), loop_axis=(),
-               independent=(), row_loop=None, row_kind=None) -> KernelModel:
+               independent=(), row_loop=None, row_kind=None, element_kind=(),
+               element_link=(), element_point=(), element_law=(), road=()) -> KernelModel:
     """Fill a KernelModel. Arrays as in the module docstring; `kind` (n,) the joint kinds
     (core.kernels.joints), `inertia` (n, 3, 3).
 
@@ -176,8 +189,10 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
                 rl.append(l)
                 rk.append(row)
         row_loop, row_kind = rl, rk
+    ne = len(element_kind)
+    road = np.asarray(road, dtype=float).reshape(-1, 2)
     sizes = dict(n=n, nq=int(nq_of.sum()), nv=int(nv_of.sum()), nl=nl, m=len(row_loop),
-                 ni=len(independent))
+                 ni=len(independent), ne=ne, nr=road.shape[0])
     F, I = MODEL_FIELDS.new_buffers(**sizes)
     v = MODEL_FIELDS.numpy_views((F, I), **sizes)
     v.counts[:] = [sizes[s] for s in MODEL_FIELDS.sizes]
@@ -209,4 +224,10 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
     v.row_loop[:] = row_loop
     v.row_kind[:] = row_kind
     v.independent[:] = independent
+    if ne:
+        v.element_kind[:] = element_kind
+        v.element_link[:] = np.asarray(element_link, dtype=np.int64).reshape(ne, 2)
+        v.element_point[:] = np.asarray(element_point, dtype=float).reshape(ne, 2, 3)
+        v.element_law[:] = np.asarray(element_law, dtype=float).reshape(ne, 3)
+    v.road[:] = road
     return KernelModel(F, I)

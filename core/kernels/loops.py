@@ -23,7 +23,8 @@ from numba import njit
 from . import denoc
 from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .data import data_views
-from .joints import angular_velocity_per_rate, point_velocity_per_rate
+from .joints import (JOINT_NV, JOINT_PRISMATIC, angular_velocity_per_rate,
+                     point_velocity_per_rate)
 from .layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
                      ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL, model_views)
 
@@ -118,31 +119,38 @@ def closure_residual(mv, D, Phi):
 
 
 @inlined_kernel
-def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
-    """Add sign * (the row's rate per unit qd_j) to J[row, iv_j] for every joint j on
-    body's path to the base. point: G's row of the loop point on `body`; kind as
-    _row_directions; G[_X] = d x c (orientation rows); line rows also turn with body a
-    (sign < 0): + w_a . (c x delta)."""
+def _add_path_columns(mv, e, S, oj, body, point, sign, kind, G, J, row):
+    """Add sign * (the row's rate per unit rate of joint j) to J[row, iv_j + c] for every
+    rate c of every joint j on body's path to the base. point: G's row of the loop point
+    on `body`; kind as _row_directions; G[_X] = d x c (orientation rows); line rows also
+    turn with body a (sign < 0): + w_a . (c x delta)."""
     parent, joint_kind, iv = mv.parent, mv.kind, mv.iv
     cx, cy, cz = G[_C, 0], G[_C, 1], G[_C, 2]
+    px, py, pz = G[point, 0], G[point, 1], G[point, 2]
     j = body
     while j >= 0:
-        ex, ey, ez = e[j, 0], e[j, 1], e[j, 2]
-        wx, wy, wz = angular_velocity_per_rate(joint_kind[j], ex, ey, ez)
-        col = iv[j]
-        if kind == 2:
-            # (w_b - w_a) . (d x c)
-            J[row, col] += sign * (wx * G[_X, 0] + wy * G[_X, 1] + wz * G[_X, 2])
-        else:
-            # rate = v_P . c, v_P the point's velocity per unit rate of joint j
-            vx, vy, vz = point_velocity_per_rate(joint_kind[j], ex, ey, ez, oj[j, 0],
-                                                 oj[j, 1], oj[j, 2], G[point, 0],
-                                                 G[point, 1], G[point, 2])
-            J[row, col] += sign * (vx * cx + vy * cy + vz * cz)
-            if kind == 1 and sign < 0.0:
-                dx, dy, dz = G[_DELTA, 0], G[_DELTA, 1], G[_DELTA, 2]
-                J[row, col] += (wx * (cy * dz - cz * dy) + wy * (cz * dx - cx * dz)
-                                + wz * (cx * dy - cy * dx))
+        for col in range(iv[j], iv[j] + JOINT_NV[joint_kind[j]]):
+            if joint_kind[j] <= JOINT_PRISMATIC:
+                ex, ey, ez = e[j, 0], e[j, 1], e[j, 2]
+                wx, wy, wz = angular_velocity_per_rate(joint_kind[j], ex, ey, ez)
+                vx, vy, vz = point_velocity_per_rate(joint_kind[j], ex, ey, ez, oj[j, 0],
+                                                     oj[j, 1], oj[j, 2], px, py, pz)
+            else:  # the twist of a unit rate at O_j, moved to the point
+                wx, wy, wz = S[col, 0], S[col, 1], S[col, 2]
+                rx, ry, rz = px - oj[j, 0], py - oj[j, 1], pz - oj[j, 2]
+                vx = S[col, 3] + wy * rz - wz * ry
+                vy = S[col, 4] + wz * rx - wx * rz
+                vz = S[col, 5] + wx * ry - wy * rx
+            if kind == 2:
+                # (w_b - w_a) . (d x c)
+                J[row, col] += sign * (wx * G[_X, 0] + wy * G[_X, 1] + wz * G[_X, 2])
+            else:
+                # rate = v_P . c, v_P the point's velocity per unit rate
+                J[row, col] += sign * (vx * cx + vy * cy + vz * cz)
+                if kind == 1 and sign < 0.0:
+                    dx, dy, dz = G[_DELTA, 0], G[_DELTA, 1], G[_DELTA, 2]
+                    J[row, col] += (wx * (cy * dz - cz * dy) + wy * (cz * dx - cx * dz)
+                                    + wz * (cx * dy - cy * dx))
         j = parent[j]
 
 
@@ -150,7 +158,7 @@ def _add_path_columns(mv, e, oj, body, point, sign, kind, G, J, row):
 def closure_jacobian(mv, D, J):
     """J (m, nv) at the link quantities in D."""
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
-    Rl, ol, oj, e, G = D.Rl, D.ol, D.oj, D.e, D.G
+    Rl, ol, oj, e, S, G = D.Rl, D.ol, D.oj, D.e, D.S, D.G
     last = -1
     for r in range(mv.m):
         for j in range(mv.nv):
@@ -162,8 +170,8 @@ def closure_jacobian(mv, D, J):
         kind = _row_directions(row_kind[r], G)
         if kind == 2:
             _cross_rows(G, _D, _C, _X)
-        _add_path_columns(mv, e, oj, loop_body[l, 1], _PB, 1.0, kind, G, J, r)
-        _add_path_columns(mv, e, oj, loop_body[l, 0], _PA, -1.0, kind, G, J, r)
+        _add_path_columns(mv, e, S, oj, loop_body[l, 1], _PB, 1.0, kind, G, J, r)
+        _add_path_columns(mv, e, S, oj, loop_body[l, 0], _PA, -1.0, kind, G, J, r)
 
 
 @njit(cache=True, inline="always")

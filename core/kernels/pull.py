@@ -3,7 +3,7 @@
 The model of the pull (what it does, the threads) is `core.sim.pull`:
 
     p   = o_i + Q_i r                        the grabbed point        (o_i, Q_i: link i's frame)
-    v_p = sum_{j in path(i)} J_j qd_j        its velocity (J_j from core.kernels.joints)
+    v_p = sum_{j in path(i)} J_j qd_j        its velocity (core.kernels.points)
     F   = k (x* - p) - c v_p                 the force on the link at p (N)
     w_i = [(p - o_i) x F; F]                 as an external wrench on link i, moment about
                                              o_i, base frame
@@ -39,7 +39,7 @@ import numpy as np
 from .buffers import inlined_kernel
 from .denoc import dh_frames
 from .fields import Field, FieldTable
-from .joints import point_velocity_per_rate
+from .points import add_point_force, point_position, point_velocity
 
 # ---- the kernel buffer (module docstring) ----
 LINK, POINT, TARGET, STIFFNESS, DAMPING = 0, 1, 4, 7, 8
@@ -55,22 +55,23 @@ PULL_POWER = 10
 PULL_COLUMNS = 11
 
 
-PULL_FIELDS = FieldTable("PullViews", __name__, ("n",), (np.float64,), (
+PULL_FIELDS = FieldTable("PullViews", __name__, ("n", "nv"), (np.float64,), (
     Field("header", (HEADER,), "the request and the last evaluation (above)"),
     Field("W", ("n", 6), "the wrenches f_ext + w_i on the links"),
     Field("Rj", ("n", 3, 3), "the DH frames at the last evaluation (core.kernels.denoc)"),
     Field("oj", ("n", 3), ""),
     Field("Rl", ("n", 3, 3), ""),
     Field("ol", ("n", 3), ""),
+    Field("S", ("nv", 6), "the motion subspaces of joints of several degrees of freedom"),
 ))
 PullViews = PULL_FIELDS.views_type
 __doc__ = __doc__.replace("{fields}", PULL_FIELDS.describe())
 _cut_pull = PULL_FIELDS.cutter()
 
 
-def pull_buffer(n: int) -> np.ndarray:
-    """The zeroed kernel buffer of a run on n joints (no pull)."""
-    return PULL_FIELDS.new_buffers(n=n)[0]
+def pull_buffer(n: int, nv: int | None = None) -> np.ndarray:
+    """The zeroed kernel buffer of a run on n joints of nv rates (default n; no pull)."""
+    return PULL_FIELDS.new_buffers(n=n, nv=n if nv is None else nv)[0]
 
 
 @inlined_kernel
@@ -79,27 +80,11 @@ def pull_force(mv, pull, q, qd):
     buffer's out fields and leaves the DH frames at q in its scratch. Link i must be set
     (pull[LINK] >= 1)."""
     i = int(pull[LINK]) - 1
-    P = _cut_pull((mv.n,), (pull,))
+    P = _cut_pull((mv.n, mv.nv), (pull,))
     Rj, oj, Rl, ol = P.Rj, P.oj, P.Rl, P.ol
     dh_frames(mv, q, Rj, oj, Rl, ol)
-    # p = o_i + Q_i r
-    rx, ry, rz = pull[POINT], pull[POINT + 1], pull[POINT + 2]
-    px = ol[i, 0] + Rl[i, 0, 0] * rx + Rl[i, 0, 1] * ry + Rl[i, 0, 2] * rz
-    py = ol[i, 1] + Rl[i, 1, 0] * rx + Rl[i, 1, 1] * ry + Rl[i, 1, 2] * rz
-    pz = ol[i, 2] + Rl[i, 2, 0] * rx + Rl[i, 2, 1] * ry + Rl[i, 2, 2] * rz
-    # v_p = sum over the joints j from link i down to the base of J_j qd_j
-    vx = vy = vz = 0.0
-    j = i
-    while j >= 0:
-        # e_j: z of joint j's frame
-        Jx, Jy, Jz = point_velocity_per_rate(mv.kind[j], Rj[j, 0, 2], Rj[j, 1, 2],
-                                             Rj[j, 2, 2], oj[j, 0], oj[j, 1], oj[j, 2],
-                                             px, py, pz)
-        s = qd[mv.iv[j]]
-        vx += Jx * s
-        vy += Jy * s
-        vz += Jz * s
-        j = mv.parent[j]
+    px, py, pz = point_position(Rl, ol, i, pull[POINT], pull[POINT + 1], pull[POINT + 2])
+    vx, vy, vz = point_velocity(mv, Rj, oj, Rl, P.S, i, px, py, pz, qd)
     # F = k (x* - p) - c v_p
     k, c = pull[STIFFNESS], pull[DAMPING]
     Fx = k * (pull[TARGET] - px) - c * vx
@@ -118,20 +103,13 @@ def pulled_wrenches(mv, pull, q, qd, f_ext):
     a view of the buffer's scratch (valid until the next call)."""
     n = mv.n
     pull_force(mv, pull, q, qd)
-    P = _cut_pull((n,), (pull,))
+    P = _cut_pull((n, mv.nv), (pull,))
     W, ol = P.W, P.ol
     for k in range(n):
         for r in range(6):
             W[k, r] = f_ext[k, r]
-    i = int(pull[LINK]) - 1
-    ax, ay, az = pull[AT] - ol[i, 0], pull[AT + 1] - ol[i, 1], pull[AT + 2] - ol[i, 2]
-    Fx, Fy, Fz = pull[FORCE], pull[FORCE + 1], pull[FORCE + 2]
-    W[i, 0] += ay * Fz - az * Fy
-    W[i, 1] += az * Fx - ax * Fz
-    W[i, 2] += ax * Fy - ay * Fx
-    W[i, 3] += Fx
-    W[i, 4] += Fy
-    W[i, 5] += Fz
+    add_point_force(W, ol, int(pull[LINK]) - 1, pull[AT], pull[AT + 1], pull[AT + 2],
+                    pull[FORCE], pull[FORCE + 1], pull[FORCE + 2])
     return W
 
 

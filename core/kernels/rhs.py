@@ -8,9 +8,11 @@ mechanism with loops on its loops.
 from __future__ import annotations
 
 from . import denoc
-from .buffers import compiled_kernel
+from .buffers import compiled_kernel, inlined_kernel
+from .charts import chart_origin
 from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
 from .data import data_views
+from .elements import element_wrenches
 from .layout import model_views
 from .loops import closure_residual
 from .passive import applied_joint_forces
@@ -32,47 +34,70 @@ def state_derivative(F, I, ws, y, tau, passive, f_ext, ydot):
 
 @compiled_kernel
 def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
-    """`state_derivative` on the model views mv and the workspace buffer ws."""
-    n = mv.n
+    """`state_derivative` on the model views mv and the workspace buffer ws (a model
+    whose q is its own chart, nq == nv: `core.kernels.charts`)."""
+    nv = mv.nv
+    for k in range(nv):
+        ydot[k] = y[nv + k]
+    return accelerations(mv, ws, y[:nv], y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
+
+
+@inlined_kernel
+def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
+    """qdd (nv,) at (q (nq,), qd (nv,)) under tau - c qd + the end stops' forces, the
+    stops reading the joints' values per rate in x (nv,) (q itself when nq == nv; the
+    chart of `core.kernels.charts` otherwise), with the force elements' wrenches
+    (`core.kernels.elements`). Returns -1 or the failure code."""
     D = data_views(mv, ws)
     applied = D.tau
-    applied_joint_forces(passive, y[:n], y[n:], tau, applied, D.stop)
-    for k in range(n):
-        ydot[k] = y[n + k]
+    applied_joint_forces(passive, x, qd, tau, applied, D.stop)
+    if mv.ne > 0:  # the force elements' wrenches join f_ext
+        f_ext, _ = element_wrenches(mv, D, q, qd, f_ext)
     if mv.m > 0:  # loops: the accelerations that keep them closed
-        return constrained_forward_dynamics_kernel(mv, ws, y[:n], y[n:], applied, f_ext,
-                                                   ydot[n:])
-    return denoc.forward_dynamics_tree(mv, ws, y[:n], y[n:], applied, f_ext, mv.gravity,
-                                       ydot[n:])
+        return constrained_forward_dynamics_kernel(mv, ws, q, qd, applied, f_ext, qdd)
+    return denoc.forward_dynamics_tree(mv, ws, q, qd, applied, f_ext, mv.gravity, qdd)
 
 
 @compiled_kernel
-def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled):
+def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled,
+                      elements, momenta):
     """What a run records at each output sample, in one pass per sample, for the states
-    Y (S, 2n) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
+    Y (S, nq + nv) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
     link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.sim.pull`):
 
-    applied (S, n) in: the driving forces tau(t, q, qd); out: the applied joint forces
+    applied (S, nv) in: the driving forces tau(t, q, qd); out: the applied joint forces
             tau - c qd + the end stops' forces, N m / N
-    stop    (S, n) out: the end stops' forces alone
-    qdd     (S, n) out: the accelerations (keeping the loops closed, with their
+    stop    (S, nv) out: the end stops' forces alone
+    qdd     (S, nv) out: the accelerations (keeping the loops closed, with their
             multipliers in lam (S, m))
-    E       (S, 3) out: kinetic, potential (gravity and the stops' springs), total
-            energy (J), from the same pass's link quantities and twists.
+    E       (S, 3) out: kinetic, potential (gravity, the stops' and the force elements'
+            springs), total energy (J), from the same pass's link quantities and twists.
+    elements (S, ne) out: each force element's force (`core.kernels.elements`), N
+    momenta (S, 9) out: the mass centre, linear momentum and angular momentum about the
+            mass centre (`core.kernels.denoc.momentum_kernel`)
     pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
             (`core.sim.pull`; zeros while the buffer holds none).
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
     loop row)."""
     mv = model_views(F, I)
-    n, m = mv.n, mv.m
+    n, m, nq = mv.n, mv.m, mv.nq
     D = data_views(mv, ws)
     for s in range(Y.shape[0]):
-        q, qd = Y[s, :n], Y[s, n:]
-        V_stop = applied_joint_forces(passive, q, qd, applied[s], applied[s], stop[s])
+        q, qd = Y[s, :nq], Y[s, nq:]
+        x = q  # the joints' values per rate, for the stops
+        if nq != mv.nv:
+            x = D.x
+            chart_origin(mv, q, x)
+        V_stop = applied_joint_forces(passive, x, qd, applied[s], applied[s], stop[s])
         wrenches = f_ext
         if pull[PULL_ACTIVE] > 0.0:  # f_ext + the pull's wrench at this state
             wrenches = pulled_wrenches(mv, pull, q, qd, f_ext)
         record_pull(pull, pulled[s])
+        V_elements = 0.0
+        if mv.ne > 0:
+            wrenches, V_elements = element_wrenches(mv, D, q, qd, wrenches)
+            for e in range(mv.ne):
+                elements[s, e] = D.element_force[e]
         if m > 0:
             bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], wrenches,
                                                       qdd[s])
@@ -86,21 +111,23 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
         # the pass left the link quantities and the twists t at (q, qd)
         T, V = denoc.energy_kernel(mv, D, mv.gravity)
         E[s, 0] = T
-        E[s, 1] = V + V_stop
-        E[s, 2] = T + V + V_stop
+        E[s, 1] = V + V_stop + V_elements
+        E[s, 2] = T + V + V_stop + V_elements
+        denoc.momentum_kernel(mv, D, momenta[s])
     return -1
 
 
 @compiled_kernel
 def project_samples(F, I, ws, Y, tol, residual):
-    """Project every state row of Y (S, 2n) onto the loops (in place) and write the
+    """Project every state row of Y (S, nq + nv) onto the loops (in place) and write the
     largest closure error |Phi| left in each into residual (S,)."""
     mv = model_views(F, I)
     D = data_views(mv, ws)
     Phi = D.Phi
+    nq = mv.nq
     for s in range(Y.shape[0]):
-        project_onto_loops(mv, ws, Y[s], tol)
-        denoc.link_quantities(mv, D, Y[s, :mv.n])
+        project_onto_loops(mv, ws, Y[s, :nq], Y[s, nq:], tol)
+        denoc.link_quantities(mv, D, Y[s, :nq])
         closure_residual(mv, D, Phi)
         err = 0.0
         for r in range(mv.m):

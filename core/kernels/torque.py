@@ -3,9 +3,10 @@
 The integrator (`core.kernels.dop853`) runs a whole chunk of a simulation inside numba. It
 takes the joint forces as a function pointer of one signature, `TORQUE_SIGNATURE`:
 
-    status = torque(t, q*, qd*, out*, n)
+    status = torque(t, q*, qd*, out*, nq, nv)
 
-which writes tau(t, q, qd) (n,) into `out` and returns 0, or 1 when the function failed
+which writes tau(t, q, qd) (nv,) into `out` (q has nq entries, qd nv: they differ for
+joints of several degrees of freedom, `core.kernels.joints`) and returns 0, or 1 when the function failed
 (the run then stops with `core.errors.SimulationError` carrying the reason). Three kinds
 of joint forces become such a pointer (`torque_function`):
 
@@ -32,13 +33,13 @@ import numpy as np
 from numba import carray, cfunc, types
 from numba.core.registry import CPUDispatcher
 
-#: The C signature of a torque callback: (t, q*, qd*, out*, n) -> status (0 = done).
+#: The C signature of a torque callback: (t, q*, qd*, out*, nq, nv) -> status (0 = done).
 TORQUE_SIGNATURE = types.int64(types.float64, types.CPointer(types.float64),
                                types.CPointer(types.float64), types.CPointer(types.float64),
-                               types.int64)
+                               types.int64, types.int64)
 
 
-def _constant(t, q, qd, out, n):
+def _constant(t, q, qd, out, nq, nv):
     """Constant joint forces: `out` already holds them."""
     return 0
 
@@ -65,16 +66,16 @@ def compiled_torque(function: CPUDispatcher):
 def _compile_callback(function: CPUDispatcher):
     arity = function.py_func.__code__.co_argcount
     if arity == 4:
-        def call(t, q, qd, out, n):
-            function(t, carray(q, (n,)), carray(qd, (n,)), carray(out, (n,)))
+        def call(t, q, qd, out, nq, nv):
+            function(t, carray(q, (nq,)), carray(qd, (nv,)), carray(out, (nv,)))
             return 0
     elif arity == 3:
-        def call(t, q, qd, out, n):
-            tau = function(t, carray(q, (n,)), carray(qd, (n,)))
-            if tau.shape[0] != n:
+        def call(t, q, qd, out, nq, nv):
+            tau = function(t, carray(q, (nq,)), carray(qd, (nv,)))
+            if tau.shape[0] != nv:
                 return 1
-            o = carray(out, (n,))
-            for k in range(n):
+            o = carray(out, (nv,))
+            for k in range(nv):
                 o[k] = tau[k]
             return 0
     else:
@@ -90,37 +91,37 @@ class PythonTorque(types.WrapperAddressProtocol):
 
     # pointers arrive as plain addresses (ints): cheaper than ctypes pointer objects
     _CTYPE = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_double, ctypes.c_void_p,
-                              ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+                              ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+                              ctypes.c_int64)
 
     def __init__(self, function: Callable, n: int) -> None:
         self.function = function
         self.n = n
         self.error: BaseException | None = None
-        self._arrays: dict[int, np.ndarray] = {}  # the integrator's buffers, by address
+        # the integrator's buffers, by (address, entries): made once each
+        self._arrays: dict[tuple[int, int], np.ndarray] = {}
         self._callback = self._CTYPE(self._call)
 
-    def _array(self, address: int) -> np.ndarray:
-        """The (n,) array at the address (one of a few integrator buffers; made once)."""
-        array = self._arrays.get(address)
+    def _array(self, address: int, size: int) -> np.ndarray:
+        """The (size,) array at the address (one of a few integrator buffers)."""
+        key = (address, size)
+        array = self._arrays.get(key)
         if array is None:
             pointer = ctypes.cast(address, ctypes.POINTER(ctypes.c_double))
-            array = self._arrays[address] = np.ctypeslib.as_array(pointer, (self.n,))
+            array = self._arrays[key] = np.ctypeslib.as_array(pointer, (size,))
         return array
 
-    def _call(self, t, q, qd, out, n) -> int:
+    def _call(self, t, q, qd, out, nq, nv) -> int:
         if self.error is not None:
             return 1
-        arrays = self._arrays
         try:
-            q = arrays[q] if q in arrays else self._array(q)
-            qd = arrays[qd] if qd in arrays else self._array(qd)
-            tau = self.function(t, q.copy(), qd.copy())
-            if type(tau) is not np.ndarray or tau.shape != (n,) or tau.dtype != np.float64:
+            tau = self.function(t, self._array(q, nq).copy(), self._array(qd, nv).copy())
+            if type(tau) is not np.ndarray or tau.shape != (nv,) or tau.dtype != np.float64:
                 tau = np.asarray(tau, dtype=float)
-                if tau.shape != (n,):
-                    raise ValueError(f"tau(t, q, qd) must return shape ({n},), got "
+                if tau.shape != (nv,):
+                    raise ValueError(f"tau(t, q, qd) must return shape ({nv},), got "
                                      f"{tau.shape}")
-            (arrays[out] if out in arrays else self._array(out))[:] = tau
+            self._array(out, nv)[:] = tau
             return 0
         except BaseException as error:  # noqa: BLE001 - handed back to the caller
             self.error = error
@@ -137,7 +138,7 @@ class PythonTorque(types.WrapperAddressProtocol):
 def torque_function(tau, n: int) -> tuple[object, np.ndarray]:
     """(callback, buffer): the torque callback for `tau` (None, a constant (n,) vector,
     a numba-compiled function or a Python callable) and the (n,) buffer it writes into
-    (holding the constant for a constant)."""
+    (holding the constant for a constant); n: the model's joint rates nv."""
     if tau is None or not callable(tau):
         buffer = np.zeros(n) if tau is None else np.array(tau, dtype=float).reshape(n)
         return constant_torque(), buffer

@@ -100,11 +100,14 @@ def finite_array(x, shape: tuple[int, ...], name: str) -> np.ndarray:
     return a
 
 
-def joint_rows(n: int, **arrays) -> tuple[list[np.ndarray], bool]:
-    """The named joint arrays as finite (T, n) rows of one shape, and whether they were
-    single states (n,)."""
+def joint_rows(n, **arrays) -> tuple[list[np.ndarray], bool]:
+    """The named joint arrays as finite (T, n) rows of one length T, and whether they
+    were single states (n,). n: the entries of every array, or a pair (nq, nv): nq for
+    the first array (joint values q), nv for the others (rates, accelerations, forces)."""
     rows, singles, shapes = [], [], []
-    for name, value in arrays.items():
+    sizes = n if isinstance(n, tuple) else (n, n)
+    for i, (name, value) in enumerate(arrays.items()):
+        n = sizes[0] if i == 0 else sizes[1]
         try:
             a = np.ascontiguousarray(value, dtype=float)
         except (TypeError, ValueError):
@@ -120,7 +123,7 @@ def joint_rows(n: int, **arrays) -> tuple[list[np.ndarray], bool]:
         rows.append(a)
         singles.append(single)
         shapes.append(a.shape)
-    if len(set(shapes)) != 1:
+    if len({shape[0] for shape in shapes}) != 1 or len(set(singles)) != 1:
         raise ArgumentError(f"{', '.join(arrays)} must have the same shape, got "
                             f"{', '.join(map(str, shapes))}")
     return rows, singles[0]
@@ -209,23 +212,32 @@ def finite_result(x, what: str):
 
 def physical_joint_values(model, x: np.ndarray, name: str, *, rates: bool = False
                           ) -> np.ndarray:
-    """x (n,), the joint values (rates: the joint rates) of a run's input, if every one
-    is within the physical bounds (MAX_ANGLE, MAX_TRAVEL; MAX_ANGULAR_RATE,
-    MAX_LINEAR_RATE); else an ArgumentError naming `name`, the joint and the bound."""
+    """x, the joint values (nq,) (rates: the joint rates (nv,)) of a run's input, if every
+    one is within the physical bounds (MAX_ANGLE, MAX_TRAVEL; MAX_ANGULAR_RATE,
+    MAX_LINEAR_RATE); else an ArgumentError naming `name`, the joint and the bound. A
+    quaternion's entries are bounded by its unit length, a free joint's position by
+    MAX_TRAVEL, its rates [w; v] by the angular and linear bounds."""
     m = model_of(model)
-    revolute = np.asarray(m.is_revolute, dtype=bool)
-    if rates:
-        bound = np.where(revolute, MAX_ANGULAR_RATE, MAX_LINEAR_RATE)
-        units = ("rad/s", "m/s")
-    else:
-        bound = np.where(revolute, MAX_ANGLE, MAX_TRAVEL)
-        units = ("rad", "m")
+    angle, travel = ((MAX_ANGULAR_RATE, "rad/s"), (MAX_LINEAR_RATE, "m/s")) if rates \
+        else ((MAX_ANGLE, "rad"), (MAX_TRAVEL, "m"))
+    entries = []  # (bound, unit, joint) per entry of x
+    for j, kind in enumerate(m.joint_types):
+        if kind.value == "revolute":
+            entries.append(angle + (j,))
+        elif kind.value == "prismatic":
+            entries.append(travel + (j,))
+        elif kind.value == "free":
+            entries += [(angle if rates else travel) + (j,)] * 3
+            entries += [(travel if rates else (MAX_ANGLE, "")) + (j,)] * (3 if rates else 4)
+        else:  # spherical, universal: angles or angular rates
+            entries += [angle + (j,)] * (kind.nv if rates else kind.nq)
+    bound = np.array([e[0] for e in entries])
     beyond = np.flatnonzero(~(np.abs(x) <= bound))
     if beyond.size:
-        j = int(beyond[0])
-        unit = units[0] if revolute[j] else units[1]
-        raise ArgumentError(f"{name}: joint {j + 1} ({m.joint_names[j]!r}) is {x[j]:.4g} "
-                            f"{unit}, beyond the physical bound of {bound[j]:g} {unit}")
+        i = int(beyond[0])
+        _, unit, j = entries[i]
+        raise ArgumentError(f"{name}: joint {j + 1} ({m.joint_names[j]!r}) is {x[i]:.4g} "
+                            f"{unit}, beyond the physical bound of {bound[i]:g} {unit}")
     return x
 
 
@@ -238,3 +250,17 @@ def whole_number(x, name: str, low: int) -> int:
     if not ok:
         raise ArgumentError(f"{name} must be an integer >= {low}, got {x!r}")
     return int(x)
+
+
+def one_degree_joints_only(model, what: str) -> None:
+    """Refuse, naming the joint, a model with a spherical, universal or free joint or with
+    force elements in a method (`what`) written for revolute and prismatic joints."""
+    m = model_of(model)
+    for name, kind in zip(m.joint_names, m.joint_types):
+        if not kind.is_dh:
+            raise ArgumentError(f"{what} takes revolute and prismatic joints; joint {name!r} "
+                                f"is {kind.value}: use simulate (the DOP853 integrator "
+                                "moves it on its manifold)")
+    if m.kernel.ne:
+        raise ArgumentError(f"{what} does not take force elements (springs, dampers, "
+                            "tyres): use simulate")

@@ -57,8 +57,8 @@ def loop_of_row(model: Model, r: int) -> str:
 
 
 def _wrap_angles(q, guess, revolute):
-    """Revolute joints back onto the sheet of the guess (within pi of it); a joint that
-    is already there is left bit for bit as it is."""
+    """Angles (the entries of q where `revolute`) back onto the sheet of the guess
+    (within pi of it); an angle that is already there is left bit for bit as it is."""
     out = q.copy()
     turns = np.round((out - guess) / (2 * math.pi))
     moved = revolute & (turns != 0)
@@ -77,7 +77,8 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
         return q0
     tol = model.tolerance if tolerance is None else tolerance
     held = set(model.independent if independent is None else independent)
-    free = np.array([j for j in range(n) if j not in held], dtype=int)
+    # the rates that move (a joint of several degrees of freedom has several)
+    free = np.array(model.rates_of([j for j in range(n) if j not in held]), dtype=int)
     if free.size == 0:
         Phi = closure_values(model, q0)[0]
         if np.max(np.abs(Phi)) > tol:
@@ -86,7 +87,7 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
                 f"the loops cannot close with every joint held: residual "
                 f"{abs(Phi[r]):.3g}", loop=loop_of_row(model, r), residual=float(abs(Phi[r])))
         return q0
-    revolute = model.is_revolute
+    revolute = model.value_is_angle  # per entry of q
     qk = q0.copy()
     lam = 1e-6
     Phi = closure_values(model, qk)[0]
@@ -96,7 +97,10 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
     # a step never turns a joint by more than this (rad) or slides it by more than
     # this times the mechanism's size (m): stays on the branch of the guess
     size = max(1e-3, float(np.max(np.abs(k.views.dh[:, :2]))) if n else 1.0)
-    max_step = np.where(revolute[free], 0.3, 0.3 * size)
+    placed = [j for j, t in enumerate(model.joint_types) if not t.is_dh]
+    if placed:  # joints placed by xyz rather than DH lengths
+        size = max(size, float(np.max(np.abs(k.views.place_p[placed]))))
+    max_step = np.where(model.rate_is_angular[free], 0.3, 0.3 * size)
     polish = 2  # Newton converges quadratically: two more steps once within tol
     for _ in range(max_iterations):
         if err <= tol:
@@ -111,8 +115,13 @@ def assemble_pose(model: Model, q, independent=None, tolerance: float | None = N
         big = np.max(np.abs(dq) / max_step)
         if big > 1.0:
             dq /= big
-        trial = qk.copy()
-        trial[free] += dq
+        if k.nq == k.nv:
+            trial = qk.copy()
+            trial[free] += dq
+        else:  # quaternions turn by exp(dq)
+            step = np.zeros(k.nv)
+            step[free] = dq
+            trial = model.moved_by(qk, step)
         Phi_t = closure_values(model, trial)[0]
         err_t = float(np.max(np.abs(Phi_t)))
         if err_t < err:
@@ -137,13 +146,13 @@ def _structural_rows(model: Model) -> tuple[list[int], list[int]]:
     random poses near it (the out-of-plane rows of a planar loop are dropped)."""
     rng = np.random.default_rng(12345)
     q_home = model.q_home
-    revolute = model.is_revolute
+    angular = model.rate_is_angular
     keep = np.zeros(model.kernel.m, dtype=bool)
     for s in range(4):
         q = q_home.copy()
         if s:
-            q = q + np.where(revolute, rng.uniform(-1.0, 1.0, q.size),
-                             rng.uniform(-0.1, 0.1, q.size))
+            q = model.moved_by(q, np.where(angular, rng.uniform(-1.0, 1.0, angular.size),
+                                           rng.uniform(-0.1, 0.1, angular.size)))
         J = closure_values(model, q, want=2)[1]
         big = max(1e-300, float(np.max(np.abs(J)))) if J.size else 1.0
         keep |= np.max(np.abs(J), axis=1) > STRUCTURAL_ZERO * big
@@ -177,16 +186,17 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
     # 2. mobility from the rank; the independent joints must fix the pose
     J = closure_values(active, q, want=2)[1]
     rank = numerical_rank(J)
-    dof = model.n - rank
+    dof = model.nv - rank
     if dof <= 0:
         raise MechanismError("the mechanism has no mobility: its loops lock every joint "
-                             f"(rank of the loop Jacobian {rank} = {model.n} joints)",
+                             f"(rank of the loop Jacobian {rank} = {model.nv} joint rates)",
                              field="loop")
     independent = list(model.independent)
-    dependent = [j for j in range(model.n) if j not in independent]
+    held = model.rates_of(independent)  # their rates
+    dependent = [r for r in range(model.nv) if r not in set(held)]
     if numerical_rank(J[:, dependent]) < len(dependent):
-        missing = dof - len(independent)
-        hint = _suggest_independent(J, names)
+        missing = dof - len(held)
+        hint = _suggest_independent(J, names, model.rate_joint)
         if missing > 0:
             reason = (f"the mechanism has {dof} degree(s) of freedom but only "
                       f"{len(independent)} independent joint(s) are given "
@@ -195,7 +205,7 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
             reason = (f"the independent joints {_names(independent, names)} do "
                       f"not fix the pose (the remaining joints can still move); {hint}")
         raise LoopClosureError(reason, field=independent_field)
-    if len(independent) > dof:
+    if len(held) > dof:
         raise LoopClosureError(
             f"{len(independent)} independent joints are given but the mechanism has only "
             f"{dof} degree(s) of freedom ({_names(independent, names)})",
@@ -204,9 +214,9 @@ def close_loops(model: Model, independent_field: str = "actuated") -> Model:
     warnings = list(model.warnings)
     moved = np.abs(q - q_guess)
     if np.max(moved) > model.tolerance:
-        j = int(np.argmax(moved))
-        warnings.append(f"closing the loops moved joint {names[j]!r} by "
-                        f"{moved[j]:.3g} (rad or m) from the file's value")
+        e = int(np.argmax(moved))
+        warnings.append(f"closing the loops moved joint {names[model.value_joint[e]]!r} by "
+                        f"{moved[e]:.3g} (rad or m) from the file's value")
     return with_chains(model, chains_with_q(model.chains, q), row_loop, row_kind, dof=dof,
                        warnings=tuple(warnings))
 
@@ -215,7 +225,7 @@ def _names(indices, names) -> str:
     return ", ".join(repr(names[i]) for i in indices)
 
 
-def _suggest_independent(J, names) -> str:
+def _suggest_independent(J, names, rate_joint) -> str:
     """Which joints to hold: the pivots of a column-pivoted QR of the null space."""
     import scipy.linalg  # only for this message: not at every start (about 0.1 s)
     # null-space basis of J; independent coordinates = rows of the basis that are
@@ -226,5 +236,5 @@ def _suggest_independent(J, names) -> str:
     if N.shape[1] == 0:
         return "the loops lock the mechanism"
     _, _, piv = scipy.linalg.qr(N.T, pivoting=True)
-    chosen = [int(p) for p in piv[:N.shape[1]]]
-    return f"for example hold {_names(sorted(chosen), names)}"
+    chosen = sorted({int(rate_joint[p]) for p in piv[:N.shape[1]]})
+    return f"for example hold {_names(chosen, names)}"

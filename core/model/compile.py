@@ -37,7 +37,7 @@ def structure(chains, loops, actuated_flags, independent_names) -> dict:
 
 def compile_model(*, name: str, chains, loops=(), gravity, joint_names=None,
                   actuated_flags=None, independent_names=None, tolerance: float = 1e-10,
-                  warnings=()) -> Model:
+                  warnings=(), forces=(), road=None) -> Model:
     """The Model of valid chains and loops (a description's validation comes first).
 
     joint_names       : one per joint (default: the links' names)
@@ -45,6 +45,7 @@ def compile_model(*, name: str, chains, loops=(), gravity, joint_names=None,
                         joints are all actuated)
     independent_names : the joints assembly holds (None: the actuated ones)
     tolerance         : closure tolerance of assembly, m and rad
+    forces, road      : force elements and the road under the tyres (core.model.parts)
     With loops, the links' joint values are a guess: the loops are closed holding the
     independent joints (`core.model.closure.close_loops`), and the Model's chains carry
     the closed values. Raises LoopClosureError / MechanismError when they cannot be.
@@ -58,9 +59,13 @@ def compile_model(*, name: str, chains, loops=(), gravity, joint_names=None,
     if joint_names is not None:
         s["joint_names"] = tuple(joint_names)
     gravity = tuple(float(g) for g in gravity)
-    kernel = pack(chains, loops, gravity, s["joint_names"], s["parent"], s["independent"])
-    model = Model(name=name, chains=chains, loops=loops, gravity=gravity, dof=len(links),
-                  tolerance=float(tolerance), kernel=kernel, warnings=tuple(warnings), **s)
+    forces = tuple(forces)
+    kernel = pack(chains, loops, gravity, s["joint_names"], s["parent"], s["independent"],
+                  forces=forces, road=road)
+    model = Model(name=name, chains=chains, loops=loops, gravity=gravity,
+                  dof=sum(link.joint.nv for link in links),
+                  tolerance=float(tolerance), kernel=kernel, warnings=tuple(warnings),
+                  forces=forces, road=road, **s)
     if not loops:
         return model
     return close_loops(model, "assembly.independent" if independent_names is not None

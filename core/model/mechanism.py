@@ -25,8 +25,8 @@ import numpy as np
 from ..errors import MechanismError, RobotError
 from .compile import compile_model
 from .model import Described, Model
-from .parts import (DEFAULT_GRAVITY, Assembly, Chain, Link, Loop, LoopJointType,
-                    Placement, chains_with_q)
+from .parts import (DEFAULT_GRAVITY, Assembly, Chain, ForceElement, JointType, Link, Loop,
+                    LoopJointType, Placement, Road, SpringDamper, Tyre, chains_with_q)
 from .robot import Robot, validate_link
 from .units import MAX_ABS
 
@@ -51,17 +51,21 @@ class Mechanism(Described):
     angle_unit: str = "deg"
     assembly: Assembly = Assembly()
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    forces: tuple[ForceElement, ...] = ()
+    road: Road | None = None
     model: Model = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "chains", tuple(self.chains))
         object.__setattr__(self, "loops", tuple(self.loops))
         object.__setattr__(self, "gravity", tuple(float(g) for g in self.gravity))
+        object.__setattr__(self, "forces", tuple(self.forces))
         warnings = tuple(validate_mechanism_fields(self))
         model = compile_model(name=self.name, chains=self.chains, loops=self.loops,
                               gravity=self.gravity,
                               independent_names=self.assembly.independent,
-                              tolerance=self.assembly.tolerance)
+                              tolerance=self.assembly.tolerance, forces=self.forces,
+                              road=self.road)
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "chains", model.chains)  # closed
         object.__setattr__(self, "warnings", tuple(self.warnings) + warnings + model.warnings)
@@ -187,6 +191,11 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
                                      chain=chain.name, link=i, link_name=link.name,
                                      field="name")
             link_names[link.name] = chain.name
+            if link.joint == JointType.FREE and (i > 1 or chain.parent is not None):
+                raise MechanismError("a free joint joins a body to the base: it must be the "
+                                     "first link of a chain on the base (no parent)",
+                                     chain=chain.name, link=i, link_name=link.name,
+                                     field="joint")
         total += len(chain.links)
     if total > MAX_JOINTS:
         raise MechanismError(f"{total} joints; a mechanism has at most {MAX_JOINTS}",
@@ -261,4 +270,72 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
                 raise MechanismError(f"independent joint {name!r} is listed twice",
                                      field="assembly.independent")
             seen.add(name)
+    _validate_force_elements(mech, set(link_names))
     return warnings
+
+
+def _validate_force_elements(mech: Mechanism, link_names: set[str]) -> None:
+    """Springs, dampers and tyres: unique names, links that exist, finite points, laws
+    that a spring can have; the road a function of position."""
+    names: set[str] = set()
+    for e in mech.forces:
+        if not isinstance(e, (SpringDamper, Tyre)):
+            raise MechanismError(f"expected a SpringDamper or a Tyre, got {type(e).__name__}",
+                                 field="force")
+        name = e.name
+        if not isinstance(name, str) or not name.strip():
+            raise MechanismError("every force element needs a non-empty name",
+                                 field="force.name")
+        if name in names:
+            raise MechanismError("duplicate force element name", element=name, field="name")
+        names.add(name)
+        where = dict(element=name)
+        if isinstance(e, Tyre):
+            if e.link not in link_names:
+                raise MechanismError(f"{e.link!r} is not a link of this mechanism",
+                                     field="link", **where)
+            _finite_vector(e.at, 3, what="at", field="at", **where)
+            laws = (("stiffness", e.stiffness, False), ("damping", e.damping, True),
+                    ("radius", e.radius, False))
+        else:
+            if len(e.links) != 2:
+                raise MechanismError("links must name two links", field="links", **where)
+            for link in e.links:
+                if link != "base" and link not in link_names:
+                    raise MechanismError(f"{link!r} is not a link of this mechanism (nor "
+                                         "'base')", field="links", **where)
+            if e.links[0] == e.links[1]:
+                raise MechanismError("a spring-damper joins two different links",
+                                     field="links", **where)
+            if len(e.at) != 2:
+                raise MechanismError("at holds one point per link", field="at", **where)
+            for p in e.at:
+                _finite_vector(p, 3, what="at", field="at", **where)
+            laws = (("stiffness", e.stiffness, True), ("damping", e.damping, True),
+                    ("free_length", e.free_length, True))
+        for f, value, zero_ok in laws:
+            try:
+                x = float(value)
+            except (TypeError, ValueError):
+                raise MechanismError(f"expected a number, got {value!r}", field=f,
+                                     **where) from None
+            if not (math.isfinite(x) and (x >= 0.0 if zero_ok else x > 0.0)
+                    and x <= MAX_ABS):
+                raise MechanismError(f"{f} must be a finite number {'>=' if zero_ok else '>'} "
+                                     f"0, got {value!r}", field=f, **where)
+    road = mech.road
+    if road is None:
+        return
+    if not isinstance(road, Road):
+        raise MechanismError(f"expected a Road, got {type(road).__name__}", field="road")
+    previous = -math.inf
+    for i, point in enumerate(road.points, start=1):
+        if len(point) != 2:
+            raise MechanismError(f"road point {i} must be [x, h], got {list(point)!r}",
+                                 field="road.points")
+        x, h = _finite_vector(point, 2, what="road point", field="road.points")
+        if not x > previous:
+            raise MechanismError(f"road point {i}: x = {x:g} m does not increase (previous "
+                                 f"{previous:g} m); a road's height is a function of the "
+                                 "position x: one height per x", field="road.points")
+        previous = x

@@ -19,13 +19,18 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..kernels.joints import JOINT_PRISMATIC, JOINT_REVOLUTE
+from ..kernels.joints import (JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT_SPHERICAL,
+                              JOINT_UNIVERSAL)
+from ..kernels.charts import retracted
+from ..kernels.elements import ELEMENT_SPRING_DAMPER, ELEMENT_TYRE
 from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
                               pack_model)
-from .parts import Chain, JointType, Link, Loop, LoopJointType
+from .parts import Chain, ForceElement, JointType, Link, Loop, LoopJointType, Road, Tyre
 
 #: The kernels' code of each joint type (`core.kernels.joints`).
-JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC}
+JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PRISMATIC,
+               JointType.SPHERICAL: JOINT_SPHERICAL, JointType.UNIVERSAL: JOINT_UNIVERSAL,
+               JointType.FREE: JOINT_FREE}
 #: The kernels' code of each loop-joint type (`core.kernels.layout`).
 LOOP_CODES = {LoopJointType.REVOLUTE: LOOP_REVOLUTE, LoopJointType.SPHERICAL: LOOP_SPHERICAL,
               LoopJointType.PRISMATIC: LOOP_PRISMATIC}
@@ -49,6 +54,9 @@ class Model:
     tolerance   : closure tolerance of assembly, m and rad
     kernel      : the kernels' buffers (core.kernels.layout.KernelModel)
     warnings    : what compiling found worth saying (loops moved to close, ...)
+    forces      : force elements (springs, dampers, tyres; `core.model.parts`), which a
+                  run's right-hand side adds (`core.kernels.elements`)
+    road        : the road under the tyres (None: the plane z = 0)
     """
 
     name: str
@@ -63,6 +71,8 @@ class Model:
     tolerance: float
     kernel: KernelModel = field(repr=False)
     warnings: tuple[str, ...] = ()
+    forces: tuple[ForceElement, ...] = ()
+    road: Road | None = None
 
     @property
     def model(self) -> "Model":
@@ -104,17 +114,67 @@ class Model:
         """Boolean mask of revolute joints, shape (n,)."""
         return np.array([t is JointType.REVOLUTE for t in self.joint_types], dtype=bool)
 
+    @property
+    def rate_joint(self) -> np.ndarray:
+        """The joint (0-based) of each rate, shape (nv,)."""
+        return np.repeat(np.arange(self.n), [t.nv for t in self.joint_types])
+
+    @property
+    def value_is_angle(self) -> np.ndarray:
+        """Whether each entry of q is an angle that may wrap by 2 pi (a revolute joint's,
+        a universal joint's two), shape (nq,)."""
+        out = []
+        for t in self.joint_types:
+            out += [t in (JointType.REVOLUTE, JointType.UNIVERSAL)] * t.nq
+        return np.array(out, dtype=bool)
+
+    @property
+    def value_joint(self) -> np.ndarray:
+        """The joint (0-based) of each entry of q, shape (nq,)."""
+        return np.repeat(np.arange(self.n), [t.nq for t in self.joint_types])
+
+    def moved_by(self, q, dx) -> np.ndarray:
+        """q (+) dx: the joint values q (nq,) moved by the rates-sized step dx (nv,),
+        quaternions turned by exp(dx) in the body frame (`core.kernels.charts.retract`);
+        q + dx when nq == nv."""
+        if self.nq == self.nv:
+            return q + dx
+        out = np.array(q, dtype=float)
+        retracted(self.kernel.F, self.kernel.I, out, np.ascontiguousarray(dx, dtype=float),
+                  1.0)
+        return out
+
+    def rates_of(self, joints) -> list[int]:
+        """The rate indices (into qd, qdd, tau) of the given joints, in their order."""
+        iv = self.kernel.views.iv
+        return [int(iv[j]) + c for j in joints for c in range(self.joint_types[j].nv)]
+
+    def values_of(self, joints) -> list[int]:
+        """The indices into q of the given joints' values, in their order."""
+        iq = self.kernel.views.iq
+        return [int(iq[j]) + c for j in joints for c in range(self.joint_types[j].nq)]
+
+    @property
+    def rate_is_angular(self) -> np.ndarray:
+        """Whether each rate turns (rad/s) rather than slides (m/s), shape (nv,): a
+        revolute joint's, a spherical or universal joint's, a free joint's first three."""
+        out = []
+        for t in self.joint_types:
+            out += {"revolute": [True], "prismatic": [False],
+                    "free": [True] * 3 + [False] * 3}.get(t.value, [True] * t.nv)
+        return np.array(out, dtype=bool)
+
     def q_slice(self, name: str) -> slice:
         """The entries of q that belong to the joint called `name` (KeyError if none)."""
         k = self.joint_index(name)
         start = int(self.kernel.views.iq[k])
-        return slice(start, start + 1)
+        return slice(start, start + self.joint_types[k].nq)
 
     def v_slice(self, name: str) -> slice:
         """The entries of a rate vector (qd, qdd, tau) that belong to the joint `name`."""
         k = self.joint_index(name)
         start = int(self.kernel.views.iv[k])
-        return slice(start, start + 1)
+        return slice(start, start + self.joint_types[k].nv)
 
     def joint_index(self, name: str) -> int:
         """0-based index of the joint called `name` (KeyError if none)."""
@@ -125,8 +185,9 @@ class Model:
 
     @property
     def q_home(self) -> np.ndarray:
-        """The home configuration (closed, with loops), (nq,), rad / m."""
-        return np.array([link.q_home for link in self.links], dtype=float)
+        """The home configuration (closed, with loops), (nq,): rad / m, the unit
+        quaternions of spherical and free joints."""
+        return np.array([v for link in self.links for v in link.q_values], dtype=float)
 
     @property
     def joint_limits(self) -> np.ndarray:
@@ -208,6 +269,35 @@ class Described:
         return self.model.is_revolute
 
     @property
+    def joint_types(self) -> tuple[JointType, ...]:
+        return self.model.joint_types
+
+    @property
+    def rate_joint(self) -> np.ndarray:
+        return self.model.rate_joint
+
+    @property
+    def rate_is_angular(self) -> np.ndarray:
+        return self.model.rate_is_angular
+
+    @property
+    def value_is_angle(self) -> np.ndarray:
+        return self.model.value_is_angle
+
+    @property
+    def value_joint(self) -> np.ndarray:
+        return self.model.value_joint
+
+    def rates_of(self, joints) -> list[int]:
+        return self.model.rates_of(joints)
+
+    def values_of(self, joints) -> list[int]:
+        return self.model.values_of(joints)
+
+    def moved_by(self, q, dx) -> np.ndarray:
+        return self.model.moved_by(q, dx)
+
+    @property
     def joint_limits(self) -> np.ndarray:
         return self.model.joint_limits
 
@@ -234,22 +324,30 @@ class Described:
 
 
 def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None,
-         row_kind=None) -> KernelModel:
-    """The kernel layout of chains and loops (optionally with chosen active loop rows)."""
+         row_kind=None, forces=(), road=None) -> KernelModel:
+    """The kernel layout of chains, loops and force elements (optionally with chosen
+    active loop rows)."""
     links = [link for chain in chains for link in chain.links]
     n = len(links)
-    place_R = np.tile(np.eye(3), (n, 1, 1))
-    place_p = np.zeros((n, 3))
+    # the pose of each joint's frame in its parent link's own frame: a chain's base for
+    # its first link, composed with the link's own placement (joints of several degrees
+    # of freedom; the identity for a DH row)
+    place = np.tile(np.eye(4), (n, 1, 1))
     k = 0
     for chain in chains:
-        place_R[k] = chain.base.rotation
-        place_p[k] = chain.base.xyz
+        base = np.eye(4)
+        base[:3, :3] = chain.base.rotation
+        base[:3, 3] = chain.base.xyz
+        for i, link in enumerate(chain.links):
+            place[k + i] = (base @ link.placement) if i == 0 else link.placement
         k += len(chain.links)
+    place_R, place_p = place[:, :3, :3], place[:, :3, 3]
     index = {name: i for i, name in enumerate(joint_names)}
     loop_body = [(index[l.links[0]], -1 if l.links[1] == "base" else index[l.links[1]])
                  for l in loops]
     return pack_model(
-        dh=np.array([[l.a, l.b, l.alpha, l.theta] for l in links], dtype=float).reshape(-1, 4),
+        dh=np.array([[l.a, l.b, l.alpha, l.theta] if l.joint.is_dh else [0.0] * 4
+                     for l in links], dtype=float).reshape(-1, 4),
         kind=[JOINT_CODES[l.joint] for l in links],
         mass=np.array([l.mass for l in links], dtype=float),
         com=np.array([l.com for l in links], dtype=float).reshape(-1, 3),
@@ -257,7 +355,28 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
         parent=parent, place_R=place_R, place_p=place_p, gravity=gravity,
         loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
         loop_point=[l.at for l in loops], loop_axis=[l.axis for l in loops],
-        independent=independent, row_loop=row_loop, row_kind=row_kind)
+        independent=independent, row_loop=row_loop, row_kind=row_kind,
+        **_element_layout(forces, road, index))
+
+
+def _element_layout(forces, road, index) -> dict:
+    """The force elements' and the road's arrays of `pack_model`."""
+    def link(name):
+        return -1 if name == "base" else index[name]
+    kinds, links, points, laws = [], [], [], []
+    for e in forces:
+        if isinstance(e, Tyre):
+            kinds.append(ELEMENT_TYRE)
+            links.append((link(e.link), -1))
+            points.append((e.at, (0.0, 0.0, 0.0)))
+            laws.append((e.stiffness, e.damping, e.radius))
+        else:
+            kinds.append(ELEMENT_SPRING_DAMPER)
+            links.append((link(e.links[0]), link(e.links[1])))
+            points.append(e.at)
+            laws.append((e.stiffness, e.damping, e.free_length))
+    return dict(element_kind=kinds, element_link=links, element_point=points,
+                element_law=laws, road=() if road is None else road.points)
 
 
 def with_chains(model: Model, chains, row_loop=None, row_kind=None, **changes) -> Model:
@@ -268,5 +387,5 @@ def with_chains(model: Model, chains, row_loop=None, row_kind=None, **changes) -
         v = model.kernel.views
         row_loop, row_kind = list(v.row_loop), list(v.row_kind)
     kernel = pack(chains, model.loops, model.gravity, model.joint_names, model.parent,
-                  model.independent, row_loop, row_kind)
+                  model.independent, row_loop, row_kind, model.forces, model.road)
     return replace(model, chains=chains, kernel=kernel, **changes)

@@ -22,27 +22,67 @@ DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 DEFAULT_TOLERANCE = 1e-10
 
 
+#: A home quaternion within this of unit length is normalised; one further off is refused.
+QUATERNION_TOLERANCE = 1e-3
+
+
 class JointType(str, Enum):
+    """The kinds of joint a link hangs on (`core.kernels.joints` for their values,
+    rates and motion)."""
+
     REVOLUTE = "revolute"
     PRISMATIC = "prismatic"
+    SPHERICAL = "spherical"
+    UNIVERSAL = "universal"
+    FREE = "free"
+
+    @property
+    def nq(self) -> int:
+        """Entries of the joint in q."""
+        return {"spherical": 4, "universal": 2, "free": 7}.get(self.value, 1)
+
+    @property
+    def nv(self) -> int:
+        """Entries of the joint in the rates (and accelerations, forces)."""
+        return {"spherical": 3, "universal": 2, "free": 6}.get(self.value, 1)
+
+    @property
+    def is_dh(self) -> bool:
+        """Whether the joint moves a DH row (revolute, prismatic)."""
+        return self in (JointType.REVOLUTE, JointType.PRISMATIC)
+
+
+#: The home values of a joint of several degrees of freedom when none are given: the
+#: identity orientation, zero angles, the origin.
+IDENTITY_HOME = {JointType.SPHERICAL: (0.0, 0.0, 0.0, 1.0), JointType.UNIVERSAL: (0.0, 0.0),
+                 JointType.FREE: (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0)}
 
 
 @dataclass(frozen=True)
 class Link:
-    """One row of the DH and inertia tables.
+    """One row of the DH and inertia tables: a link and the joint it hangs on.
 
-    joint   : revolute (variable theta) or prismatic (variable b)
-    a, b    : link length and joint offset, m
-    alpha   : twist angle, rad
-    theta   : joint angle, rad
+    joint   : revolute (variable theta) or prismatic (variable b): a DH row; spherical,
+              universal or free: a joint of several degrees of freedom placed by xyz,
+              rpy (`core.kernels.joints` lists their values and rates)
+    a, b    : link length and joint offset, m (DH rows)
+    alpha   : twist angle, rad (DH rows)
+    theta   : joint angle, rad (DH rows)
     mass    : kg, > 0
-    com     : mass centre (x, y, z), m, in this link's own DH frame
+    com     : mass centre (x, y, z), m, in this link's own frame
     inertia : (xx, yy, zz, xy, xz, yz), kg m^2, about the mass centre, same frame
-    limits  : (lower, upper) joint range in rad or m, or None
+    limits  : (lower, upper) joint range in rad or m, or None (DH rows)
     name    : display name
     actuated: whether a motor drives the joint (mechanism files; a serial arm's
               joints are all actuated whatever this says)
-    The joint variable's value in the row (theta or b) is the home configuration.
+    xyz, rpy: where a joint of several degrees of freedom sits: the pose of its frame in
+              the previous link's own frame (in the chain's base frame for a chain's
+              first link), m and rad (Rz(y) Ry(p) Rx(r)); the link's own frame is that
+              frame moved by the joint
+    home    : the home values of a joint of several degrees of freedom: a unit quaternion
+              [qx, qy, qz, qw] (spherical), two angles in rad (universal), or
+              [x, y, z, qx, qy, qz, qw] (free); None: the identity
+    The joint variable's value in a DH row (theta or b) is the home configuration.
     """
 
     joint: JointType = JointType.REVOLUTE
@@ -56,10 +96,13 @@ class Link:
     limits: tuple[float, float] | None = None
     name: str = ""
     actuated: bool = False
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    home: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         # normalise containers so equal tables compare equal (lists -> tuples)
-        for f in ("com", "inertia"):
+        for f in ("com", "inertia", "xyz", "rpy"):
             value = getattr(self, f)
             if isinstance(value, (list, np.ndarray)):
                 object.__setattr__(self, f, tuple(float(v) for v in value))
@@ -70,6 +113,17 @@ class Link:
                 object.__setattr__(self, "joint", JointType(self.joint))
             except ValueError:
                 pass  # reported by validate_link with the link's number
+        if self.home is not None:
+            try:
+                home = tuple(float(v) for v in self.home)
+            except (TypeError, ValueError):
+                return  # reported by validate_link
+            if self.joint in (JointType.SPHERICAL, JointType.FREE) and len(home) >= 4:
+                quat = np.array(home[-4:])
+                norm = float(np.linalg.norm(quat))
+                if abs(norm - 1.0) <= QUATERNION_TOLERANCE:  # further off: refused
+                    home = home[:-4] + tuple(float(v) for v in quat / norm)
+            object.__setattr__(self, "home", home)
 
     @property
     def is_revolute(self) -> bool:
@@ -77,8 +131,24 @@ class Link:
 
     @property
     def q_home(self) -> float:
-        """Home value of the joint variable (rad or m)."""
+        """Home value of a DH row's joint variable (rad or m)."""
         return self.theta if self.is_revolute else self.b
+
+    @property
+    def q_values(self) -> tuple[float, ...]:
+        """The joint's home entries in q (one for a DH row; `home` otherwise)."""
+        if self.joint in (JointType.REVOLUTE, JointType.PRISMATIC):
+            return (self.q_home,)
+        return IDENTITY_HOME[self.joint] if self.home is None else self.home
+
+    @property
+    def placement(self) -> np.ndarray:
+        """The 4x4 pose of a joint of several degrees of freedom in the previous link's
+        own frame (xyz, rpy); the identity for a DH row."""
+        T = np.eye(4)
+        T[:3, :3] = rotation_rpy(self.rpy)
+        T[:3, 3] = self.xyz
+        return T
 
     @property
     def inertia_matrix(self) -> np.ndarray:
@@ -86,9 +156,14 @@ class Link:
         xx, yy, zz, xy, xz, yz = self.inertia
         return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]], dtype=float)
 
-    def with_q(self, q: float) -> "Link":
-        """This link with its joint variable set to `q` (rad or m)."""
-        return replace(self, theta=q) if self.is_revolute else replace(self, b=q)
+    def with_q(self, q) -> "Link":
+        """This link with its joint values set to `q`: a number (rad or m) for a DH row,
+        the joint's entries of q for a joint of several degrees of freedom."""
+        if self.joint == JointType.REVOLUTE:
+            return replace(self, theta=float(np.ravel(q)[0]) if np.ndim(q) else float(q))
+        if self.joint == JointType.PRISMATIC:
+            return replace(self, b=float(np.ravel(q)[0]) if np.ndim(q) else float(q))
+        return replace(self, home=tuple(float(v) for v in q))
 
 
 
@@ -107,6 +182,16 @@ def rotation_rpy(rpy) -> np.ndarray:
     Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
     Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     return Rz @ Ry @ Rx
+
+
+def quaternion_rpy(rpy) -> tuple[float, float, float, float]:
+    """The unit quaternion [qx, qy, qz, qw] (scalar last) of Rz(y) Ry(p) Rx(r), rpy in
+    rad: q(z, y) q(y, p) q(x, r)."""
+    r, p, y = (0.5 * float(v) for v in rpy)
+    cr, sr, cp, sp, cy, sy = (math.cos(r), math.sin(r), math.cos(p), math.sin(p),
+                              math.cos(y), math.sin(y))
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
 
 
 @dataclass(frozen=True)
@@ -173,6 +258,68 @@ class Loop:
 
 
 @dataclass(frozen=True)
+class SpringDamper:
+    """A linear spring and damper between a point of each of two links ("base" allowed
+    as either), acting along the line through the points (`core.kernels.elements`).
+
+    at          : the point in each link's own frame (base frame for "base"), m
+    stiffness   : k, N/m (>= 0)
+    damping     : c, N s/m (>= 0)
+    free_length : L0, m (>= 0): the spring pulls the points together when they are
+                  further apart, pushes them apart when nearer
+    """
+
+    name: str
+    links: tuple[str, str]
+    at: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0.0, 0.0, 0.0),
+                                                                         (0.0, 0.0, 0.0))
+    stiffness: float = 0.0
+    damping: float = 0.0
+    free_length: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "links", tuple(self.links))
+        object.__setattr__(self, "at", tuple(tuple(p) for p in self.at))
+
+
+@dataclass(frozen=True)
+class Tyre:
+    """A tyre: a unilateral vertical spring-damper between a point of a link (a wheel
+    centre) and the road below it (`Road`); it pushes up along the base z while the
+    point is nearer the road than `radius` (`core.kernels.elements`).
+
+    at        : the point in the link's own frame, m
+    stiffness : k, N/m (> 0);  damping : c, N s/m (>= 0);  radius : m (> 0)
+    """
+
+    name: str
+    link: str
+    at: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    stiffness: float = 0.0
+    damping: float = 0.0
+    radius: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "at", tuple(self.at))
+
+
+@dataclass(frozen=True)
+class Road:
+    """The road's height h(x) (m) along the base x axis: piecewise linear through
+    `points` [(x, h), ...] (m), x strictly increasing (a road is a function of position),
+    flat beyond the first and last point. No road: h = 0 (the plane z = 0)."""
+
+    points: tuple[tuple[float, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "points", tuple(tuple(p) for p in self.points))
+
+
+#: A force element of a model.
+ForceElement = SpringDamper | Tyre
+
+
+@dataclass(frozen=True)
 class Assembly:
     """How loops are closed: `independent` joint names held (None: the actuated joints),
     `tolerance` on the closure residual (m and rad)."""
@@ -186,11 +333,15 @@ class Assembly:
 
 
 def chains_with_q(chains, q) -> tuple[Chain, ...]:
-    """The chains with the joint values q (in joint order: the chains' links in turn) as
-    their rows' joint variables (theta of a revolute row, b of a prismatic one)."""
+    """The chains with the joint values q (in joint order: the chains' links in turn, each
+    joint's entries) as their rows' joint values (theta of a revolute row, b of a
+    prismatic one, the home of a joint of several degrees of freedom)."""
     out, k = [], 0
     for chain in chains:
-        links = tuple(link.with_q(float(q[k + i])) for i, link in enumerate(chain.links))
-        out.append(replace(chain, links=links))
-        k += len(links)
+        links = []
+        for link in chain.links:
+            nq = link.joint.nq if isinstance(link.joint, JointType) else 1
+            links.append(link.with_q(q[k] if nq == 1 else q[k:k + nq]))
+            k += nq
+        out.append(replace(chain, links=tuple(links)))
     return tuple(out)

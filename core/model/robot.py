@@ -22,7 +22,7 @@ import numpy as np
 from ..errors import RobotError
 from .compile import compile_model
 from .model import Described, Model
-from .parts import DEFAULT_GRAVITY, Chain, JointType, Link
+from .parts import DEFAULT_GRAVITY, QUATERNION_TOLERANCE, Chain, JointType, Link
 from .units import MAX_ABS
 #: A link longer than this (m) is probably millimetres typed as metres.
 SUSPICIOUS_LENGTH = 10.0
@@ -91,7 +91,8 @@ def validate_link(link: Link, index: int) -> list[str]:
     name = link.name
     where = dict(link=index, name=name)
     if not isinstance(link.joint, JointType):
-        raise RobotError(f"joint must be 'revolute' or 'prismatic', got {link.joint!r}",
+        kinds = ", ".join(repr(j.value) for j in JointType)
+        raise RobotError(f"joint must be one of {kinds}, got {link.joint!r}",
                          link=index, link_name=name, field="joint")
     for f in ("a", "b", "alpha", "theta", "mass"):
         _finite(getattr(link, f), field_name=f, **where)
@@ -127,7 +128,13 @@ def validate_link(link: Link, index: int) -> list[str]:
         raise RobotError(f"inertia is not positive definite (smallest principal moment "
                          f"{eig[0]:.3g} kg m^2)", link=index, link_name=name, field="inertia")
 
+    if not link.joint.is_dh:
+        _validate_joint_of_several(link, where)
     if link.limits is not None:
+        if not link.joint.is_dh:
+            raise RobotError(f"a {link.joint.value} joint has no limits (limits apply to "
+                             "revolute and prismatic joints)", link=index, link_name=name,
+                             field="limits")
         if len(link.limits) != 2:
             raise RobotError("limits must be [lower, upper]", link=index, link_name=name,
                              field="limits")
@@ -148,6 +155,43 @@ def validate_link(link: Link, index: int) -> list[str]:
     return warnings
 
 
+def _validate_joint_of_several(link: Link, where: dict) -> None:
+    """The fields of a spherical, universal or free joint: its placement (xyz, rpy), its
+    home values (a unit quaternion within QUATERNION_TOLERANCE, normalised by Link), no
+    DH values (a, b, alpha, theta describe DH rows only)."""
+    index, name = where["link"], where["name"]
+    kind = link.joint.value
+    for f in ("a", "b", "alpha", "theta"):
+        if getattr(link, f) != 0.0:
+            raise RobotError(f"a {kind} joint is placed by xyz and rpy, not by DH values: "
+                             f"{f} must be 0 (got {getattr(link, f):g})", link=index,
+                             link_name=name, field=f)
+    for f in ("xyz", "rpy"):
+        value = getattr(link, f)
+        if len(value) != 3:
+            raise RobotError(f"{f} must have 3 components", link=index, link_name=name,
+                             field=f)
+        for v in value:
+            _finite(v, field_name=f, **where)
+    if link.home is None:
+        return
+    layout = {"spherical": "a quaternion [qx, qy, qz, qw]", "universal": "two angles",
+              "free": "[x, y, z, qx, qy, qz, qw]"}[kind]
+    if len(link.home) != link.joint.nq:
+        raise RobotError(f"home of a {kind} joint must be {layout} ({link.joint.nq} "
+                         f"numbers), got {len(link.home)}", link=index, link_name=name,
+                         field="home")
+    for v in link.home:
+        _finite(v, field_name="home", **where)
+    if kind in ("spherical", "free"):
+        norm = math.sqrt(sum(v * v for v in link.home[-4:]))
+        if abs(norm - 1.0) > QUATERNION_TOLERANCE:
+            raise RobotError(f"the home quaternion has length {norm:.6g}, far from 1: "
+                             f"[qx, qy, qz, qw] must be a unit quaternion (scalar last; "
+                             f"within {QUATERNION_TOLERANCE:g}, it is normalised)",
+                             link=index, link_name=name, field="home")
+
+
 def validate_robot(robot: Robot) -> list[str]:
     """Validate every field of `robot`; raise `RobotError` or return warnings."""
     if not isinstance(robot.name, str) or not robot.name.strip():
@@ -166,4 +210,8 @@ def validate_robot(robot: Robot) -> list[str]:
         if not isinstance(link, Link):
             raise RobotError(f"expected a Link, got {type(link).__name__}", link=i, field="link")
         warnings += validate_link(link, i)
+        if not link.joint.is_dh:
+            raise RobotError(f"a robot's joints are DH rows (revolute or prismatic); a "
+                             f"{link.joint.value} joint needs a mechanism (chains of links)",
+                             link=i, link_name=link.name, field="joint")
     return warnings

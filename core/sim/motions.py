@@ -11,6 +11,7 @@ from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_cha
 from ..algorithms.dynamics import inverse_dynamics
 from ..algorithms.loops import loop_residual
 from ..algorithms.tree_dynamics import energy
+from ..errors import ArgumentError
 from ..model.arguments import (finite_array, finite_result, joint_vector, model_of,
                                physical_joint_values, positive_number)
 from .driver import run_chunks
@@ -75,6 +76,11 @@ def inverse_dynamics_chunks(model, q_start, q_end, duration: float, dt_out: floa
     outside the joint limits warned about in every chunk's `warnings`).
     """
     model = model_of(model)
+    for name, kind in zip(model.joint_names, model.joint_types):
+        if kind.nq != kind.nv:  # a quaternion is not interpolated entry by entry
+            raise ArgumentError(f"the cycloidal motion moves joint values one by one; joint "
+                                f"{name!r} is {kind.value} (a quaternion): simulate a "
+                                "floating system or a ball joint instead")
     times = output_grid(duration, dt_out)
     check_sample_memory(times.size, RUN_COPIES * Trajectory.bytes_per_sample(model.n,
                                                                             model.kernel.m))

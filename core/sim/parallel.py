@@ -16,7 +16,7 @@ from ..algorithms.parallel import (SIMULATION_SINGULAR_TOL, actuated_values,
                                    parallel_kinematics, parallel_state, parallel_structure)
 from ..algorithms.tree_dynamics import energy, tree_inverse_dynamics
 from ..errors import ArgumentError, LoopClosureError, SingularConfigurationError
-from ..model.arguments import joint_vector, model_of
+from ..model.arguments import joint_vector, model_of, one_degree_joints_only
 from .driver import Failure, drive, run_chunks
 from .motions import cycloidal_trajectory
 from .trajectory import RunKind, Trajectory, output_grid
@@ -36,6 +36,7 @@ class ParallelStepper:
                  ) -> None:
         import scipy.integrate as si  # half a second of start-up: only for a parallel run
         mech = model_of(mech)
+        one_degree_joints_only(mech, "a parallel robot's run")
         S = parallel_structure(mech)
         n, na = mech.n, S.n_legs
         act = list(S.actuated)

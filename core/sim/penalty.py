@@ -93,7 +93,8 @@ from ..algorithms.dynamics import forward_dynamics
 from ..algorithms.loops import assemble, loop_jacobian, loop_residual
 from ..algorithms.tree_dynamics import energy, mass_matrix, tree_inverse_dynamics
 from ..errors import ArgumentError
-from ..model.arguments import joint_vector, model_of, positive_number, whole_number
+from ..model.arguments import (joint_vector, model_of, one_degree_joints_only,
+                               positive_number, whole_number)
 from .driver import Failure, drive, run_chunks
 from .trajectory import RunKind, Trajectory
 
@@ -294,6 +295,7 @@ class PenaltyStepper:
                  dt_out: float | None = None, damping=None, tau: TorqueInput = None,
                  f_ext=None, stats: dict | None = None) -> None:
         mech = model_of(mech)
+        one_degree_joints_only(mech, "the penalty method")
         k = mech.kernel
         n, m = k.n, k.m
         duration = positive_number(duration, "duration")
@@ -321,7 +323,7 @@ class PenaltyStepper:
         if m:
             q0 = assemble(mech, q0)
             vt = velocity_transformation(mech, q0)
-            qd0 = vt.R @ qd0[list(vt.independent)]
+            qd0 = vt.R @ qd0[list(vt.rates)]
         self.kind = RunKind.FREE_FALL if tau is None else RunKind.SIMULATION
         if callable(tau):
             def applied(t, q, qd):

@@ -59,19 +59,20 @@ class Dop853Stepper:
                  pull: PointPull | None = None) -> None:
         self.model = model = model_of(robot)
         k = self.kernel = model.kernel
-        n = k.n
+        n, nq, nv = k.n, k.nq, k.nv
         self.grid = output_grid(duration, dt_out)
         check_sample_memory(self.grid.size, RUN_COPIES * Trajectory.bytes_per_sample(
-            n, k.m, pulled=pull is not None))
-        q0 = physical_joint_values(model, joint_vector(q0, n, "q0", default=model.q_home), "q0")
-        qd0 = physical_joint_values(model, joint_vector(qd0, n, "qd0", default=np.zeros(n)),
+            nv, k.m, pulled=pull is not None, nq=nq, ne=k.ne))
+        q0 = physical_joint_values(model, joint_vector(q0, nq, "q0", default=model.q_home),
+                                   "q0")
+        qd0 = physical_joint_values(model, joint_vector(qd0, nv, "qd0", default=np.zeros(nv)),
                                     "qd0", rates=True)
         rtol, atol = tolerance(rtol, "rtol"), tolerance(atol, "atol")
         if k.nl:
             q0 = assemble(model, q0)
             vt = velocity_transformation(model, q0)
-            qd0 = vt.R @ qd0[list(vt.independent)]
-        c = joint_vector(damping, n, "damping", default=np.zeros(n), scalar=True)
+            qd0 = vt.R @ qd0[list(vt.rates)]
+        c = joint_vector(damping, nv, "damping", default=np.zeros(nv), scalar=True)
         if np.any(c < 0):
             raise ArgumentError("damping must be >= 0")
         self.w = np.ascontiguousarray(link_wrenches(f_ext, n, 1)[0])  # (n, 6) per link
@@ -82,15 +83,15 @@ class Dop853Stepper:
         self.warnings = simulation_warnings(model, q0, False if used_stops is None
                                             else used_stops, free_fall=tau is None)
         if not callable(tau):
-            tau = joint_vector(tau, n, "tau", default=np.zeros(n), scalar=True)
-        stop_table = None if used_stops is None else used_stops.table(model)  # (n, 4)
+            tau = joint_vector(tau, nv, "tau", default=np.zeros(nv), scalar=True)
+        stop_table = None if used_stops is None else used_stops.table(model)  # (nv, 4)
         self.pull = pull
-        self.pull_now = pull_buffer(n)  # the request in force during the current chunk
+        self.pull_now = pull_buffer(n, k.nv)  # the request in force during the current chunk
         self.seen = -1 if pull is None else pull.copy_into(self.pull_now, n, -1)
         self.state = Dop853State(model, np.concatenate([q0, qd0]), 0.0, self.t_end, rtol,
                                  atol, tau=tau, damping=c, f_ext=self.w, stops=stop_table,
                                  pull=self.pull_now)
-        self.Y = np.full((self.grid.size, 2 * n), np.nan)
+        self.Y = np.full((self.grid.size, nq + nv), np.nan)
         self.sent = 0      # samples handed out by `take`
         self.next_out = 0  # samples the integrator has written
 
@@ -99,8 +100,9 @@ class Dop853Stepper:
         return self.state.t
 
     def empty(self) -> Trajectory:
-        return Trajectory.empty(self.kernel.n, self.kind, self.kernel.m, self.warnings,
-                                pulled=self.pull is not None)
+        k = self.kernel
+        return Trajectory.empty(k.nq, self.kind, k.m, self.warnings,
+                                pulled=self.pull is not None, nv=k.nv, recorded=True, ne=k.ne)
 
     def begin_chunk(self) -> None:
         """The pull's latest request, if it changed, holds for this whole chunk."""
@@ -135,8 +137,9 @@ class Dop853Stepper:
             # name the joint that ran away: the largest |q| or |qd| of the last good state
             # (when a step fails, all its components are usually non-finite together)
             y = np.abs(np.nan_to_num(self.state.y, nan=0.0, posinf=np.inf))
+            rate = int(np.argmax(y)) % self.kernel.nv
             return Failure("the state became non-finite or huge (> 1e10): the motion blew up",
-                           self.t, int(np.argmax(y)) % n + 1)
+                           self.t, int(self.model.rate_joint[rate]) + 1)
         assert status == STATUS_STEP_TOO_SMALL
         where, joint = self.motion_now()
         return Failure("the integrator's step size collapsed (the motion is too stiff or "
@@ -146,12 +149,12 @@ class Dop853Stepper:
         """(the step size and the fastest joint (largest |qd|) at the last accepted state,
         in words; that joint, 1-based): what a run stopped by its budget or a collapsed
         step reports (`core.sim.driver.ReportsMotion`)."""
-        n = self.kernel.n
-        qd = np.abs(np.nan_to_num(self.state.y[n:], nan=0.0))
-        j = int(np.argmax(qd))
-        unit = "rad/s" if self.model.is_revolute[j] else "m/s"
+        qd = np.abs(np.nan_to_num(self.state.y[self.kernel.nv:], nan=0.0))
+        r = int(np.argmax(qd))
+        j = int(self.model.rate_joint[r])
+        unit = "rad/s" if self.model.rate_is_angular[r] else "m/s"
         return (f"the step size is {self.state.h_abs:.3g} s and the fastest joint is {j + 1} "
-                f"({self.model.joint_names[j]!r}) at {qd[j]:.4g} {unit}", j + 1)
+                f"({self.model.joint_names[j]!r}) at {qd[r]:.4g} {unit}", j + 1)
 
     def _torque_failure_text(self) -> str:
         error = self.state.torque_error
@@ -166,23 +169,25 @@ class Dop853Stepper:
         if hi == lo:
             return self.empty()
         k = self.kernel
-        n, m = k.n, k.m
+        n, m, nq, nv = k.n, k.m, k.nq, k.nv
         t, states = self.grid[lo:hi], self.Y[lo:hi]
         resid = None
         if k.nl:
             # dense-output samples onto the loops, as the accepted steps are
             resid = np.empty(hi - lo)
             project_samples(k.F, k.I, thread_workspace(k), states, 1e-14, resid)
-        q, qd = states[:, :n].copy(), states[:, n:].copy()
-        applied = np.empty((t.size, n))  # tau(t, q, qd); + damping and stops below
+        q, qd = states[:, :nq].copy(), states[:, nq:].copy()
+        applied = np.empty((t.size, nv))  # tau(t, q, qd); + damping and stops below
         if sample_torques(self.state.torque, t, states, self.state.tau, applied) >= 0:
             raise SampleFailure(Failure(self._torque_failure_text(), self.t, None,
                                         self.state.torque_error))
-        stop, qdd = np.empty_like(q), np.empty_like(q)
+        stop, qdd = np.empty_like(qd), np.empty_like(qd)
         E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
         pulled = np.empty((hi - lo, PULL_COLUMNS))
+        elements, momenta = np.empty((hi - lo, k.ne)), np.empty((hi - lo, 9))
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
-                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled)
+                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled,
+                                elements, momenta)
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             try:
@@ -195,7 +200,8 @@ class Dop853Stepper:
         return Trajectory(t.copy(), q, qd, qdd, applied, E, self.kind,
                           lam if k.nl else None, resid, stop, self.warnings,
                           pulled if self.pull is not None else None,
-                          self.state.contacts[:, :, :3].copy() if self.counts_stops else None)
+                          self.state.contacts[:, :, :3].copy() if self.counts_stops else None,
+                          momentum=momenta, element_forces=elements if k.ne else None)
 
 
 def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,

@@ -85,18 +85,23 @@ class JointStops:
             raise ArgumentTypeError(f"{name} must be numbers, got {x!r}") from None
 
     def table(self, model) -> np.ndarray:
-        """(n, 4) rows [q_lo, q_hi, K, d] of the model's joints (rad / m, N m/rad / N/m,
-        s/rad / s/m); -inf, +inf for a joint without limits: what the integrator takes
-        (`core.algorithms.dynamics.passive_table`)."""
-        n = model_of(model).kernel.n
-        rows = np.empty((n, 4))
-        rows[:, :2] = model.joint_limits
+        """(nv, 4) rows [q_lo, q_hi, K, d] of the model's joint rates (rad / m, N m/rad /
+        N/m, s/rad / s/m); -inf, +inf for a joint without limits (the rates of a joint of
+        several degrees of freedom: limits are a revolute or prismatic joint's): what the
+        integrator takes (`core.algorithms.dynamics.passive_table`)."""
+        k = model_of(model).kernel
+        n, iv = k.n, k.views.iv
+        rows = np.empty((k.nv, 4))
+        rows[:, 0], rows[:, 1] = -np.inf, np.inf
+        rows[iv, :2] = model.joint_limits
         if self.stiffness is None:
             inertia = np.diag(mass_matrix(model, model.q_home))
             rows[:, 2] = inertia * (2 * math.pi * self.frequency) ** 2
         else:
-            rows[:, 2] = joint_vector(self.stiffness, n, "stop stiffness", scalar=True)
-        rows[:, 3] = joint_vector(self.damping, n, "stop damping", scalar=True)
+            rows[:, 2] = 1.0
+            rows[iv, 2] = joint_vector(self.stiffness, n, "stop stiffness", scalar=True)
+        rows[:, 3] = 0.0
+        rows[iv, 3] = joint_vector(self.damping, n, "stop damping", scalar=True)
         return rows
 
 
@@ -143,10 +148,21 @@ def _joint_value(model, j: int, value: float) -> str:
     return f"{math.degrees(value):.4g} deg" if model.is_revolute[j] else f"{value:.4g} m"
 
 
+def _joint_values(model, q) -> np.ndarray:
+    """The value of each joint in q (nq,) or (S, nq): (n,) or (S, n), a revolute or
+    prismatic joint's own; nan for a joint of several degrees of freedom (no limits)."""
+    m = model_of(model)
+    q = np.asarray(q, dtype=float)
+    out = q[..., m.kernel.views.iq]
+    out[..., ~np.array([t.is_dh for t in m.joint_types], dtype=bool)] = np.nan
+    return out
+
+
 def _past_limits(model, q):
-    """(j, side, limit, past) for every joint of q (n,) outside its limits: past > 0 is
+    """(j, side, limit, past) for every joint of q (nq,) outside its limits: past > 0 is
     how far (rad / m)."""
     limits = model.joint_limits
+    q = _joint_values(model, q)
     for j in range(len(limits)):
         lo, hi = limits[j]
         for side, limit, past in (("lower", lo, lo - q[j]), ("upper", hi, q[j] - hi)):
@@ -182,7 +198,7 @@ def simulation_warnings(model, q0=None, stops: StopsInput = None,
     if free_fall:
         bound = _joints_in_loops(model)
         for j in range(len(names)):
-            if model.is_revolute[j] or j in bound:
+            if model.joint_types[j].value != "prismatic" or j in bound:
                 continue
             if not np.isfinite(limits[j]).all():
                 out.append(f"joint {j + 1} ({names[j]!r}) is prismatic and has no limits: "
@@ -206,13 +222,16 @@ def _contacts_of_samples(model, traj: Trajectory) -> np.ndarray:
     """(n, 2, 3) [hits, peak force, deepest penetration] per joint and side (0 lower, 1
     upper) as the samples show them: a hit is a run of samples past the limit that goes
     more than STOP_HIT_DEPTH past it."""
-    rows = np.zeros((traj.n, 2, 3))
+    n = model_of(model).n
+    rows = np.zeros((n, 2, 3))
     limits = model.joint_limits
+    forces = traj.stop_forces[:, model_of(model).kernel.views.iv]  # (S, n)
+    values = _joint_values(model, traj.q)
     for sign, side in ((1.0, 0), (-1.0, 1)):
-        pushed = np.flatnonzero(np.any(sign * traj.stop_forces > 0, axis=0))
+        pushed = np.flatnonzero(np.any(sign * forces > 0, axis=0))
         for j in pushed:  # (only where a stop pushed: a stop there, touched)
-            f = traj.stop_forces[:, j]
-            past = sign * (limits[j, side] - traj.q[:, j])  # how far past the limit
+            f = forces[:, j]
+            past = sign * (limits[j, side] - values[:, j])  # how far past the limit
             inside = np.concatenate([[0], (past > 0).astype(np.int8), [0]])
             edges = np.flatnonzero(np.diff(inside))  # [start, end) of each contact
             deepest = np.maximum.reduceat(np.append(past, -np.inf), edges)[::2]
@@ -233,7 +252,7 @@ def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
     once the joint goes more than STOP_HIT_DEPTH (1e-9 rad or m) past its limit: a joint
     that starts on its limit and stays there within round-off is not hit."""
     if traj.stop_contacts is not None:
-        rows = traj.stop_contacts
+        rows = traj.stop_contacts[model_of(model).kernel.views.iv]  # per joint
     elif traj.stop_forces.any():
         # the window asks at the end of every run: looking at each joint and side took
         # 3 ms for a 600 s PUMA run that met no stop
@@ -244,7 +263,7 @@ def stop_report(model, traj: Trajectory) -> tuple[str, ...]:
     limits = model.joint_limits
     names = model.joint_names
     unit = ["N m" if r else "N" for r in model.is_revolute]
-    for j in range(traj.n):
+    for j in range(len(names)):
         for side, name in ((0, "lower"), (1, "upper")):
             hits, peak, deepest = rows[j, side]
             if hits < 1:  # no stop there, never touched, or only within round-off

@@ -48,13 +48,15 @@ class RunKind(StrEnum):
 
 @dataclass(frozen=True, eq=False)
 class Trajectory:
-    """Samples of a motion. S samples, n joints.
+    """Samples of a motion. S samples, n joint values, nv joint rates (n = nv = the
+    joints of a model with one-degree-of-freedom joints only; a spherical or free joint
+    has a quaternion in q and three angular rates, `core.kernels.joints`).
 
-    t      : (S,)   time, s
-    q      : (S, n) joint values, rad / m
-    qd     : (S, n) joint rates, rad/s / m/s
-    qdd    : (S, n) joint accelerations, rad/s^2 / m/s^2
-    tau    : (S, n) joint torques / forces, N m / N; a simulation's applied forces
+    t      : (S,)    time, s
+    q      : (S, n)  joint values, rad / m (unit quaternions [qx, qy, qz, qw])
+    qd     : (S, nv) joint rates, rad/s / m/s
+    qdd    : (S, nv) joint accelerations, rad/s^2 / m/s^2
+    tau    : (S, nv) joint torques / forces, N m / N; a simulation's applied forces
              (driving forces - damping + end stops)
     energy : (S, 3) kinetic, potential, total energy, J; in a simulation with end stops
              the potential energy holds the stops' spring energy too
@@ -64,7 +66,7 @@ class Trajectory:
                     a tree or arm
     loop_residual : (S,) the largest closure error |Phi| of the sample, m or rad
                     (zeros without loops)
-    stop_forces   : (S, n) the joints' end stops' share of tau, N m / N (> 0 pushes
+    stop_forces   : (S, nv) the joints' end stops' share of tau, N m / N (> 0 pushes
                     the joint value up; zeros where no stop touches, or without stops)
     warnings      : what the run found worth saying before it started (a prismatic
                     joint with nothing to stop it, a joint starting past its limit);
@@ -77,11 +79,19 @@ class Trajectory:
                     pulling. None for a run without a pull. (`core.sim.pull.PULL_LINK`,
                     `PULL_AT`, `PULL_TARGET`, `PULL_FORCE`, `PULL_POWER` index it.)
                     `energy` stays the arm's own: the pull's work is not in it.
-    stop_contacts : (n, 2, 3) a simulation with end stops: per joint and side (0 lower,
+    stop_contacts : (nv, 2, 3) a simulation with end stops: per joint and side (0 lower,
                     1 upper) [hits, peak force (N m / N), deepest penetration (rad / m)]
                     counted by the integrator at every accepted step from the start to
                     this chunk's end (`core.kernels.passive.record_stop_contacts`): a
                     bounce between two samples is in it. None for other runs.
+    momentum      : (S, 9) a simulation's whole-system mass centre (m), linear momentum
+                    (kg m/s) and angular momentum about the mass centre (kg m^2/s), base
+                    frame (`core.algorithms.momentum`); read through `center_of_mass`,
+                    `linear_momentum`, `angular_momentum`. None for other runs.
+    element_forces: (S, ne) a simulation of a model with force elements: each element's
+                    force, N (a spring-damper's tension, a tyre's push;
+                    `core.kernels.elements`); its springs' energy is in `energy`.
+                    None without force elements.
     """
 
     t: np.ndarray
@@ -97,6 +107,8 @@ class Trajectory:
     warnings: tuple[str, ...] = ()
     pull: np.ndarray | None = None
     stop_contacts: np.ndarray | None = None
+    momentum: np.ndarray | None = None
+    element_forces: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         S = self.t.shape[0]
@@ -106,29 +118,53 @@ class Trajectory:
         if self.loop_residual is None:
             object.__setattr__(self, "loop_residual", np.zeros(S))
         if self.stop_forces is None:
-            object.__setattr__(self, "stop_forces", np.zeros(self.q.shape))
+            object.__setattr__(self, "stop_forces", np.zeros(self.qd.shape))
         object.__setattr__(self, "warnings", tuple(self.warnings))
 
     @property
     def n(self) -> int:
+        """Joint values per sample (the joints, for one-degree-of-freedom joints)."""
         return self.q.shape[1]
+
+    @property
+    def center_of_mass(self) -> np.ndarray | None:
+        """(S, 3) the whole system's mass centre, m (None if not recorded)."""
+        return None if self.momentum is None else self.momentum[:, 0:3]
+
+    @property
+    def linear_momentum(self) -> np.ndarray | None:
+        """(S, 3) kg m/s, base frame (None if not recorded)."""
+        return None if self.momentum is None else self.momentum[:, 3:6]
+
+    @property
+    def angular_momentum(self) -> np.ndarray | None:
+        """(S, 3) about the mass centre, kg m^2/s, base frame (None if not recorded)."""
+        return None if self.momentum is None else self.momentum[:, 6:9]
 
     def __len__(self) -> int:
         return self.t.shape[0]
 
     @classmethod
     def empty(cls, n: int, kind: RunKind | str, m: int = 0, warnings: tuple[str, ...] = (),
-              pulled: bool = False) -> "Trajectory":
-        """No samples; `pulled`: with an empty `pull` column (a run with a pull)."""
+              pulled: bool = False, nv: int | None = None, recorded: bool = False,
+              ne: int = 0) -> "Trajectory":
+        """No samples; `pulled`: with an empty `pull` column (a run with a pull); nv
+        rates (default n); `recorded`: with empty momentum columns; ne force elements."""
         z = np.zeros((0, n))
-        return cls(np.zeros(0), z, z, z, z, np.zeros((0, 3)), kind, np.zeros((0, m)),
-                   np.zeros(0), z, warnings, np.zeros((0, PULL_COLUMNS)) if pulled else None)
+        r = z if nv is None else np.zeros((0, nv))
+        return cls(np.zeros(0), z, r, r, r, np.zeros((0, 3)), kind, np.zeros((0, m)),
+                   np.zeros(0), r, warnings, np.zeros((0, PULL_COLUMNS)) if pulled else None,
+                   momentum=np.zeros((0, 9)) if recorded else None,
+                   element_forces=np.zeros((0, ne)) if ne else None)
 
     @staticmethod
-    def bytes_per_sample(n: int, m: int = 0, pulled: bool = False) -> int:
-        """The memory of one sample of a Trajectory of n joints and m closure rows (with a
-        pull: its columns too), bytes: every field above is float64."""
-        return 8 * (1 + 5 * n + 3 + m + 1 + (PULL_COLUMNS if pulled else 0))
+    def bytes_per_sample(n: int, m: int = 0, pulled: bool = False, nq: int | None = None,
+                         ne: int = 0) -> int:
+        """The memory of one sample of a Trajectory of n joint rates (nq joint values,
+        default n), m closure rows and ne force elements (with a pull: its columns too),
+        bytes: every field above is float64."""
+        nq = n if nq is None else nq
+        return 8 * (1 + nq + 4 * n + 3 + m + 1 + ne + 9 + (PULL_COLUMNS if pulled else 0))
 
     @classmethod
     def concatenate(cls, parts: Sequence["Trajectory"]) -> "Trajectory":
@@ -145,6 +181,9 @@ class Trajectory:
             width = next(p.pull.shape[1] for p in parts if p.pull is not None)
             joined["pull"] = np.concatenate([p.pull if p.pull is not None
                                              else np.zeros((len(p), width)) for p in parts])
+        for f in ("momentum", "element_forces"):  # recorded by every part, or not at all
+            if all(getattr(p, f) is not None for p in parts):
+                joined[f] = np.concatenate([getattr(p, f) for p in parts])
         warnings = tuple(dict.fromkeys(w for p in parts for w in p.warnings))
         counted = [p.stop_contacts for p in parts if p.stop_contacts is not None]
         return cls(kind=kind, warnings=warnings, stop_contacts=counted[-1] if counted else None,

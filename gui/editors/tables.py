@@ -321,7 +321,7 @@ class ChoiceDelegate(QStyledItemDelegate):
         model = index.model()
         kind = model.document.draft.column(model.key(index.column())).kind
         if kind == "joint":
-            return [(j.value, j) for j in JointType]
+            return [(j.value, j) for j in JointType if j.is_dh]  # DH rows (tables)
         if kind == "loopjoint":
             return [(j.value, j) for j in LoopJointType]
         return [(name, name) for name in model.choices(index)]

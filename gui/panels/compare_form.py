@@ -21,6 +21,7 @@ from armdyn.core import ArmDynError, Mechanism, Robot
 from ..jobs.comparison import Change, ChangeField, ChangeOp, apply_changes, describe_changes
 from ..jobs.runs import RunKind
 from ..look.scroll import scroll_area
+from ..model.support import unsupported_reason
 from armdyn.core.io.model_files import load_model
 
 __all__ = ["CompareForm"]
@@ -226,6 +227,10 @@ class CompareForm(QWidget):
             model = load_model(path)
         except (ArmDynError, OSError, ValueError) as err:
             self.show_error(f"Cannot read {path}: {err}")
+            return False
+        reason = unsupported_reason(model)
+        if reason is not None:
+            self.show_error(f"Cannot compare {Path(path).name}: {reason}")
             return False
         self._file_model, self._file_path = model, Path(path)
         self._path.setText(Path(path).name)
