@@ -22,8 +22,8 @@ import time
 
 import numpy as np
 
-from .cli import _as_options, _Parser, _pose, _positive, _stops, _UsageError
-from .cli import inverse_options, simulate_options
+from .cli_options import (Parser, UsageError, as_options, inverse_options, simulate_options,
+                          stops_option, typed_pose)
 from .io.results_io import write_trajectory_csv
 from .sim.motions import motion_warnings
 from .sim.stops import simulation_warnings
@@ -69,7 +69,7 @@ def add_sweep_parser(sub, common: argparse.ArgumentParser) -> None:
     """`armdyn sweep inverse|simulate` into the command line's subcommands."""
     sweep = sub.add_parser("sweep", help="a run over a grid of changes: torque envelopes "
                            "for sizing motors (armdyn sweep inverse|simulate -h)")
-    kinds = sweep.add_subparsers(dest="sweep_kind", required=True, parser_class=_Parser)
+    kinds = sweep.add_subparsers(dest="sweep_kind", required=True, parser_class=Parser)
     inv = kinds.add_parser("inverse", parents=[common],
                            help="inverse dynamics along the cycloid, per grid point")
     inverse_options(inv, target_required=False)
@@ -84,25 +84,25 @@ def _base_run(args, robot, axes):
     loops = bool(robot.loops)
     if args.sweep_kind == "inverse":
         driven = robot.actuated if loops else None
-        start = _pose(args.start, robot, args.units, "--start", driven)
-        target = _pose(args.target, robot, args.units, "--target", driven)
+        start = typed_pose(args.start, robot, args.units, "--start", driven)
+        target = typed_pose(args.target, robot, args.units, "--target", driven)
         if target is None:
             whole = next((a for a in axes if a.field.pose and a.field.key == "target"), None)
             if whole is None:
-                raise _UsageError("--target is required (or --vary target=POSE/POSE...)")
+                raise UsageError("--target is required (or --vary target=POSE/POSE...)")
             target = whole.si[0]
         for warning in motion_warnings(robot, robot.q_home if start is None else start,
                                        target, args.duration):
-            print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+            print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
         return InverseRun(target=target, start=start, duration=args.duration, dt=args.dt)
     free = robot.independent if loops else None
-    q0 = _pose(args.q0, robot, args.units, "--q0", free)
-    qd0 = _pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
+    q0 = typed_pose(args.q0, robot, args.units, "--q0", free)
+    qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
     if not (np.isfinite(args.damping) and args.damping >= 0):
-        raise _UsageError(f"--damping must be >= 0, got {args.damping}")
-    stops = _stops(args)
+        raise UsageError(f"--damping must be >= 0, got {args.damping}")
+    stops = stops_option(args)
     for warning in simulation_warnings(robot, q0, stops):
-        print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+        print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
     return FreeFallRun(duration=args.duration, q0=q0, qd0=qd0, damping=args.damping,
                        stops=stops, rtol=args.rtol, atol=args.atol, dt=args.dt,
                        max_wall_time=args.max_wall_time)
@@ -159,7 +159,7 @@ def _write(result: SweepResult, output: str, units: list[str]) -> str:
     try:
         write_sweep_csv(result, output, units)
     except OSError as err:
-        raise _UsageError(f"cannot write {output}: {err.strerror or err}") from None
+        raise UsageError(f"cannot write {output}: {err.strerror or err}") from None
     return output
 
 
@@ -198,10 +198,10 @@ def run_sweep(args, robot) -> int:
     folder = args.trajectories
     if folder is not None:
         if os.path.exists(folder) and not os.path.isdir(folder):
-            raise _UsageError(f"--trajectories {folder}: not a directory")
+            raise UsageError(f"--trajectories {folder}: not a directory")
         parent = os.path.dirname(os.path.abspath(folder))
         if not os.path.isdir(parent):
-            raise _UsageError(f"--trajectories {folder}: no such directory: {parent}")
+            raise UsageError(f"--trajectories {folder}: no such directory: {parent}")
     units = _typed_units(axes, args.units)
     bar = _ProgressLine(sys.stderr)
     gen = sweep_chunks(robot, run, axes, workers=args.workers, scheduler=args.scheduler,

@@ -1,7 +1,7 @@
 """The architecture is a contract: each package imports only from the layers below it.
 
     core:  errors <- kernels <- model <- algorithms <- sim <- io <- lab, sweeps <- (core's
-           entry points: __init__, cli, sweep_cli, warmup)
+           entry points: __init__, cli_options, sweep_cli, cli, warmup)
     gui:   look <- jobs <- model <- scene, plots, editors <- panels <- (the window:
            app, main_window and the other top-level modules)
     and the gui sits on top of the core.
