@@ -27,6 +27,7 @@ import multiprocessing as mp
 import os
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait as wait_for
@@ -43,6 +44,8 @@ __all__ = ["Batch", "serial_results", "pool_results", "dask_results", "default_s
 Batch = tuple[int, int, bool]
 #: An engine yields at least this often (s), with or without new results.
 POLL_S = 0.1
+#: How often the Dask engine looks for finished tasks, s.
+DASK_POLL_S = 0.005
 #: How long a Dask client waits for a scheduler and its first worker, s.
 DASK_CONNECT_S = 30.0
 #: How long the pool waits for a worker to stop before it terminates it, s.
@@ -236,17 +239,18 @@ def dask_results(plan: SweepPlan, batches: Iterable[Batch], scheduler
         for batch in batches:
             future = client.submit(evaluate, shared, *batch, pure=False)
             futures[future] = batch
-        remaining = set(futures)
-        while remaining:
-            try:
-                done, _ = distributed.wait(list(remaining), timeout=POLL_S,
-                                           return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                yield []
-                continue
+        # our client's loop: distributed.wait and as_completed would otherwise look for a
+        # default client, and ours is not one (set_as_default=False)
+        finished = distributed.as_completed(list(futures), loop=client.loop)
+        while not finished.is_empty():
+            waited, done = 0.0, []
+            while not done and waited < POLL_S:
+                done = finished.next_batch(block=False)
+                if not done:
+                    time.sleep(DASK_POLL_S)
+                    waited += DASK_POLL_S
             out = []
             for future in done:
-                remaining.discard(future)
                 if future.status == "finished":
                     out.append(future.result())
                 else:
