@@ -223,6 +223,10 @@ def make_plan(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
         raise SweepError(f"run must be an InverseRun or a FreeFallRun, got {type(run).__name__}")
     if not isinstance(model, (Robot, Mechanism)):
         raise SweepError(f"model must be a Robot or a Mechanism, got {type(model).__name__}")
+    for name, kind in zip(model.joint_names, model.joint_types):
+        if not kind.is_dh:  # the table has one column per joint of one degree of freedom
+            raise SweepError(f"a sweep takes revolute and prismatic joints (one result "
+                             f"column per joint); joint {name!r} is {kind.value}")
     try:
         if isinstance(vary, Mapping):
             axes = tuple(axis_of(str(name), values, model, run.kind)
