@@ -77,7 +77,9 @@ from .sim.pull import PointPull
 from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inverse_dynamics
 from .sim.trajectory import RunKind, Trajectory, output_grid
 from .sweeps.plan import FreeFallRun, InverseRun
-from .sweeps.sweep import SweepCancelled, SweepError, sweep
+from .sweeps.engines import ClusterUnavailable
+from .sweeps.sweep import (SweepCancelled, SweepError, SweepProgress, SweepResult, sweep,
+                           sweep_chunks)
 from .warmup import warm_up, warm_up_display
 
 __all__ = [
@@ -97,7 +99,8 @@ __all__ = [
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
     # sweeps over a grid of changes (core.sweeps)
-    "sweep", "InverseRun", "FreeFallRun", "SweepCancelled", "SweepError",
+    "sweep", "sweep_chunks", "InverseRun", "FreeFallRun", "SweepResult", "SweepProgress",
+    "SweepCancelled", "SweepError", "ClusterUnavailable",
     # the whole system's mass centre and momentum (core.algorithms.momentum)
     "Momentum", "center_of_mass", "momentum",
     # force elements (core.model.parts, core.kernels.elements)
