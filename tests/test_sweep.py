@@ -172,7 +172,7 @@ def test_dask_on_a_local_cluster_computes_the_same_bits(puma):
     run, vary = grid_inverse()
     one = result_of(puma, run, vary, workers=1)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster:
+                                  dashboard_address=":0") as cluster:
         on_dask = result_of(puma, run, vary, scheduler=cluster.scheduler_address)
         with distributed.Client(cluster) as client:  # a client of the caller's, kept open
             again = result_of(puma, run, vary, scheduler=client)
