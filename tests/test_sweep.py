@@ -9,6 +9,7 @@ the tool's rotation, not from the sweep); a point's reduction is recomputed here
 """
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import replace
 from pathlib import Path
@@ -359,3 +360,46 @@ def test_the_run_options_of_simulate_reach_every_point(tmp_path, capsys, puma):
     peak_qd1 = [float(r[header.index("peak_qd_1")]) for r in rows]
     assert peak_qd1[2] >= math.radians(90) > peak_qd1[0]  # typed in deg/s
     assert abs(final_qd1[3]) < abs(final_qd1[2])  # damping slows the waist
+
+
+def test_the_progress_line_shows_on_a_terminal_only():
+    from armdyn.core import sweep_cli
+    from armdyn.core.sweeps.sweep import SweepProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown, piped = Terminal(), io.StringIO()
+    p = SweepProgress(done=250, total=1000, failed=3, elapsed=2.0, result=None)
+    for stream in (shown, piped):
+        line = sweep_cli._ProgressLine(stream)
+        line.update(p, force=True)
+        line.end()
+    assert "250/1000 points (25%), 3 failed, 2.0 s, about 6 s left" in shown.getvalue()
+    assert piped.getvalue() == ""
+
+
+def test_trajectories_on_request_are_the_points_whole_runs(tmp_path, capsys, puma):
+    folder = tmp_path / "runs"
+    code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--target", "20,-30,40,0,10,0",
+                           "-T", "0.5", "--dt", "0.05", "--vary", "payload.mass=0,4",
+                           "--workers", "1", "--trajectories", folder,
+                           "-o", tmp_path / "s.csv")
+    assert code == 0 and "2 runs to" in err, err
+    files = sorted(p.name for p in folder.iterdir())
+    assert files == ["point_1.csv", "point_2.csv"]
+    header, rows = read_sweep_csv(tmp_path / "s.csv")
+    data = np.loadtxt(folder / "point_2.csv", delimiter=",", skiprows=3)
+    lines = (folder / "point_2.csv").read_text().splitlines()
+    tau2 = data[:, lines[2].split(",").index("tau2 shoulder [N m]")]
+    assert float(rows[1][header.index("peak_tau_2")]) == pytest.approx(np.abs(tau2).max(),
+                                                                       rel=1e-9)
+
+
+def test_a_scheduler_that_cannot_be_reached_is_named(puma, monkeypatch):
+    pytest.importorskip("distributed", reason="the test extra installs Dask")
+    monkeypatch.setattr(engines, "DASK_CONNECT_S", 0.5)
+    run, vary = grid_inverse()
+    with pytest.raises(engines.ClusterUnavailable, match="tcp://127.0.0.1:9"):
+        sweep(puma, run, vary, scheduler="tcp://127.0.0.1:9")
