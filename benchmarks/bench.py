@@ -414,7 +414,8 @@ def bench_sweeps(robot: Robot, points: int, repeats: int) -> dict[str, float]:
     and a Dask LocalCluster of 2 workers, and of a plain loop over run_inverse_dynamics
     (a model per mass, then the targets) that computes the same runs. The four are timed
     in turn, `repeats` rounds, and each keeps its best (the machine's load changes from
-    one minute to the next)."""
+    one minute to the next); "... (CPU)": the CPU time of the two that run in this
+    process."""
     from armdyn.core import InverseRun, run_inverse_dynamics, sweep
     from armdyn.core.sweeps.fields import merge_payload
     side = int(round(points ** 0.5))
@@ -448,13 +449,18 @@ def bench_sweeps(robot: Robot, points: int, repeats: int) -> dict[str, float]:
     except ImportError:
         print("   Dask is not installed (pip install 'armdyn[cluster]'): its line is skipped")
     times = dict.fromkeys(engines, float("inf"))
+    cpu = dict.fromkeys(("plain loop", "1 process"), float("inf"))
     try:
         for _ in range(repeats):
             for name, fn in engines.items():
+                began = time.process_time()
                 times[name] = min(times[name], best_time(fn, 1))
+                if name in cpu:  # all in this process: its CPU time, less load-dependent
+                    cpu[name] = min(cpu[name], time.process_time() - began)
     finally:
         if cluster is not None:
             cluster.close()
+    times.update({f"{name} (CPU)": t for name, t in cpu.items()})
     return times
 
 
@@ -610,6 +616,7 @@ def main() -> int:
     for name, t in times.items():
         print(f"   {name:20s} {t:7.2f} s   {points / t:8.0f} points/s")
     for name, against, target in (("1 process", "plain loop", 0.9),
+                                  ("1 process (CPU)", "plain loop (CPU)", 0.9),
                                   ("2 local processes", "1 process", 1.7),
                                   ("Dask, 2 workers", "1 process", 1.5)):
         if name not in times:
