@@ -213,6 +213,20 @@ def test_a_point_that_fails_is_recorded_with_its_reason_and_the_sweep_goes_on():
     assert np.isnan(table[3]["peak_tau_1"]) and np.isfinite(table[2]["peak_tau_1"])
 
 
+def test_a_closed_chain_driven_out_of_its_workspace_fails_at_those_points_only():
+    """The five-bar's crank swept past where its loop closes: those points fail with the
+    loop's reason (only running them shows it), the others are computed."""
+    from armdyn.core import load_mechanism
+    five = load_mechanism(ROBOTS / "fivebar_saha.toml")
+    crank = five.actuated[0]
+    angles = five.q_home[crank] + np.radians([0.0, 60.0, 150.0])
+    table = sweep(five, InverseRun(target=five.q_home, duration=1.0, dt=0.05),
+                  {f"target.{crank + 1}": angles}, workers=1, frame=False)
+    status = list(table["status"])
+    assert status[:2] == ["ok", "ok"] and "loop 'E': cannot be closed" in status[2]
+    assert np.isfinite(table[1]["peak_tau_1"]) and np.isnan(table[2]["peak_tau_1"])
+
+
 def test_cancelling_keeps_the_finished_points(puma):
     run, vary = grid_inverse()
     calls = []
