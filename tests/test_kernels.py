@@ -116,6 +116,8 @@ def test_a_batch_goes_past_the_one_state_kernels(monkeypatch):
 
     robot = load_robot(ROBOTS / "puma560_saha.toml")
     Q = np.zeros((4, 6))
+    inverse_dynamics(robot, Q[0], Q[0], Q[0])  # the one-state kernels compiled (or loaded)
+    forward_dynamics(robot, Q[0], Q[0], Q[0])
     offered = []
     for name in ("inverse_dynamics_state_kernel", "forward_dynamics_state_kernel"):
         kernel = getattr(dynamics, name)
