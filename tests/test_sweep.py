@@ -109,6 +109,22 @@ def test_each_point_is_a_run_of_its_own_model(puma):
                 i += 1
 
 
+@pytest.mark.parametrize("samples", [1, 2, 57])
+def test_the_envelope_kernel_is_numpys_reduction(samples):
+    """Peak, trapezoidal RMS, peak speed and power in one compiled pass, against NumPy on
+    an uneven time grid (the last step of a run is shorter)."""
+    from armdyn.core.kernels.envelope import run_envelope
+    rng = np.random.default_rng(samples)
+    t = np.cumsum(rng.uniform(0.001, 0.02, samples)) if samples > 1 else np.array([0.3])
+    tau, qd = rng.normal(scale=50.0, size=(2, samples, 3))
+    out = run_envelope(t, tau, qd, np.empty(12))
+    rms = (np.sqrt(np.trapezoid(tau ** 2, t, axis=0) / (t[-1] - t[0])) if samples > 1
+           else np.abs(tau[0]))
+    expected = np.concatenate([np.abs(tau).max(axis=0), rms, np.abs(qd).max(axis=0),
+                               np.abs(tau * qd).max(axis=0)])
+    np.testing.assert_allclose(out, expected, rtol=1e-13, atol=0)
+
+
 def test_a_free_fall_reports_its_final_state_and_energy(puma):
     """A free fall's row: the state at its end, the energy drift undamped (the
     integrator's error, small) and, damped, at least as large (what the dampers took)."""

@@ -35,7 +35,7 @@ from multiprocessing.connection import wait as wait_for
 import numpy as np
 
 from ..errors import ArmDynError
-from .plan import BatchResult, SweepPlan, evaluate, result_columns
+from .plan import BatchResult, SweepPlan, evaluate, result_width
 
 __all__ = ["Batch", "serial_results", "pool_results", "dask_results", "default_start_method",
            "ClusterUnavailable", "cpu_count", "POLL_S", "require_dask"]
@@ -69,7 +69,7 @@ def cpu_count() -> int:
 def failed_batch(plan: SweepPlan, batch: Batch, reason: str) -> BatchResult:
     """Every point of `batch` failed for `reason` (a worker died, a task was lost)."""
     start, stop, keep = batch
-    width = len(result_columns(plan.kind, plan.base.n))
+    width = result_width(plan.kind, plan.base.n)
     return BatchResult(start, stop, np.full((stop - start, width), np.nan),
                        (reason,) * (stop - start), 0.0,
                        (None,) * (stop - start) if keep else None)

@@ -18,10 +18,12 @@ import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, fields, replace
+from functools import lru_cache
 
 import numpy as np
 
 from ..errors import ArgumentError, ArmDynError
+from ..kernels.envelope import run_envelope
 from ..model.arguments import (joint_vector, physical_joint_values, positive_number,
                                tolerance)
 from ..model.mechanism import Mechanism
@@ -34,7 +36,7 @@ from ..sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, output
 from .fields import LINK_FIELDS, Axis, merge_payload
 
 __all__ = ["InverseRun", "FreeFallRun", "Recipe", "SweepPlan", "BatchResult", "evaluate",
-           "result_columns", "result_units", "run_point", "reduce_run"]
+           "result_columns", "result_width", "result_units", "run_point", "reduce_run"]
 
 #: Models built for points, kept per process (a grid whose model axes come first reuses
 #: each model for the run axes after them).
@@ -110,8 +112,8 @@ class Recipe:
         return self.cls(**dict(self.kwargs))
 
 
-def result_columns(kind: str, n: int) -> list[str]:
-    """The result columns of a point, in order (joint order, 1-based)."""
+@lru_cache(maxsize=64)
+def _column_names(kind: str, n: int) -> tuple[str, ...]:
     cols = []
     for what in ("peak_tau", "rms_tau", "peak_qd", "peak_power"):
         cols += [f"{what}_{j + 1}" for j in range(n)]
@@ -119,7 +121,17 @@ def result_columns(kind: str, n: int) -> list[str]:
         cols += [f"final_q_{j + 1}" for j in range(n)]
         cols += [f"final_qd_{j + 1}" for j in range(n)]
         cols.append("energy_drift")
-    return cols
+    return tuple(cols)
+
+
+def result_columns(kind: str, n: int) -> list[str]:
+    """The result columns of a point, in order (joint order, 1-based)."""
+    return list(_column_names(kind, n))
+
+
+def result_width(kind: str, n: int) -> int:
+    """How many `result_columns` there are (cheap: each point's row is this long)."""
+    return len(_column_names(kind, n))
 
 
 def result_units(kind: str, revolute) -> list[str]:
@@ -138,22 +150,19 @@ def result_units(kind: str, revolute) -> list[str]:
 def reduce_run(traj: Trajectory, kind: str) -> np.ndarray:
     """A run's row of results (`result_columns`): per joint peak |tau| (N m / N), RMS
     torque sqrt(1/T int tau^2 dt) by the trapezoidal rule over the samples, peak |qd|
-    and peak |tau qd| (W); a free fall adds q and qd at its end and the largest
-    |E(t) - E(0)| of the total energy (J)."""
-    t, tau, qd = traj.t, traj.tau, traj.qd
-    span = t[-1] - t[0]
-    if span > 0:
-        square = tau * tau  # the trapezoidal rule, written out (numpy < 2 has no trapezoid)
-        rms = np.sqrt(0.5 * (np.diff(t)[:, None] * (square[1:] + square[:-1])).sum(axis=0)
-                      / span)
-    else:
-        rms = np.abs(tau[0])
-    parts = [np.abs(tau).max(axis=0), rms, np.abs(qd).max(axis=0),
-             np.abs(tau * qd).max(axis=0)]
+    and peak |tau qd| (W) (`core.kernels.envelope.run_envelope`); a free fall adds q
+    and qd at its end and the largest |E(t) - E(0)| of the total energy (J)."""
+    n = traj.tau.shape[1]
+    row = np.empty(result_width(kind, n))
+    run_envelope(np.ascontiguousarray(traj.t, dtype=float),
+                 np.ascontiguousarray(traj.tau, dtype=float),
+                 np.ascontiguousarray(traj.qd, dtype=float), row[:4 * n])
     if kind == "free-fall":
         total = traj.energy[:, 2]
-        parts += [traj.q[-1], traj.qd[-1], [np.abs(total - total[0]).max()]]
-    return np.concatenate(parts)
+        row[4 * n:5 * n] = traj.q[-1]
+        row[5 * n:6 * n] = traj.qd[-1]
+        row[6 * n] = np.abs(total - total[0]).max()
+    return row
 
 
 def run_point(model: Robot | Mechanism, run: Run) -> Trajectory:
@@ -336,8 +345,7 @@ def evaluate(plan: SweepPlan, start: int, stop: int, trajectories: bool = False
     fails records its reason and NaNs; the batch goes on."""
     began = time.perf_counter()
     n = plan.base.n
-    width = len(result_columns(plan.kind, n))
-    rows = np.full((stop - start, width), np.nan)
+    rows = np.full((stop - start, result_width(plan.kind, n)), np.nan)
     status = []
     runs = [] if trajectories else None
     for i, point in enumerate(range(start, stop)):

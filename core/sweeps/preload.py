@@ -15,10 +15,11 @@ def _load_kernels() -> None:
     from ..model.robot import Robot
     from ..sim.motions import run_inverse_dynamics
     from ..sim.simulation import simulate
+    from .plan import reduce_run
 
     rod = Robot("preload", [Link(a=1.0, mass=1.0, limits=(-3.0, 3.0))])
-    run_inverse_dynamics(rod, np.zeros(1), np.ones(1), 0.02, 0.01)
-    simulate(rod, 0.02)
+    reduce_run(run_inverse_dynamics(rod, np.zeros(1), np.ones(1), 0.02, 0.01), "inverse")
+    reduce_run(simulate(rod, 0.02), "free-fall")
 
 
 try:
