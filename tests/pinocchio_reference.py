@@ -277,7 +277,7 @@ def pin_external_forces(model: pin.Model, data: pin.Data, joint_ids, f_ext) -> p
 # ----------------------------------------------------------------------------------
 #
 # Pinocchio's constraintDynamics takes point (CONTACT_3D) and weld (CONTACT_6D)
-# constraints only (docs/closed-chains.md Sec. 3):
+# constraints only:
 #   spherical loop : one 3D point contact at the joint point;
 #   revolute loop  : two 3D point contacts on the axis, at the joint point and one axis
 #                    length further (a 6D weld would also lock the turn), or, in a

@@ -56,9 +56,25 @@ from strategies import (
 
 ROBOTS = Path(__file__).resolve().parent.parent / "robots"
 RTOL = 1e-9
-# files with and without loops, told apart by their text (nothing is loaded at import)
-OPEN_FILES = sorted(p.name for p in ROBOTS.glob("*.toml") if "[[loop]]" not in p.read_text())
-LOOP_FILES = sorted(p.name for p in ROBOTS.glob("*.toml") if "[[loop]]" in p.read_text())
+def _files(with_loops: bool) -> list[str]:
+    """The files of revolute and prismatic rows only (the 4x4 matrix method's joints;
+    spherical, universal and free joints are not Legnani's), with or without loops, told
+    apart by their TOML (nothing is compiled at import; a version-2 file's header
+    comment names [[loop]] whether it has loops or not)."""
+    import tomllib
+    out = []
+    for path in sorted(ROBOTS.glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        rows = data.get("link", []) + [row for chain in data.get("chain", [])
+                                       for row in chain.get("link", [])]
+        if all(row.get("joint", "revolute") in ("revolute", "prismatic") for row in rows) \
+                and bool(data.get("loop")) == with_loops:
+            out.append(path.name)
+    return out
+
+
+OPEN_FILES = _files(with_loops=False)
+LOOP_FILES = _files(with_loops=True)
 
 
 def reach(model, q) -> float:
@@ -443,3 +459,17 @@ def test_link_motion_matrices_for_inspect():
         link_motion_matrices(robot, q, qd, qdd, robot.n)
     with pytest.raises(ValueError):
         link_motion_matrices(robot, q, qd, qdd, 0, frame="tool")
+
+
+def test_joints_of_several_degrees_of_freedom_are_refused_by_name():
+    """The 4x4 formulation of seed 003 is written for revolute and prismatic joints: a
+    free or spherical joint is named, not met by a shape error deep inside."""
+    from armdyn.core import ArgumentError, load_mechanism
+    space_robot = load_mechanism(Path(__file__).resolve().parents[1] / "robots" /
+                                 "space_robot.toml")
+    free = space_robot.joint_names[0]
+    with pytest.raises(ArgumentError, match=f"joint '{free}' is free"):
+        link_matrices(space_robot, space_robot.q_home)
+    with pytest.raises(ArgumentError, match="4x4 matrix formulation"):
+        joint_action_matrices(space_robot, space_robot.q_home, np.zeros(space_robot.nv),
+                              np.zeros(space_robot.nv))

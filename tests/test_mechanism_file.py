@@ -1139,7 +1139,7 @@ def test_robot_file_doc_example_loads():
 
 
 def test_mechanism_file_doc_examples_load():
-    fourbar, hand = toml_blocks("mechanism-file.md")
+    fourbar, hand, tumbler = toml_blocks("mechanism-file.md")
     mech = mechanism_from_toml(fourbar)
     assert mech.joint_names == ("crank", "coupler", "rocker") and mech.dof == 1
     assert mech.warnings == ()  # written closed
@@ -1147,6 +1147,10 @@ def test_mechanism_file_doc_examples_load():
     tree = mechanism_from_toml(hand)
     assert tree.joint_names == ("wrist", "index base", "index tip", "thumb base")
     assert tree.parent == (-1, 0, 1, 0)
+    # version 2: a free trunk (7 values, 6 rates), a spherical shoulder (4, 3), a revolute
+    floating = mechanism_from_toml(tumbler)
+    assert (floating.nq, floating.nv) == (7 + 4 + 1, 6 + 3 + 1)
+    assert [f.name for f in floating.forces] == ["strap", "wheel"]
 
 
 @pytest.mark.parametrize("name", ["robot-file.md", "mechanism-file.md"])

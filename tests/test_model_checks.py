@@ -60,9 +60,19 @@ def test_ellipsoid_closed_form():
         equivalent_box(0.0, inertia)
 
 
+#: Vehicles whose chassis (body, engine, load) outweighs the median link by more than
+#: the check's factor 100 (car 220, truck 267): the check rightly asks, and the files'
+#: descriptions give the masses.
+HEAVY_CHASSIS = {"car_jalon", "truck_jalon"}
+
+
 @pytest.mark.parametrize("path", sorted(ROBOTS.glob("*.toml")), ids=lambda p: p.stem)
 def test_silent_on_the_shipped_robots(path):
-    assert check_model(load_mechanism(path)) == []
+    warnings = check_model(load_mechanism(path))
+    if path.stem in HEAVY_CHASSIS:
+        assert [(w.link, w.kind) for w in warnings] == [(0, CheckKind.MASS_RATIO)]
+    else:
+        assert warnings == []
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Saha's DeNOC dynamics of parallel robots (core/algorithms/parallel.py, seed 001 Sec 3).
 
 Mechanisms built here:
-- the five-bar of Sec 3.5 (docs/closed-chains.md Sec 1.1 numbers: legs 0.6/1.1 m,
+- the five-bar of Sec 3.5 (Saha's numbers: legs 0.6/1.1 m,
   3.0/1.6 kg and 0.7/1.2 m, 2.0/1.1 kg; reconstructed base a0 = 1.2 m; uniform rods;
   E above; vertical plane, g = 9.81), one chain per leg, the revolute loop E joining
   the distal links' far ends, both proximal joints actuated;
@@ -447,7 +447,7 @@ def test_free_fall_stops_at_the_type_II_singularity(a0, t_expected):
     """Fig. 14: free fall from (80 deg, 70 deg) at rest. Saha: 'after about 1.4 s the
     program stopped ... the manipulator comes to an extreme position when it is
     singular'. With the reconstructed a0 = 1.2 m it stops at 1.050 s, with a0 = 1.25 m
-    at 1.422 s (docs/closed-chains.md Sec 1.1)."""
+    at 1.422 s (robots/README.md, robots/fivebar_saha.toml)."""
     mech = fivebar(a0)
     with pytest.raises(SimulationError, match="type-II") as err:
         parallel_simulate(mech, 3.0, q0=np.radians([80.0, 70.0]))

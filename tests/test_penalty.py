@@ -1,7 +1,7 @@
 """The penalty / augmented-Lagrangian / trapezoidal scheme (core.sim.penalty; Jalon & Bayo
 Sec 8.5, eqs. 8.121-8.135, seed 002).
 
-What the book publishes (docs/closed-chains.md Secs 1.5-1.6), and what is checked here:
+What the book publishes (Examples 8.6 and 8.7), and what is checked here:
 - Example 8.7, the Bricard: 40 s, h = 0.03 s, alpha = 1e7, mu = h/60, two Newton
   iterations per step, tolerance 5e-7; maximum energy error 0.03 %. Checked on the
   whole 40 s run, with the energy error taken against the peak kinetic energy (a

@@ -523,9 +523,13 @@ def test_continuous_and_unlimited_joints_read_without_limits():
 # ----------------------------------------------------------------------------------
 
 def _shipped(with_loops: bool):
+    """The shipped files with loops, or without loops and fixed to the base (a floating model is
+    written as URDF's root link, which Pinocchio reads back fixed unless told otherwise:
+    tests/test_floating_urdf.py checks that round trip)."""
     out = []
     for path in sorted(ROBOTS.glob("*.toml")):
-        if bool(load_mechanism(path).loops) == with_loops:
+        mech = load_mechanism(path)
+        if bool(mech.loops) == with_loops and (with_loops or mech.links[0].joint.value != "free"):
             out.append(path.name)
     return out
 

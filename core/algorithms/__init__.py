@@ -1,3 +1,3 @@
 """The algorithms of the papers on a compiled model: inverse and forward
-dynamics, the mass matrix, kinematics, loops, closed chains, parallel robots and the
-4x4 matrix formulation. Built on `model` and `kernels`."""
+dynamics, the mass matrix, kinematics, the mass centre and momentum, loops, closed
+chains, parallel robots and the 4x4 matrix formulation. Built on `model` and `kernels`."""

@@ -405,13 +405,14 @@ def closed_chain_motion(model, q_guess, z, zd, zdd, driven=None
     S = z.shape[0]
     Q, Qd, Qdd = np.empty((S, k.nq)), np.empty((S, k.nv)), np.empty((S, k.nv))
     guess = joint_vector(q_guess, k.nq, "q_guess").copy()
+    branch = None  # from the second sample on, the branch of the last closed pose
     for s in range(S):
         guess[values] = z[s]
-        q = assemble(model, guess, independent=driven)
+        q = assemble(model, guess, independent=driven, branch=branch)
         vt = velocity_transformation(model, q, independent=driven)
         qd = vt.R @ zd[s]
         vt = velocity_transformation(model, q, qd, independent=driven)
         Q[s], Qd[s], Qdd[s] = q, qd, vt.R @ zdd[s] + vt.S_c
-        guess = q
+        branch, guess = q, q.copy()
     finite_result(Qd, "the joint rates qd")
     return Q, Qd, finite_result(Qdd, "the accelerations qdd")

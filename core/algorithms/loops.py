@@ -70,14 +70,27 @@ def mobility(model, q=None) -> int:
 
 
 def assemble(model, q, *, independent=None, tolerance: float | None = None,
-             max_iterations: int = MAX_ASSEMBLY_ITERATIONS) -> np.ndarray:
-    """The closed pose nearest to the guess q, holding the independent joints exactly.
+             max_iterations: int = MAX_ASSEMBLY_ITERATIONS, branch=None) -> np.ndarray:
+    """The closed pose (nq,) on the branch of the guess q (nq,), holding the independent
+    joints exactly at the guess's values.
 
-    Damped Newton (Levenberg-Marquardt) on Phi(q) = 0 over the dependent joints,
-    starting at the guess, with steps limited so that it stays on the branch of the
-    guess; revolute joints stay on the guess's angle sheet. `independent` (indices)
-    defaults to the model's, `tolerance` (m, rad) to its assembly tolerance. Raises
-    LoopClosureError naming the loop with the largest residual when the loops cannot
-    be closed. A tree comes back unchanged.
+    The branch is that of the closed pose the guess's dependent joints reach when only
+    the independent joints move (else of the closed pose nearest the guess); damped
+    Newton over the dependent joints from the guess is kept if it stays on that branch
+    (full steps, the dependent joints' Jacobian keeping its orientation), else the
+    independent joints are carried from the branch's pose to the guess's values by
+    continuation (docs/python-api.md, "Closing the loops"). Revolute joints stay on the
+    guess's angle sheet. `independent` (joint indices) defaults to the model's
+    (an empty list: the closed pose nearest the guess, every joint moving), `tolerance`
+    (m, rad) to its assembly tolerance and must be at least what floating point can
+    meet on the model (ArgumentError). Raises LoopClosureError naming the loop when the
+    loops cannot be closed on the guess's branch, saying whether the guess is a singular
+    pose or where the branch ends. A tree comes back unchanged.
+
+    branch: a closed pose (nq,) whose branch to keep instead of the guess's own (a
+    caller stepping from a closed pose, as an integrator or a drag, passes it: the
+    guess's branch need not be searched for, which halves the cost of a small step);
+    ArgumentError if its loops are not closed to the tolerance. A guess whose loops are
+    closed already comes back as it is.
     """
-    return assemble_pose(model_of(model), q, independent, tolerance, max_iterations)
+    return assemble_pose(model_of(model), q, independent, tolerance, max_iterations, branch)

@@ -52,7 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ArgumentError, MechanismError
-from ..model.arguments import finite_array, finite_result, joint_vector, model_of, one_of
+from ..model.arguments import (finite_array, finite_result, joint_vector, model_of, one_of,
+                               one_degree_joints_only)
 from ..model.parts import Link
 
 __all__ = [
@@ -253,7 +254,9 @@ class LinkMatrices:
 def link_matrices(model, q, qd=None, qdd=None) -> LinkMatrices:
     """Position, velocity and acceleration matrices of every link of a Robot or a
     Mechanism's tree (loops ignored) at q, qd, qdd (each (n,); rad, rad/s, rad/s^2 or m,
-    m/s, m/s^2; rates default to zero), by the motion composition rule of Sec 2.1."""
+    m/s, m/s^2; rates default to zero), by the motion composition rule of Sec 2.1.
+    The formulation is written for revolute and prismatic joints: others are refused."""
+    one_degree_joints_only(model, "the 4x4 matrix formulation")
     links, parent = model.links, tuple(model.parent)
     n = len(links)
     q, qd, qdd = _state(model, q, "q"), _state(model, qd, "qd"), _state(model, qdd, "qdd")

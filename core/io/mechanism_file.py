@@ -141,12 +141,30 @@ def load_mechanism(path) -> Mechanism:
     """Read the mechanism (or robot) file at `path`; raise only `MechanismFileError`."""
     shown = display_path(path)
     where = shown or repr(path)
-    try:
+
+    def read() -> Mechanism:
         if shown is None:
             raise RobotError(f"expected a file path (str or os.PathLike), got "
                              f"{type(path).__name__}")
-        text = decode_utf8(read_bytes(path, _KIND))
-        return _mechanism_from_text(text, where)
+        return _mechanism_from_text(decode_utf8(read_bytes(path, _KIND)), where)
+    return _only_file_errors(read, where, "file")
+
+
+def mechanism_from_toml(text: str, source: str = "<memory>") -> Mechanism:
+    """Parse mechanism-file (or robot-file) text; raise only `MechanismFileError`
+    (its path is `source`)."""
+    def read() -> Mechanism:
+        if not isinstance(text, str):
+            raise RobotError(f"expected text (str), got {type(text).__name__}")
+        return _mechanism_from_text(text, source)
+    return _only_file_errors(read, source, "text")
+
+
+def _only_file_errors(read, where: str, what: str) -> Mechanism:
+    """`read()`, with every failure turned into a `MechanismFileError` at `where` (the
+    file's path or the text's source; `what` is "file" or "text")."""
+    try:
+        return read()
     except MechanismFileError:
         raise
     except RobotFileError as e:
@@ -154,34 +172,13 @@ def load_mechanism(path) -> Mechanism:
     except (RobotError, MechanismError) as e:
         raise _file_error(where, e) from None
     except RecursionError:
-        raise MechanismFileError(where, "the file is nested too deeply to be a mechanism "
-                                 "file") from None
+        raise MechanismFileError(where, f"the {what} is nested too deeply to be a "
+                                 "mechanism file") from None
     except MemoryError:
-        raise MechanismFileError(where, "out of memory while reading the file") from None
+        raise MechanismFileError(where, f"out of memory while reading the {what}") from None
     except Exception as e:  # anything else: still a MechanismFileError, with the cause chained
-        raise MechanismFileError(where, f"cannot read the file ({type(e).__name__}: {e})") from e
-
-
-def mechanism_from_toml(text: str, source: str = "<memory>") -> Mechanism:
-    """Parse mechanism-file (or robot-file) text; raise only `MechanismFileError`
-    (its path is `source`)."""
-    try:
-        if not isinstance(text, str):
-            raise RobotError(f"expected text (str), got {type(text).__name__}")
-        return _mechanism_from_text(text, source)
-    except MechanismFileError:
-        raise
-    except RobotFileError as e:
-        raise _from_robot_file_error(e) from None
-    except (RobotError, MechanismError) as e:
-        raise _file_error(source, e) from None
-    except RecursionError:
-        raise MechanismFileError(source, "the text is nested too deeply to be a mechanism "
-                                 "file") from None
-    except MemoryError:
-        raise MechanismFileError(source, "out of memory while reading the text") from None
-    except Exception as e:
-        raise MechanismFileError(source, f"cannot read the text ({type(e).__name__}: {e})") from e
+        raise MechanismFileError(where, f"cannot read the {what} ({type(e).__name__}: {e})"
+                                 ) from e
 
 
 def save_mechanism(mech, path) -> None:

@@ -60,7 +60,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import xml.etree.ElementTree as ET
+import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,15 +71,16 @@ import numpy as np
 from .atomic import write_atomically
 from ..errors import (ArgumentTypeError, ArmDynError, MechanismError, MechanismFileError,
                       RobotError)
-from ..model.mechanism import Mechanism
+from ..model.mechanism import MAX_JOINTS, Mechanism
 from ..model.parts import (DEFAULT_GRAVITY, Chain, JointType, Link, Placement, quaternion_rpy,
                            rotation_rpy)
 from ..model.robot import Robot
 from ..model.units import MAX_ABS
 from .toml_io import display_path
 
-__all__ = ["PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE", "UrdfFileError", "is_urdf", "load_urdf",
-           "mechanism_from_urdf", "mechanism_to_urdf", "rpy_from_rotation", "save_urdf"]
+__all__ = ["MAX_NAME_CHARS", "MAX_URDF_BYTES", "PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE",
+           "UrdfFileError", "is_urdf", "load_urdf", "mechanism_from_urdf", "mechanism_to_urdf",
+           "rpy_from_rotation", "save_urdf"]
 
 #: Consecutive joint axes closer than this to parallel (either sense) are taken as
 #: parallel, rad (about 20 arc seconds): files writing pi as 3.14159 or pi/2 as 1.5708
@@ -88,8 +91,12 @@ PARALLEL_TOLERANCE = 1e-4
 FLOATING_BASE_NAME = "base_body"
 #: A saved prismatic joint without limits gets this range, m (URDF has no unlimited one).
 UNLIMITED_PRISMATIC_RANGE = (-1000.0, 1000.0)
-#: Largest URDF file read, bytes.
-MAX_URDF_BYTES = 16 << 20
+#: Largest URDF read, bytes of a file or characters of a text: 4 MiB, twenty times the
+#: largest of example-robot-data's (tiago_dual.urdf, 0.2 MB).
+MAX_URDF_BYTES = 4 << 20
+#: Longest name (robot, link, joint, and the links a joint names), characters; the
+#: longest in example-robot-data's files has 56.
+MAX_NAME_CHARS = 256
 #: DH lengths below this (m) are set to 0, angles this close to a multiple of 90 deg
 #: are set to it (rad).
 _CLEAN = 1e-12
@@ -244,29 +251,55 @@ class _Body:
     free: bool = False         # on a free joint (the root, or a URDF floating joint)
 
 
+#: A number as URDF writes one (XML Schema's double without INF and NaN): digits with an
+#: optional point and exponent, ASCII only; Python's float() would also take "1_0",
+#: "nan", "inf", "0x1p3"'s cousins and non-ASCII digits.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+#: What separates the numbers of an attribute: XML white space (commas, too).
+_SEPARATORS = re.compile(r"[ \t\r\n,]+")
+
+
+def _shown(text: str, most: int = 60) -> str:
+    """repr(text), cut to about `most` characters for a message."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text)} characters)"
+
+
 def _numbers(text: str | None, n: int, default, *, field: str, joint=None, link="") -> tuple:
-    """n finite numbers from an attribute's text (None: `default`)."""
+    """n finite numbers from an attribute's text (None: `default`), each as `_NUMBER`
+    reads them."""
     if text is None:
         if default is None:
             raise _Problem(f"missing; expected {n} number{'s' if n > 1 else ''}",
                            joint=joint, link=link, field=field)
         return tuple(default)
-    words = text.replace(",", " ").split()
+    words = [w for w in _SEPARATORS.split(text) if w]
     if len(words) != n:
-        raise _Problem(f"expected {n} number{'s' if n > 1 else ''}, got {text.strip()!r}",
-                       joint=joint, link=link, field=field)
+        raise _Problem(f"expected {n} number{'s' if n > 1 else ''}, got "
+                       f"{_shown(text.strip())}", joint=joint, link=link, field=field)
     out = []
     for w in words:
-        try:
-            x = float(w)
-        except ValueError:
-            raise _Problem(f"{w!r} is not a number (in {text.strip()!r})", joint=joint,
-                           link=link, field=field) from None
-        if not math.isfinite(x) or abs(x) > MAX_ABS:
+        if w.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise _Problem(f"expected finite numbers with |x| <= {MAX_ABS:g}, got {w!r}",
+                           joint=joint, link=link, field=field)
+        if not _NUMBER.fullmatch(w):
+            raise _Problem(f"{_shown(w)} is not a number (in {_shown(text.strip())}); numbers "
+                           "are digits with an optional point and exponent, such as 0.25 or "
+                           "-1.5e-3", joint=joint, link=link, field=field)
+        x = float(w)
+        if not math.isfinite(x) or abs(x) > MAX_ABS:
+            raise _Problem(f"expected finite numbers with |x| <= {MAX_ABS:g}, got {_shown(w)}",
                            joint=joint, link=link, field=field)
         out.append(x)
     return tuple(out)
+
+
+def _name(elem, attribute: str, *, field: str, joint=None, link="") -> str | None:
+    """The name in `attribute` of `elem` (None if absent), at most MAX_NAME_CHARS long."""
+    value = elem.get(attribute)
+    if value is not None and len(value) > MAX_NAME_CHARS:
+        raise _Problem(f"a name of {len(value)} characters ({_shown(value, 40)}); names are "
+                       f"at most {MAX_NAME_CHARS}", joint=joint, link=link, field=field)
+    return value
 
 
 def _origin_of(elem, *, joint=None, link="", prefix="origin") -> np.ndarray:
@@ -279,7 +312,7 @@ def _origin_of(elem, *, joint=None, link="", prefix="origin") -> np.ndarray:
 
 
 def _read_joint(e) -> _UrdfJoint:
-    name = e.get("name")
+    name = _name(e, "name", field="name")
     if not name:
         raise _Problem("a <joint> without a name; every joint needs a unique name",
                        field="name")
@@ -290,11 +323,12 @@ def _read_joint(e) -> _UrdfJoint:
     if kind in _CANNOT:
         raise _Problem(_CANNOT[kind], joint=name, field="type")
     if kind not in _MOVING and kind not in ("fixed", "floating"):
-        raise _Problem(f"unknown joint type {kind!r}; expected revolute, continuous, "
+        raise _Problem(f"unknown joint type {_shown(kind)}; expected revolute, continuous, "
                        "prismatic, fixed or floating", joint=name, field="type")
     if e.find("mimic") is not None:
-        raise _Problem("a mimic joint (its value tied to joint "
-                       f"{e.find('mimic').get('joint')!r}) cannot be expressed: ArmDyn's "
+        leader = _shown(e.find("mimic").get("joint") or "", 40)
+        raise _Problem(f"a mimic joint (its value tied to joint {leader}) cannot be "
+                       "expressed: ArmDyn's "
                        "joints are independent; remove the <mimic> element to read it as "
                        "a joint of its own, or make it fixed", joint=name, field="mimic")
     ends = []
@@ -302,7 +336,7 @@ def _read_joint(e) -> _UrdfJoint:
         t = e.find(tag)
         if t is None or not t.get("link"):
             raise _Problem(f"missing <{tag} link=\"...\"/>", joint=name, field=f"{tag}.link")
-        ends.append(t.get("link"))
+        ends.append(_name(t, "link", joint=name, field=f"{tag}.link"))
     origin = _origin_of(e, joint=name)
     axis = np.array([1.0, 0.0, 0.0])
     limits = None
@@ -369,16 +403,45 @@ class _Tree:
     warnings: list[str]
 
 
-def _read_tree(text: str, floating_base: bool = False) -> _Tree:
+def _refuse_entity(name, is_parameter_entity, *rest) -> None:
+    raise _Problem(f"the document type declares the entity {_shown(name, 40)} "
+                   "(<!ENTITY ...>): entity declarations are refused, as defusedxml does (an "
+                   "entity can expand a small file into gigabytes); write the text out")
+
+
+def _parse_xml(text: str) -> ET.Element:
+    """The element tree of `text`, read by expat with entity declarations refused (the
+    ElementTree parser gives no hook for them); namespaced names as ElementTree writes
+    them ("{uri}tag")."""
+    parser = xml.parsers.expat.ParserCreate(namespace_separator="}")
+    builder = ET.TreeBuilder()
+
+    def fixed(name: str) -> str:
+        return "{" + name if "}" in name else name
+
+    parser.StartElementHandler = lambda tag, attrib: builder.start(
+        fixed(tag), {fixed(k): v for k, v in attrib.items()})
+    parser.EndElementHandler = lambda tag: builder.end(fixed(tag))
+    parser.CharacterDataHandler = builder.data
+    parser.EntityDeclHandler = _refuse_entity
+    parser.UnparsedEntityDeclHandler = _refuse_entity
+    parser.buffer_text = True
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as e:  # the message gives the line and column
+        parser.Parse(text, True)
+    except xml.parsers.expat.ExpatError as e:  # the message gives the line and column
         raise _Problem(f"not well-formed XML: {e}") from None
+    return builder.close()
+
+
+def _read_tree(text: str, floating_base: bool = False) -> _Tree:
+    root = _parse_xml(text)
     if root.tag != "robot":
-        raise _Problem(f"the top element is <{root.tag}>; a URDF's is <robot>")
+        tag = root.tag if len(root.tag) <= 40 else root.tag[:40] + "..."
+        raise _Problem(f"the top element is <{tag}>; a URDF's is <robot>")
+    robot_name = _name(root, "name", field="robot.name") or ""
     links: dict[str, object] = {}
     for e in root.findall("link"):
-        name = e.get("name")
+        name = _name(e, "name", field="name")
         if not name:
             raise _Problem("a <link> without a name", field="name")
         if name in links:
@@ -404,6 +467,10 @@ def _read_tree(text: str, floating_base: bool = False) -> _Tree:
         joints.append(j)
     if not links:
         raise _Problem("no <link> elements")
+    moving = sum(j.kind in _MOVING or j.kind == "floating" for j in joints)
+    if moving > MAX_JOINTS:  # before any pose is computed
+        raise _Problem(f"{moving} revolute, continuous, prismatic and floating joints; a "
+                       f"mechanism has at most {MAX_JOINTS}")
     roots = [name for name in links if name not in by_child]
     if len(roots) != 1:
         raise _Problem("the joints form a cycle: every link is some joint's child" if not roots
@@ -453,7 +520,7 @@ def _read_tree(text: str, floating_base: bool = False) -> _Tree:
     if damped:
         warnings.append(f"<dynamics> damping and friction are not read (joints "
                         f"{', '.join(map(repr, damped))})")
-    return _Tree(root.get("name") or "", roots[0], pose, inertial, bodies, warnings)
+    return _Tree(robot_name, roots[0], pose, inertial, bodies, warnings)
 
 
 def _merged_inertia(tree: _Tree, body: _Body):
@@ -685,6 +752,9 @@ def mechanism_from_urdf(text: str, source: str = "<memory>",
     if not isinstance(text, (str, bytes)):
         raise ArgumentTypeError(f"text must be a URDF's text (str or bytes), got "
                                 f"{type(text).__name__}")
+    if len(text) > MAX_URDF_BYTES:
+        raise UrdfFileError(source, f"the text is {len(text)} characters; a URDF is at most "
+                                    f"{MAX_URDF_BYTES}")
     try:
         return _build(_read_tree(text, bool(floating_base)), source)
     except _Problem as p:

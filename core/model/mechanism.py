@@ -26,12 +26,16 @@ from ..errors import MechanismError, RobotError
 from .compile import compile_model
 from .model import Described, Model
 from .parts import (DEFAULT_GRAVITY, Assembly, Chain, ForceElement, JointType, Link, Loop,
-                    LoopJointType, Placement, Road, SpringDamper, Tyre, chains_with_q)
+                    LoopJointType, Placement, Road, SpringDamper, Tyre, chains_with_q,
+                    mechanism_size, tolerance_floor)
 from .robot import Robot, validate_link
 from .units import MAX_ABS
 
 #: Most tree joints in one mechanism.
 MAX_JOINTS = 1000
+#: Largest closure tolerance of assembly, m and rad (the smallest is
+#: `core.model.parts.tolerance_floor`, which depends on the mechanism's size).
+MAX_TOLERANCE = 1e-2
 
 
 @dataclass(frozen=True)
@@ -257,9 +261,20 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
     if not isinstance(asm, Assembly):
         raise MechanismError("assembly must be an Assembly", field="assembly")
     if not (isinstance(asm.tolerance, (int, float)) and math.isfinite(asm.tolerance)
-            and 0 < asm.tolerance <= 1e-2):
-        raise MechanismError(f"tolerance must be a number in (0, 0.01], got {asm.tolerance!r}",
-                             field="assembly.tolerance")
+            and 0 < asm.tolerance <= MAX_TOLERANCE):
+        raise MechanismError(f"tolerance must be a number in (0, {MAX_TOLERANCE:g}], got "
+                             f"{asm.tolerance!r}", field="assembly.tolerance")
+    floor = tolerance_floor(mech.chains, mech.loops)
+    if mech.loops and asm.tolerance < floor:  # (a tree has nothing to close)
+        size = mechanism_size(mech.chains, mech.loops)
+        raise MechanismError(
+            f"tolerance {asm.tolerance:g} is below what floating point can meet on this "
+            f"mechanism: its loops' points are computed to about eps times its size "
+            f"({size:.3g} m), so the tolerance must be at least {floor:.2g} (m and rad)"
+            if floor <= MAX_TOLERANCE else
+            f"the loops of a mechanism of this size ({size:.3g} m) cannot be closed to "
+            f"{MAX_TOLERANCE:g} in floating point; check the lengths' units",
+            field="assembly.tolerance")
     if asm.independent is not None:
         seen = set()
         for name in asm.independent:

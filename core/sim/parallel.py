@@ -84,7 +84,7 @@ class ParallelStepper:
         q = self.guess.copy()
         q[self.act] = y[:self.na]
         try:
-            return assemble(self.mech, q, independent=self.act)
+            return assemble(self.mech, q, independent=self.act, branch=self.guess)
         except LoopClosureError:
             raise _Beyond() from None
 
