@@ -131,6 +131,10 @@ def _cases():
          ("q", "qd")),
         ("matrix_closed_chain_inverse_dynamics", core.matrix_closed_chain_inverse_dynamics,
          dict(mech=FOURBAR, q=fq, qd=fqd, qdd=z3), ("q", "qd", "qdd")),
+        # a sweep's other numbers are in its run and grid (tests/test_sweep.py)
+        ("sweep", core.sweep, dict(model=PUMA, run=core.InverseRun(q, duration=0.1),
+                                   vary={"payload.mass": [1.0]}, workers=1, frame=False),
+         ("workers",)),
     ]
     return rows
 
@@ -155,7 +159,8 @@ def test_every_numeric_public_function_is_audited():
     audited = {fn.__name__ for _, fn, _, _ in CASES}
     not_numeric = {"constraint_row_labels", "load_mechanism", "load_robot", "load_urdf",
                    "save_mechanism", "save_robot", "save_urdf", "warm_up", "warm_up_display",
-                   "pseudo_inertia", "inverse_dynamics_chunks", "simulate_chunks"}
+                   "pseudo_inertia", "inverse_dynamics_chunks", "simulate_chunks",
+                   "sweep_chunks"}
     public = {name for name in core.__all__ if callable(getattr(core, name))
               and not isinstance(getattr(core, name), type)}
     assert public - not_numeric - audited == set()

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ArgumentError, ArmDynError
 from ..io.atomic import write_atomically
+from ..model.arguments import whole_number
 from ..model.mechanism import Mechanism
 from ..model.robot import Robot
 from ..sim.trajectory import Trajectory, check_sample_memory
@@ -269,6 +270,8 @@ def sweep_chunks(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
     at least every `core.sweeps.engines.POLL_S` s); returns the `SweepResult`. Closing it early stops the
     workers; the points finished are in the last progress's `result`. Arguments: `sweep`.
     """
+    if workers is not None:
+        whole_number(workers, "workers", 1)  # before any work
     plan = make_plan(model, run, vary)
     if scheduler is not None:
         require_dask()  # ClusterUnavailable, saying how to install Dask, before any work
@@ -302,9 +305,7 @@ def sweep_chunks(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
         gen = dask_results(plan, _batches(probed, N, size, trajectories), scheduler)
         result.engine = f"Dask ({scheduler if isinstance(scheduler, str) else 'a client'})"
     else:
-        count = cpu_count() if workers is None else int(workers)
-        if count < 1:
-            raise SweepError(f"workers must be >= 1, got {workers!r}")
+        count = cpu_count() if workers is None else whole_number(workers, "workers", 1)
         size = max(1, math.ceil(TASK_S / max(per_point, 1e-6)))
         size = min(size, max(1, math.ceil(rest / (count * BATCHES_PER_WORKER))))
         batches = _batches(probed, N, size, trajectories)
