@@ -50,6 +50,15 @@ best of several interleaved repeats, and the verdicts use ratios:
    (91.30 / 87.79 ms with the penalty formulation, 23.39 / 12.21 ms with formulation B,
    on a 25 MHz MIPS R3000 workstation of 1990: no target, a comparison of scale)
 
+10. sweeps (docs/sweeps.md): 10,000 points of a 2 s PUMA inverse-dynamics run (100
+   payload masses x 100 shoulder targets), the points per second of
+   one process vs a plain loop over run_inverse_dynamics (wall and CPU time)
+                                                                 target >= 0.9
+   the local pool of 2 processes vs one process                  target >= 1.7
+   a Dask LocalCluster of 2 workers vs one process                 target >= 1.5
+   (the cluster started before the clock; each the best of rounds timed in turn;
+   --quick: 2,500 points)
+
 Run:  python benchmarks/bench.py [--quick] [--item N ...]   (--item 9: item 9 alone)
 """
 from __future__ import annotations
@@ -413,6 +422,62 @@ def function_evaluation_cost(mech, repeats: int) -> float:
     return best_time(lambda: integrate(mech, y0, grid, rtol=1e-9, atol=1e-9), repeats) / nfev
 
 
+def bench_sweeps(robot: Robot, points: int, repeats: int) -> dict[str, float]:
+    """Wall time (s) of one sweep of `points` 2 s inverse-dynamics runs of `robot`
+    (payload masses x targets of joint 2) on one process, the local pool of 2 processes
+    and a Dask LocalCluster of 2 workers, and of a plain loop over run_inverse_dynamics
+    (a model per mass, then the targets) that computes the same runs. The four are timed
+    in turn, `repeats` rounds, and each keeps its best (the machine's load changes from
+    one minute to the next); "... (CPU)": the CPU time of the two that run in this
+    process."""
+    from armdyn.core import InverseRun, run_inverse_dynamics, sweep
+    from armdyn.core.sweeps.fields import merge_payload
+    side = int(round(points ** 0.5))
+    masses, shoulder = np.linspace(0.0, 5.0, side), np.linspace(-1.0, 1.0, side)
+    target = np.array([0.5, 0.0, 0.8, 0.3, -0.4, 0.6])
+    run = InverseRun(target=target, duration=2.0, dt=0.01)
+    vary = {"payload.mass": masses, "target.2": shoulder}
+    sweep(robot, run, {"payload.mass": masses[:4]}, workers=1)  # kernels loaded
+
+    def plain() -> None:
+        for m in masses:
+            links = list(robot.links)
+            links[-1] = merge_payload(links[-1], float(m), (0.0, 0.0, 0.0))
+            model = robot.with_links(links)
+            for t2 in shoulder:
+                q_end = target.copy()
+                q_end[1] = t2
+                run_inverse_dynamics(model, robot.q_home, q_end, 2.0, 0.01)
+
+    engines = {"plain loop": plain,
+               "1 process": lambda: sweep(robot, run, vary, workers=1),
+               "2 local processes": lambda: sweep(robot, run, vary, workers=2)}
+    cluster = None
+    try:
+        from distributed import LocalCluster
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                               dashboard_address=":0")
+        address = cluster.scheduler_address
+        sweep(robot, run, {"payload.mass": masses[:30]}, scheduler=address)  # workers warm
+        engines["Dask, 2 workers"] = lambda: sweep(robot, run, vary, scheduler=address)
+    except ImportError:
+        print("   Dask is not installed (pip install 'armdyn[cluster]'): its line is skipped")
+    times = dict.fromkeys(engines, float("inf"))
+    cpu = dict.fromkeys(("plain loop", "1 process"), float("inf"))
+    try:
+        for _ in range(repeats):
+            for name, fn in engines.items():
+                began = time.process_time()
+                times[name] = min(times[name], best_time(fn, 1))
+                if name in cpu:  # all in this process: its CPU time, less load-dependent
+                    cpu[name] = min(cpu[name], time.process_time() - began)
+    finally:
+        if cluster is not None:
+            cluster.close()
+    times.update({f"{name} (CPU)": t for name, t in cpu.items()})
+    return times
+
+
 def verdict(title: str, times: str, ratio: float, target: float, extra: str = "") -> bool:
     """Print one line of a ratio target; True if met."""
     ok = ratio <= target
@@ -424,10 +489,10 @@ def verdict(title: str, times: str, ratio: float, target: float, extra: str = ""
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
-    ap.add_argument("--item", type=int, action="append", choices=range(1, 10),
+    ap.add_argument("--item", type=int, action="append", choices=range(1, 11),
                     help="run this item only (repeatable; default: all)")
     args = ap.parse_args()
-    items = set(args.item or range(1, 10))
+    items = set(args.item or range(1, 11))
     reps = 3 if args.quick else 7
     puma = load_robot(ROOT / "robots" / "puma560_saha.toml")
     model = pinocchio_model(puma)
@@ -574,6 +639,23 @@ def main() -> int:
             cost = function_evaluation_cost(mech, reps)
             books = [f"{v:.2f}" if v == v else "(not in it)" for v in book]
             print(f"   {stem:16s} {cost * 1e3:10.4f}   {books[0]:>13s}   {books[1]:>19s}")
+
+    if 10 in items:
+        points = 2_500 if args.quick else 10_000
+        print(f"\n10. sweeps: {points:,} points of a 2 s PUMA inverse-dynamics run")
+        times = bench_sweeps(puma, points, max(2, reps // 3))
+        for name, t in times.items():
+            print(f"   {name:20s} {t:7.2f} s   {points / t:8.0f} points/s")
+        for name, against, target in (("1 process", "plain loop", 0.9),
+                                      ("1 process (CPU)", "plain loop (CPU)", 0.9),
+                                      ("2 local processes", "1 process", 1.7),
+                                      ("Dask, 2 workers", "1 process", 1.5)):
+            if name not in times:
+                continue
+            gain = times[against] / times[name]
+            verdicts.append(gain >= target)
+            print(f"   {name} vs {against}: {gain:5.2f}x the throughput  (target >= {target:g})  "
+                  f"{'ok' if gain >= target else 'MISSED'}")
 
     print(f"\n{sum(verdicts)} of {len(verdicts)} targets met")
     return 0 if all(verdicts) else 1

@@ -86,6 +86,10 @@ from .algorithms.drives import friction_torques, gear_ratios, motor_torques
 from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
 from .io.motion_file import load_motion
 from .sim.trajectory import RunKind, Trajectory, output_grid
+from .sweeps.plan import FreeFallRun, InverseRun
+from .sweeps.engines import ClusterUnavailable
+from .sweeps.sweep import (SweepCancelled, SweepError, SweepProgress, SweepResult, sweep,
+                           sweep_chunks)
 from .warmup import warm_up, warm_up_display
 
 __all__ = [
@@ -104,6 +108,9 @@ __all__ = [
     "run_inverse_dynamics", "save_mechanism", "save_robot", "save_urdf", "simulate",
     "simulate_chunks", "tree_inverse_dynamics", "udu_factors", "velocity_transformation",
     "warm_up", "warm_up_display", "JointStops", "PointPull",
+    # sweeps over a grid of changes (core.sweeps)
+    "sweep", "sweep_chunks", "InverseRun", "FreeFallRun", "SweepResult", "SweepProgress",
+    "SweepCancelled", "SweepError", "ClusterUnavailable",
     # the whole system's mass centre and momentum (core.algorithms.momentum)
     "Momentum", "center_of_mass", "momentum",
     # a floating base's motion when the joints' accelerations are given

@@ -33,7 +33,6 @@ run projected past its wall-time budget (`--max-wall-time`) with status 1.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import sys
@@ -41,27 +40,23 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .cli_options import (Parser, UsageError, as_options, inverse_options, positive,
+                          simulate_options, stops_option, typed_pose)
 from .errors import ArgumentError, ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
 from .io.mechanism_file import load_mechanism
 from .io.urdf import is_urdf, load_urdf
 from .kernels.cache import FIRST_COMPILE_TIME, cache_folder, cache_is_cold
-from .sim.driver import DEFAULT_MAX_WALL_TIME
-from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
-from .sim.stops import (DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops,
-                        dissipated_energy, simulation_warnings, stop_report)
+from .sim.simulation import simulate
+from .sim.stops import dissipated_energy, simulation_warnings, stop_report
 from .io.motion_file import load_motion
 from .sim.joint_motions import Cycloid, Quintic, Trapezoid
 from .sim.measured import DEFAULT_CUTOFF
 from .sim.motions import motion_warnings, run_inverse_dynamics
 from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
+from .sweep_cli import add_sweep_parser, run_sweep
 
-#: The core's argument names and the options that give them (messages name the option).
-_OPTIONS = {"duration / dt_out": "-T / --dt", "q_end": "--target", "q_start": "--start",
-            "q0": "--q0", "qd0": "--qd0", "rtol": "--rtol", "atol": "--atol",
-            "duration": "-T", "dt_out": "--dt", "damping": "--damping",
-            "max_wall_time": "--max-wall-time"}
 #: Said on stderr before the first run of a version compiles its kernels (the times
 #: measured on this project's 2-core machine, docs/cli.md).
 COMPILE_NOTE = ("armdyn: first run of this version: compiling the dynamics kernels it needs "
@@ -75,83 +70,26 @@ _CSV_BYTES_PER_NUMBER = 2 * 18
 _LAWS = {"cycloid": Cycloid, "quintic": Quintic, "trapezoid": Trapezoid}
 
 
-class _UsageError(Exception):
-    pass
-
-
 class _OutputError(Exception):
     """The CSV could not be written (the message names the path as the user gave it)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, no usage dump
-        raise _UsageError(message)
-
-
-def _pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
-          ) -> np.ndarray | None:
-    """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for
-    prismatic; all n joints, or only the `driven` ones (the others from `rest`, by
-    default q_home)."""
-    if text is None:
-        return None
-    n = model.n
-    several = [name for name, kind in zip(model.joint_names, model.joint_types)
-               if not kind.is_dh]
-    if several:
-        raise _UsageError(f"{what}: joint values on the command line are one per revolute or "
-                          f"prismatic joint; joint {several[0]!r} is "
-                          f"{model.joint_types[model.joint_index(several[0])].value}: set "
-                          "this model's state from Python (docs/floating-bases.md)")
-    try:
-        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
-    except ValueError:
-        raise _UsageError(f"{what}: expected {n} comma-separated numbers, got {text!r}") from None
-    joints = list(range(n))
-    if driven is not None and len(values) == len(driven) and len(driven) != n:
-        joints = list(driven)
-    elif len(values) != n:
-        hint = ""
-        if driven is not None and len(driven) != n:
-            names = ", ".join(model.joint_names[j] for j in driven)
-            hint = f" or {len(driven)} (the joints {names})"
-        raise _UsageError(f"{what}: expected {n} values (one per joint){hint}, got {len(values)}")
-    if not all(math.isfinite(v) for v in values):
-        raise _UsageError(f"{what}: values must be finite, got {text!r}")
-    v = np.array(values)
-    rev = model.is_revolute[joints]
-    if unit == "deg":
-        v[rev] = np.radians(v[rev])
-    q = (model.q_home if rest is None else rest).copy()
-    q[joints] = v
-    return q
-
-
-def _positive(text: str) -> float:
-    x = float(text)
-    if not (math.isfinite(x) and x > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
-    return x
-
-
-def _parser() -> _Parser:
-    p = _Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    common = _Parser(add_help=False)
+def _parser() -> Parser:
+    p = Parser(prog="armdyn", description="Robot-arm dynamics from DH and inertia tables.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=Parser)
+    common = Parser(add_help=False)
     common.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
     common.add_argument("-o", "--output", default="-",
                         help="CSV file to write, replaced atomically ('-': stdout; a device, "
                         "pipe or /dev/stdout is written through)")
-    common.add_argument("--dt", type=_positive, default=0.01, help="output sample step, s (0.01)")
+    common.add_argument("--dt", type=positive, default=0.01, help="output sample step, s (0.01)")
     common.add_argument("--units", choices=("deg", "rad"), default="deg",
                         help="unit of revolute joint values on the command line (deg)")
     common.add_argument("--floating-base", action="store_true",
                         help="a URDF's root link floats on a free joint (docs/floating-bases.md)")
     inv = sub.add_parser("inverse", parents=[common],
                          help="joint torques along a motion: start -> target, or a log")
-    inv.add_argument("--target", help="target pose, one value per joint")
-    inv.add_argument("--start", help="start pose (default: the robot's home pose)")
-    inv.add_argument("-T", "--duration", type=_positive, default=10.0, help="motion time, s (10)")
+    inverse_options(inv, target_required=False)
     inv.add_argument("--law", choices=tuple(_LAWS), default="cycloid",
                      help="the rest-to-rest law from --start to --target (cycloid)")
     inv.add_argument("--motion", metavar="LOG.csv",
@@ -159,45 +97,13 @@ def _parser() -> _Parser:
                      "run at its own sample times")
     inv.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
                      help="the log's header names for t, q1..qn, tau1..taun")
-    inv.add_argument("--cutoff", type=_positive, default=None, metavar="HZ",
+    inv.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
                      help="cut-off of the log's smoothing differentiator, Hz "
                      f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
     sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
-    sim.add_argument("-T", "--duration", type=_positive, default=10.0, help="simulated time, s (10)")
-    sim.add_argument("--q0", help="initial pose (default: home)")
-    sim.add_argument("--qd0", help="initial joint rates (deg/s or rad/s; m/s)")
-    sim.add_argument("--damping", type=float, default=0.0,
-                     help="viscous damping of every joint, N m s/rad or N s/m (0)")
-    sim.add_argument("--stops", choices=("on", "off"), default="on",
-                     help="end stops at the joint limits the file gives (on)")
-    sim.add_argument("--stop-frequency", type=_positive, default=DEFAULT_STOP_FREQUENCY,
-                     help="stiffness of the stops as the frequency, Hz, at which each joint "
-                     f"rings on its stop ({DEFAULT_STOP_FREQUENCY:g})")
-    sim.add_argument("--stop-stiffness", type=_positive, default=None,
-                     help="stiffness of every stop, N m/rad or N/m (instead of "
-                     "--stop-frequency)")
-    sim.add_argument("--stop-damping", type=float, default=DEFAULT_STOP_DAMPING,
-                     help="Hunt-Crossley damping of the stops, s/rad or s/m; 0: elastic "
-                     f"({DEFAULT_STOP_DAMPING:g})")
-    sim.add_argument("--rtol", type=_positive, default=DEFAULT_RTOL,
-                     help=f"relative tolerance of the integrator ({DEFAULT_RTOL:g})")
-    sim.add_argument("--atol", type=_positive, default=DEFAULT_ATOL,
-                     help=f"absolute tolerance of the integrator ({DEFAULT_ATOL:g})")
-    sim.add_argument("--max-wall-time", type=_positive, default=DEFAULT_MAX_WALL_TIME,
-                     help="wall-time budget of the run, s: a run projected past it stops "
-                     f"({DEFAULT_MAX_WALL_TIME:g})")
+    simulate_options(sim)
+    add_sweep_parser(sub, common)  # armdyn sweep inverse|simulate
     return p
-
-
-def _as_options(message: str) -> str:
-    """A core message that starts with an argument's name, with the option's name (and
-    its advice in options: "a larger --dt or a shorter -T")."""
-    message = message.replace("a larger dt_out or a shorter duration",
-                              "a larger --dt or a shorter -T")
-    for name, option in _OPTIONS.items():
-        if message.startswith(name) and message[len(name):len(name) + 1] in (" ", ":"):
-            return option + message[len(name):]
-    return message
 
 
 def _check_memory(robot, samples: int) -> None:
@@ -214,11 +120,11 @@ def _check_output(output: str) -> None:
     if output == "-":
         return
     if os.path.isdir(output):
-        raise _UsageError(f"-o {output}: is a directory; give a file name")
+        raise UsageError(f"-o {output}: is a directory; give a file name")
     folder = os.path.dirname(output)
     if folder and not os.path.isdir(folder):
         what = "not a directory" if os.path.exists(folder) else "no such directory"
-        raise _UsageError(f"-o {output}: {what}: {folder}")
+        raise UsageError(f"-o {output}: {what}: {folder}")
 
 
 def _emit(traj: Trajectory, robot, output: str) -> None:
@@ -232,17 +138,6 @@ def _emit(traj: Trajectory, robot, output: str) -> None:
         write_trajectory_csv(traj, robot, output)
     except OSError as err:
         raise _OutputError(f"cannot write {output}: {err.strerror or err}") from None
-
-
-def _stops(args) -> JointStops | bool:
-    """The `stops` argument of `simulate` from the command line (stops act only where
-    the file gives limits)."""
-    if not (math.isfinite(args.stop_damping) and args.stop_damping >= 0):
-        raise _UsageError(f"--stop-damping must be >= 0, got {args.stop_damping}")
-    if args.stops == "off":
-        return False
-    return JointStops(stiffness=args.stop_stiffness, frequency=args.stop_frequency,
-                      damping=args.stop_damping)
 
 
 def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
@@ -281,7 +176,7 @@ def _columns(text: str | None) -> dict[str, str] | None:
     for item in text.split(","):
         ours, sep, theirs = item.partition("=")
         if not sep or not ours.strip() or not theirs.strip():
-            raise _UsageError(f"--columns: expected NAME=HEADER pairs separated by commas, "
+            raise UsageError(f"--columns: expected NAME=HEADER pairs separated by commas, "
                               f"got {item!r}")
         out[ours.strip()] = theirs.strip()
     return out
@@ -292,7 +187,7 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
     to --target over -T."""
     if args.motion is not None:
         if args.target is not None or args.start is not None:
-            raise _UsageError("--motion gives the whole motion: leave out --target and --start")
+            raise UsageError("--motion gives the whole motion: leave out --target and --start")
         motion = load_motion(args.motion, robot, _columns(args.columns), args.cutoff)
         _check_memory(robot, len(motion))
         for warning in motion.warnings:
@@ -307,16 +202,16 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
             print(f"armdyn: warning: {warning}", file=sys.stderr)
         return traj
     if args.columns is not None or args.cutoff is not None:
-        raise _UsageError("--columns and --cutoff read a log: give --motion LOG.csv")
+        raise UsageError("--columns and --cutoff read a log: give --motion LOG.csv")
     if args.target is None:
-        raise _UsageError("give --target (a pose) or --motion (a log)")
+        raise UsageError("give --target (a pose) or --motion (a log)")
     driven = robot.actuated if loops else None
-    start = _pose(args.start, robot, args.units, "--start", driven)
-    target = _pose(args.target, robot, args.units, "--target", driven)
+    start = typed_pose(args.start, robot, args.units, "--start", driven)
+    target = typed_pose(args.target, robot, args.units, "--target", driven)
     start = robot.q_home if start is None else start
     _check_memory(robot, sample_count(args.duration, args.dt))
     for warning in motion_warnings(robot, start, target, args.duration):
-        print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+        print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
     if args.law == "cycloid":
         return run_inverse_dynamics(robot, start, target, args.duration, args.dt)
     motion = _LAWS[args.law](start, target, args.duration)
@@ -336,19 +231,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             else load_mechanism(path)
         for warning in robot.warnings:  # the loops closed on loading, a URDF's unread tags
             print(f"armdyn: warning: {path.name}: {warning}", file=sys.stderr)
+        if args.command == "sweep":
+            return run_sweep(args, robot)
         loops = bool(robot.loops)
         if args.command == "inverse":
             traj = _inverse(args, robot, loops)
         else:
             free = robot.independent if loops else None
-            q0 = _pose(args.q0, robot, args.units, "--q0", free)
-            qd0 = _pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
+            q0 = typed_pose(args.q0, robot, args.units, "--q0", free)
+            qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
             if not (math.isfinite(args.damping) and args.damping >= 0):
-                raise _UsageError(f"--damping must be >= 0, got {args.damping}")
-            stops = _stops(args)
+                raise UsageError(f"--damping must be >= 0, got {args.damping}")
+            stops = stops_option(args)
             _check_memory(robot, sample_count(args.duration, args.dt))
             for warning in simulation_warnings(robot, q0, stops):
-                print(f"armdyn: warning: {_as_options(warning)}", file=sys.stderr)
+                print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
             try:
                 traj = simulate(robot, args.duration, q0=q0, qd0=qd0, damping=args.damping,
                                 rtol=args.rtol, atol=args.atol, dt_out=args.dt, stops=stops,
@@ -368,14 +265,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         damping = args.damping if args.command == "simulate" else 0.0
         print(_summary(traj, robot, args.output, damping), file=sys.stderr)
         return 0
-    except (_UsageError, _OutputError) as err:
+    except (UsageError, _OutputError) as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 2
     except SingularConfigurationError as err:
         print(f"armdyn: {err}", file=sys.stderr)
         return 1
     except ArgumentError as err:
-        print(f"armdyn: {_as_options(str(err))}", file=sys.stderr)
+        print(f"armdyn: {as_options(str(err))}", file=sys.stderr)
         return 2
     except (ArmDynError, ValueError, OSError) as err:
         print(f"armdyn: {err}", file=sys.stderr)

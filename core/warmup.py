@@ -23,6 +23,7 @@ from .model.parts import Chain, JointType, Link, Loop, Placement
 from .model.robot import Robot
 from .sim.simulation import simulate
 from .sim.motions import run_inverse_dynamics
+from .sweeps.plan import reduce_run
 
 
 def _tiny_robot() -> Robot:
@@ -64,7 +65,8 @@ def warm_up() -> None:
     forward_kinematics(robot, q)
     simulate(robot, 0.02, dt_out=0.01)
     tau = inverse_dynamics(robot, q, qd, qd)
-    run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
+    run = run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
+    reduce_run(run, "inverse")  # what a sweep keeps of each point
     for method in ("denoc", "composite"):
         forward_dynamics(robot, q, qd, tau, method=method)
     forward_dynamics(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(tau, (2, 1)))

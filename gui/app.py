@@ -4,7 +4,7 @@
            [--screenshot IMAGE] [--size WxH]
            [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
            [--panel inspect|lab[:TAB]|compare|presentation [--compare-with MODEL]]
-    armdyn inverse ...  /  armdyn simulate ...     (command line, no window: core.cli)
+    armdyn inverse ...  /  armdyn simulate ...  /  armdyn sweep ...   (no window: core.cli)
 
 MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf); --floating-base opens
 a URDF with its root link on a free joint.
@@ -39,7 +39,7 @@ from armdyn.core.io.bundled import ROBOTS_DIR, bundled_models, model_path
 __all__ = ["main", "image_format", "output_problem", "save_window_image", "show_panel",
            "LAB_TABS", "PANELS"]
 
-CLI_COMMANDS = ("inverse", "simulate")
+CLI_COMMANDS = ("inverse", "simulate", "sweep")
 #: Opened when no robot file is given (a bundled robot: Save asks for a new name). From
 #: the bundled robots, so that an installed wheel finds it too.
 DEFAULT_ROBOT = ROBOTS_DIR / "puma560_saha.toml"
@@ -352,6 +352,8 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     _import_before_qt()
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
+
+    from armdyn.core.io.model_files import is_urdf
 
     from .error_report import install_excepthook, setup_logging
     from .jobs.job import wait_for_jobs

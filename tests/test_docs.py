@@ -9,7 +9,7 @@
 - every option an `armdyn` command line in the docs uses, and every option
   docs/cli.md names, exists in the parser's --help output, and docs/cli.md names
   every option --help lists;
-- every `armdyn inverse|simulate robots/...` example of docs/cli.md runs (in process,
+- every `armdyn [sweep] inverse|simulate robots/...` example of docs/cli.md runs (in process,
   its output in a temporary folder) with status 0, or non-zero where the page shows it
   failing (a line starting with `$ ` followed by an `armdyn:` message).
 """
@@ -40,6 +40,8 @@ HTML_SRC = re.compile(r"""<(?:img|a)\b[^>]*?\b(?:src|href)\s*=\s*["']([^"']+)["'
 REPO_PATH = re.compile(r"(?<![\w./~<-])((?:core|gui|robots|tests|docs|scripts|benchmarks|"
                        r"resources)/[\w.*-]+(?:/[\w.*-]+)*)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+#: The window ("") and the subcommands whose options the docs are checked against.
+COMMANDS = ("", "inverse", "simulate", "sweep inverse", "sweep simulate")
 
 
 def _rel(path: Path) -> str:
@@ -205,8 +207,8 @@ def _help(argv: list[str]) -> str:
 
 @pytest.fixture(scope="module")
 def parser_options() -> dict[str, set[str]]:
-    return {command: set(OPTION.findall(_help([*([command] if command else []), "--help"])))
-            for command in ("", "inverse", "simulate")}
+    return {command: set(OPTION.findall(_help([*command.split(), "--help"])))
+            for command in COMMANDS}
 
 
 def _command_options(line: str) -> tuple[str, list[str]] | None:
@@ -219,7 +221,8 @@ def _command_options(line: str) -> tuple[str, list[str]] | None:
         if word == "armdyn" or word.endswith("/armdyn") or word in ("armdyn.gui.app",
                                                                     "armdyn.core.cli"):
             rest = words[k + 1:]
-            command = rest[0] if rest and rest[0] in ("inverse", "simulate") else ""
+            command = next((c for c in COMMANDS[:0:-1] if rest[:len(c.split())] == c.split()),
+                           "")
             if word == "armdyn.core.cli" and not command:
                 return None
             options = [w.split("=")[0] for w in rest if OPTION.fullmatch(w.split("=")[0])]
@@ -266,7 +269,7 @@ def _cli_examples():
         text = line.strip()
         fails = text.startswith("$ ")
         text = text.removeprefix("$ ")
-        if re.match(r"armdyn (inverse|simulate) robots/", text):
+        if re.match(r"armdyn (sweep )?(inverse|simulate) robots/", text):
             if fails:
                 assert k + 1 < len(lines) and lines[k + 1].startswith("armdyn: "), text
             yield pytest.param(text.split(" #")[0], fails, id=text[:60])

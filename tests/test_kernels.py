@@ -107,3 +107,25 @@ def test_numba_imported_first_still_uses_this_versions_cache(tmp_path):
         cwd=Path(__file__).resolve().parents[1], env=env, capture_output=True, text=True,
         check=True).stdout.strip()
     assert out.startswith(str(tmp_path / "armdyn" / "numba-")), out
+
+
+def test_a_batch_goes_past_the_one_state_kernels(monkeypatch):
+    """A (T, n) batch is not first offered to a one-state kernel: numba's TypeError for
+    a 2-D array cost ~0.3 ms a call, as much as a 200-sample run's inverse dynamics."""
+    from armdyn.core.algorithms import dynamics
+
+    robot = load_robot(ROBOTS / "puma560_saha.toml")
+    Q = np.zeros((4, 6))
+    inverse_dynamics(robot, Q[0], Q[0], Q[0])  # the one-state kernels compiled (or loaded)
+    forward_dynamics(robot, Q[0], Q[0], Q[0])
+    offered = []
+    for name in ("inverse_dynamics_state_kernel", "forward_dynamics_state_kernel"):
+        kernel = getattr(dynamics, name)
+        monkeypatch.setattr(dynamics, name,
+                            lambda *a, _k=kernel, _n=name: offered.append(_n) or _k(*a))
+    tau = inverse_dynamics(robot, Q, Q, Q)
+    qdd = forward_dynamics(robot, Q, Q, tau)
+    assert offered == [] and tau.shape == qdd.shape == (4, 6)
+    inverse_dynamics(robot, Q[0], Q[0], Q[0])
+    forward_dynamics(robot, Q[0], Q[0], tau[0])
+    assert offered == ["inverse_dynamics_state_kernel", "forward_dynamics_state_kernel"]

@@ -1,7 +1,7 @@
 """The architecture is a contract: each package imports only from the layers below it.
 
-    core:  errors <- kernels <- model <- algorithms <- sim <- io <- lab <- (core's entry
-           points: __init__, cli, warmup)
+    core:  errors <- kernels <- model <- algorithms <- sim <- io <- lab, sweeps <- (core's
+           entry points: __init__, cli_options, sweep_cli, cli, warmup)
     gui:   look <- jobs <- model <- scene, plots, editors <- panels <- (the window:
            app, main_window and the other top-level modules)
     and the gui sits on top of the core.
@@ -28,6 +28,7 @@ LAYERS = {
     "armdyn.core.sim": 4,
     "armdyn.core.io": 5,
     "armdyn.core.lab": 6,
+    "armdyn.core.sweeps": 6,
     "armdyn.core": 7,
     "armdyn.gui.look": 10,
     "armdyn.gui.jobs": 11,

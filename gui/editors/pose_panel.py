@@ -219,7 +219,7 @@ class _JointRow(QWidget):
             self.label.setText(shown_name(spec.label) + ("" if spec.driven else "  (follows)"))
             self.label.setToolTip(f"Joint {spec.joint + 1} ({kind})" + (
                 "" if spec.part == "value" else
-                f": its orientation as roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll))"))
+                ": its orientation as roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll))"))
             self.label.setEnabled(spec.driven)
             self.slider.setRange(math.floor(spec.lo * ticks), math.ceil(spec.hi * ticks))
             self.slider.setSingleStep(int(per_unit))

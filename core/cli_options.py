@@ -1,0 +1,138 @@
+"""What the command lines share (`core.cli`: inverse, simulate; `core.sweep_cli`: sweep):
+the parser that fails in one line, the options of a run, joint values as typed, and the
+core's argument names mapped to the options that give them (no Qt).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from .sim.driver import DEFAULT_MAX_WALL_TIME
+from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL
+from .sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops
+
+__all__ = ["OPTIONS", "UsageError", "Parser", "typed_pose", "positive", "inverse_options",
+           "simulate_options", "as_options", "stops_option"]
+
+
+#: The core's argument names and the options that give them (messages name the option).
+OPTIONS = {"duration / dt_out": "-T / --dt", "q_end": "--target", "q_start": "--start",
+           "q0": "--q0", "qd0": "--qd0", "rtol": "--rtol", "atol": "--atol",
+           "duration": "-T", "dt_out": "--dt", "damping": "--damping",
+           "max_wall_time": "--max-wall-time"}
+
+
+class UsageError(Exception):
+    """Bad input on the command line (one line, exit status 2)."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing its usage and exiting."""
+
+    def error(self, message: str):  # one line, no usage dump
+        raise UsageError(message)
+
+
+def typed_pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
+               ) -> np.ndarray | None:
+    """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for
+    prismatic; all n joints, or only the `driven` ones (the others from `rest`, by
+    default q_home)."""
+    if text is None:
+        return None
+    n = model.n
+    several = [name for name, kind in zip(model.joint_names, model.joint_types)
+               if not kind.is_dh]
+    if several:
+        raise UsageError(f"{what}: joint values on the command line are one per revolute or "
+                         f"prismatic joint; joint {several[0]!r} is "
+                          f"{model.joint_types[model.joint_index(several[0])].value}: set "
+                          "this model's state from Python (docs/floating-bases.md)")
+    try:
+        values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
+    except ValueError:
+        raise UsageError(f"{what}: expected {n} comma-separated numbers, got {text!r}") from None
+    joints = list(range(n))
+    if driven is not None and len(values) == len(driven) and len(driven) != n:
+        joints = list(driven)
+    elif len(values) != n:
+        hint = ""
+        if driven is not None and len(driven) != n:
+            names = ", ".join(model.joint_names[j] for j in driven)
+            hint = f" or {len(driven)} (the joints {names})"
+        raise UsageError(f"{what}: expected {n} values (one per joint){hint}, got {len(values)}")
+    if not all(math.isfinite(v) for v in values):
+        raise UsageError(f"{what}: values must be finite, got {text!r}")
+    v = np.array(values)
+    rev = model.is_revolute[joints]
+    if unit == "deg":
+        v[rev] = np.radians(v[rev])
+    q = (model.q_home if rest is None else rest).copy()
+    q[joints] = v
+    return q
+
+
+def positive(text: str) -> float:
+    x = float(text)
+    if not (math.isfinite(x) and x > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text!r}")
+    return x
+
+
+def inverse_options(inv: argparse.ArgumentParser, target_required: bool = True) -> None:
+    """The options of `armdyn inverse` (also those of `armdyn sweep inverse`)."""
+    inv.add_argument("--target", required=target_required,
+                     help="target pose, one value per joint")
+    inv.add_argument("--start", help="start pose (default: the robot's home pose)")
+    inv.add_argument("-T", "--duration", type=positive, default=10.0, help="motion time, s (10)")
+
+
+def simulate_options(sim: argparse.ArgumentParser) -> None:
+    """The options of `armdyn simulate` (also those of `armdyn sweep simulate`)."""
+    sim.add_argument("-T", "--duration", type=positive, default=10.0, help="simulated time, s (10)")
+    sim.add_argument("--q0", help="initial pose (default: home)")
+    sim.add_argument("--qd0", help="initial joint rates (deg/s or rad/s; m/s)")
+    sim.add_argument("--damping", type=float, default=0.0,
+                     help="viscous damping of every joint, N m s/rad or N s/m (0)")
+    sim.add_argument("--stops", choices=("on", "off"), default="on",
+                     help="end stops at the joint limits the file gives (on)")
+    sim.add_argument("--stop-frequency", type=positive, default=DEFAULT_STOP_FREQUENCY,
+                     help="stiffness of the stops as the frequency, Hz, at which each joint "
+                     f"rings on its stop ({DEFAULT_STOP_FREQUENCY:g})")
+    sim.add_argument("--stop-stiffness", type=positive, default=None,
+                     help="stiffness of every stop, N m/rad or N/m (instead of "
+                     "--stop-frequency)")
+    sim.add_argument("--stop-damping", type=float, default=DEFAULT_STOP_DAMPING,
+                     help="Hunt-Crossley damping of the stops, s/rad or s/m; 0: elastic "
+                     f"({DEFAULT_STOP_DAMPING:g})")
+    sim.add_argument("--rtol", type=positive, default=DEFAULT_RTOL,
+                     help=f"relative tolerance of the integrator ({DEFAULT_RTOL:g})")
+    sim.add_argument("--atol", type=positive, default=DEFAULT_ATOL,
+                     help=f"absolute tolerance of the integrator ({DEFAULT_ATOL:g})")
+    sim.add_argument("--max-wall-time", type=positive, default=DEFAULT_MAX_WALL_TIME,
+                     help="wall-time budget of the run, s: a run projected past it stops "
+                     f"({DEFAULT_MAX_WALL_TIME:g})")
+
+
+def as_options(message: str) -> str:
+    """A core message that starts with an argument's name, with the option's name (and
+    its advice in options: "a larger --dt or a shorter -T")."""
+    message = message.replace("a larger dt_out or a shorter duration",
+                              "a larger --dt or a shorter -T")
+    for name, option in OPTIONS.items():
+        if message.startswith(name) and message[len(name):len(name) + 1] in (" ", ":"):
+            return option + message[len(name):]
+    return message
+
+
+def stops_option(args) -> JointStops | bool:
+    """The `stops` argument of `simulate` from the command line (stops act only where
+    the file gives limits)."""
+    if not (math.isfinite(args.stop_damping) and args.stop_damping >= 0):
+        raise UsageError(f"--stop-damping must be >= 0, got {args.stop_damping}")
+    if args.stops == "off":
+        return False
+    return JointStops(stiffness=args.stop_stiffness, frequency=args.stop_frequency,
+                      damping=args.stop_damping)
