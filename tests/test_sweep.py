@@ -286,8 +286,8 @@ def test_the_table_is_a_structured_array_or_a_dataframe(puma):
     ({"payload.mass": [1.0, -2.0]}, ["payload.mass=-2", ">= 0"]),
     ({"3.mass": [5.0, -1.0]}, ["3.mass=-1", "mass"]),
     ({"T": [1.0, 0.0]}, ["T=0", "duration"]),
-    ({"3.friction": [0.1]}, ["friction", "no joint friction yet"]),
-    ({"2.rotor_inertia": [0.1]}, ["rotor_inertia", "no rotor inertia yet"]),
+    ({"3.friction": [0.1]}, ["unknown field", "friction_viscous"]),
+    ({"2.friction_viscous": [0.1, -1.0]}, ["2.friction_viscous=-1"]),
     ({"target": [[0.0, 1.0]]}, ["target", "(k, 6)"]),
     ({"target": [POSE], "target.2": [0.0]}, ["target.2", "give each field once"]),
 ])
@@ -342,7 +342,7 @@ def test_the_command_line_writes_one_row_per_point_in_typed_units(tmp_path, caps
     ("payload.mass=0:5:0", ["--vary payload.mass", "empty range", "'0'"]),
     ("bogus=1,2", ["--vary bogus", "unknown field"]),
     ("3.mass=5,-1", ["--vary 3.mass=-1"]),
-    ("2.friction=0.1", ["--vary 2.friction", "no joint friction yet"]),
+    ("2.friction=0.1", ["--vary 2.friction", "unknown field"]),
     ("target.2=abc", ["--vary target.2", "'abc' is not a number"]),
 ])
 def test_the_command_line_refuses_a_bad_vary_before_any_work(tmp_path, capsys, vary, words):
@@ -433,3 +433,19 @@ def test_a_scheduler_that_cannot_be_reached_is_named(puma, monkeypatch):
     run, vary = grid_inverse()
     with pytest.raises(engines.ClusterUnavailable, match="tcp://127.0.0.1:9"):
         sweep(puma, run, vary, scheduler="tcp://127.0.0.1:9")
+
+
+def test_friction_and_the_drive_vary_as_their_laws_say(puma):
+    """Viscous friction c_v adds c_v qd to its joint's torque at every sample, and a rotor
+    I_r behind a gear r adds r^2 I_r qdd (docs/motions.md): the points' whole runs
+    against the nominal one, joint 3; the other joints' torques do not change."""
+    run = InverseRun(target=POSE, duration=1.0, dt=0.01)
+    _, (nominal, viscous) = sweep(puma, run, {"3.friction_viscous": [0.0, 2.5]}, workers=1,
+                                  trajectories=True, frame=False)
+    assert np.abs(viscous.tau[:, 2] - nominal.tau[:, 2] - 2.5 * nominal.qd[:, 2]).max() < 1e-9
+    others = [0, 1, 3, 4, 5]
+    assert np.array_equal(viscous.tau[:, others], nominal.tau[:, others])
+    _, (geared,) = sweep(puma, run, {"3.gear_ratio": [10.0], "3.rotor_inertia": [2e-4]},
+                         workers=1, trajectories=True, frame=False)
+    assert np.abs(geared.tau[:, 2] - nominal.tau[:, 2]
+                  - 10.0**2 * 2e-4 * nominal.qdd[:, 2]).max() < 1e-9

@@ -15,8 +15,6 @@ A field is named as `--vary` names it:
   ``target``, ``start``, ``q0``, ``qd0``, each value a pose (n joint values).
 
 Adding a link field is one line of `LINK_FIELDS`: its unit and how it changes a `Link`.
-Friction and rotor inertia, which `Link` does not have yet, are refused by name
-(`PLANNED_LINK_FIELDS`).
 
 Values are SI inside (rad for angles and revolute joints, m for prismatic ones); the
 command line types angles in degrees (`scale_of`). An axis keeps the values as given,
@@ -46,6 +44,7 @@ class Unit:
     JOINT = "joint"          # rad or m by the joint's type
     JOINT_RATE = "joint rate"  # rad/s or m/s by the joint's type
     DAMPING = "damping"      # N m s/rad or N s/m by the joint's type
+    EFFORT = "effort"        # N m or N by the joint's type
 
 
 def _set(name: str) -> Callable[[Link, float], Link]:
@@ -88,15 +87,11 @@ LINK_FIELDS: dict[str, LinkField] = {
     "theta": LinkField(Unit.ANGLE, _set("theta")),
     "limits.lower": LinkField(Unit.JOINT, _component("limits", 0, 2)),
     "limits.upper": LinkField(Unit.JOINT, _component("limits", 1, 2)),
-}
-
-#: Link fields the issue names that `Link` does not have yet (they come with the friction
-#: and drive models of issue #24): refused by name, never faked. When `Link` has one,
-#: it moves to LINK_FIELDS.
-PLANNED_LINK_FIELDS = {
-    "friction": "joint friction",
-    "rotor_inertia": "rotor inertia",
-    "rotor": "rotor inertia",
+    # friction and the drive (core.model.parts.Link, docs/motions.md)
+    "friction_viscous": LinkField(Unit.DAMPING, _set("friction_viscous")),
+    "friction_coulomb": LinkField(Unit.EFFORT, _set("friction_coulomb")),
+    "gear_ratio": LinkField("1", _set("gear_ratio")),
+    "rotor_inertia": LinkField("kg m^2", _set("rotor_inertia")),
 }
 
 #: The payload's fields: a point mass at a point of the last link's own frame.
@@ -185,6 +180,8 @@ def _joint_unit(model, j: int, unit: str) -> tuple[str, bool]:
         return ("rad/s", True) if rev else ("m/s", False)
     if unit == Unit.DAMPING:
         return ("N m s/rad", False) if rev else ("N s/m", False)
+    if unit == Unit.EFFORT:
+        return ("N m", False) if rev else ("N", False)
     if unit == Unit.ANGLE:
         return "rad", True
     return unit, False
@@ -219,11 +216,6 @@ def resolve_field(name: str, model, kind: str) -> FieldRef:
     known = ("a sweep of " + ("an inverse-dynamics run" if kind == "inverse" else "a free fall")
              + " varies " + "; ".join(field_names(model, kind)) + " (LINK and J: " + joints
              + ")")
-    for field, what in PLANNED_LINK_FIELDS.items():  # 3.friction, friction.coulomb, ...
-        if field in text.split("."):
-            raise ArgumentError(f"{field}: links have no {what} yet (it comes with the "
-                                "friction and drive models, issue #24); a sweep varies "
-                                "only what the model has")
     for field in sorted(LINK_FIELDS, key=len, reverse=True):  # com.x before x
         if text.endswith("." + field):
             link = text[:-len(field) - 1]
