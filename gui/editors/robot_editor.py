@@ -70,7 +70,10 @@ class RobotEditor(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.dh_view, "DH parameters")
-        self.tabs.addTab(self.placement_view, "Joint placement")
+        self.tabs.addTab(self.placement_view, "Placement")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.placement_view),
+                                "Where each spherical, universal and free joint sits (x, y, "
+                                "z; roll, pitch, yaw in its parent's frame) and its home")
         self.tabs.addTab(self.inertia_view, "Mass and inertia")
         self.tabs.addTab(self.chains, "Chains")
         self.tabs.addTab(self.loops, "Loops")

@@ -124,9 +124,9 @@ _OWN_FRAME = "in the parent's frame (the frame at the end of the link it hangs o
 #: none of these: its cells are empty and take no value). Angles are roll, pitch, yaw
 #: (R = Rz(yaw) Ry(pitch) Rx(roll)), shown in degrees like every angle of the tables.
 PLACEMENT_COLUMNS: tuple[Column, ...] = (
-    Column("xyz", "placement x, y, z", "m", "vector", "xyz",
+    Column("xyz", "x, y, z", "m", "vector", "xyz",
            f"Where the joint's frame sits, {_OWN_FRAME} (spherical, universal, free)"),
-    Column("rpy", "placement r, p, y", "deg", "vector", "rpy",
+    Column("rpy", "roll, pitch, yaw", "deg", "vector", "rpy",
            f"How the joint's frame is turned (roll, pitch, yaw), {_OWN_FRAME}"),
     Column("home_xyz", "home x, y, z", "m", "vector", "home",
            "A free joint's home position (its body's origin in the parent's frame)"),
