@@ -24,16 +24,16 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar, Union
 
 from armdyn.core import JointType, Link, LoopJointType, Robot, RobotError
-from armdyn.core.model.robot import validate_link
-
 from armdyn.core.model.parts import quaternion_rpy
+from armdyn.core.model.robot import validate_link
 
 from .pose import quaternion_rpy_angles
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
-           "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "link_has_cell", "COLUMNS", "new_link", "new_robot", "link_cells",
-           "parse_cell", "cell_edit_text", "cell_display_text"]
+           "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "COLUMNS", "link_has_cell",
+           "new_link", "new_robot", "link_cells", "parse_cell", "cell_edit_text",
+           "cell_display_text"]
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,8 @@ _INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 FIELD_CELLS: dict[str, tuple[str, ...]] = {
     "com": _COM_KEYS, "inertia": _INERTIA_KEYS, "limits": ("lower", "upper"),
     "home": ("home_xyz", "home_rpy"),
-    **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass", "xyz", "rpy")},
+    **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass", "xyz",
+                         "rpy")},
 }
 
 _FLAG_WORDS = {"yes": True, "y": True, "true": True, "1": True, "x": True, "on": True,
@@ -306,7 +307,8 @@ def _home(joint: JointType, home_xyz: Value, home_rpy: Value,
     return None
 
 
-def _cells_link(cells: dict[str, Value], fallback: Link, origin: Link | None = None) -> Link:
+def _cells_link(cells: dict[str, Value], fallback: Link,
+                origin: Link | None = None) -> Link:
     """The link the cells describe; an `Unparsed` cell takes `fallback`'s value, and
     the fields no column shows (a universal joint's home, friction and drives) are
     `fallback`'s. Home cells that read as `fallback`'s or `origin`'s (the row's link as
