@@ -116,3 +116,19 @@ def test_a_home_edited_is_saved_in_a_version_2_file_and_read_back(make_window, t
     assert np.allclose(again.links[free].home, doc.robot.links[free].home, atol=1e-9)
     assert np.allclose(again.links[free].home[:3], (0.1, 0.2, 1.5))
     assert _cell(window.editor, free, "home_rpy").data() == "10, 20, 30"
+
+
+def test_a_placement_row_pasted_is_one_undo_step(make_window):
+    window = make_window(HUMAN)
+    editor, doc = window.editor, window.document
+    view = editor.placement_view
+    editor.tabs.setCurrentWidget(view)
+    free = next(r for r in range(doc.draft.n) if doc.draft.joint(r).value == "free")
+    before, steps = doc.robot, doc.undo_stack.count()
+    view.setCurrentIndex(_cell(editor, free, "home_xyz"))
+    assert view.paste("0, 0, 1.2\t0, 0, 45")
+    assert doc.undo_stack.count() == steps + 1
+    assert np.allclose(doc.robot.links[free].home[:3], (0.0, 0.0, 1.2))
+    assert view.copy() == "0, 0, 1.2"
+    doc.undo_stack.undo()
+    assert doc.robot == before
