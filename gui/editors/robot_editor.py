@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSta
                                QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ..model.document import RobotDocument
-from ..model.draft import DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS
+from ..model.draft import (DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS,
+                           PLACEMENT_COLUMNS)
 from ..model.mechanism_draft import MechanismDraft
 from .structure_editors import ChainsEditor, LoopsEditor
 from .tables import RobotTableModel, RobotTableView
@@ -51,10 +52,17 @@ class RobotEditor(QWidget):
                                         mechanism_columns=MECHANISM_DH_COLUMNS)
         self.inertia_model = RobotTableModel(document, INERTIA_COLUMNS, self,
                                              names_in_header=True)
+        # Spherical, universal and free joints: where each sits and where it starts (a
+        # tab of its own, shown only for models that have such joints).
+        self.placement_model = RobotTableModel(document, PLACEMENT_COLUMNS, self,
+                                               names_in_header=True)
         self.dh_view = RobotTableView(self.dh_model)
         self.inertia_view = RobotTableView(self.inertia_model)
+        self.placement_view = RobotTableView(self.placement_model)
         self.dh_view.setObjectName("dhTable")
         self.inertia_view.setObjectName("inertiaTable")
+        self.placement_view.setObjectName("placementTable")
+        self._last_link_view = self.dh_view  # its current row follows to another tab
         self.chains = ChainsEditor(document)
         self.loops = LoopsEditor(document)
         self.loops.chain_for_new = lambda: self.shown_chain
@@ -62,6 +70,10 @@ class RobotEditor(QWidget):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.dh_view, "DH parameters")
+        self.tabs.addTab(self.placement_view, "Placement")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.placement_view),
+                                "Where each spherical, universal and free joint sits (x, y, "
+                                "z; roll, pitch, yaw in its parent's frame) and its home")
         self.tabs.addTab(self.inertia_view, "Mass and inertia")
         self.tabs.addTab(self.chains, "Chains")
         self.tabs.addTab(self.loops, "Loops")
@@ -153,6 +165,7 @@ class RobotEditor(QWidget):
         document.sheet_changed.connect(self._on_sheet_changed)
         document.sheet_reset.connect(self._on_sheet_changed)
         document.reset.connect(self._on_reset)
+        document.rows_changed.connect(self._show_placement)  # a joint type typed
         self._on_reset()
 
     def _action(self, text: str, tip: str, slot) -> QAction:
@@ -169,8 +182,8 @@ class RobotEditor(QWidget):
         return self.link_views + (self.chains.view, self.loops.view)
 
     @property
-    def link_views(self) -> tuple[RobotTableView, RobotTableView]:
-        return (self.dh_view, self.inertia_view)
+    def link_views(self) -> tuple[RobotTableView, ...]:
+        return (self.dh_view, self.placement_view, self.inertia_view)
 
     @property
     def link_actions(self) -> tuple[QAction, ...]:
@@ -269,8 +282,9 @@ class RobotEditor(QWidget):
         for row, key in sorted(k for k, v in draft.errors.items() if v == message and k[0] >= 0):
             sheet = draft.sheet_of(key)
             if sheet == "links":
-                dh = key in {c.key for c in self.dh_model.columns}
-                return (self.dh_view if dh else self.inertia_view, row, key)
+                view = next(v for v in self.link_views
+                            if key in {c.key for c in v.table_model().columns})
+                return (view, row, key)
             if sheet == "chains":
                 return (self.chains, row, key)
             if sheet == "loops":
@@ -328,7 +342,9 @@ class RobotEditor(QWidget):
         page = self.tabs.currentWidget()
         self._show_tools(2 if page is self.loops else 1 if page is self.chains else 0)
         if page in self.link_views:
-            other = self.inertia_view if page is self.dh_view else self.dh_view
+            # the row current in the link table last shown stays current
+            other = self._last_link_view if self._last_link_view is not page else page
+            self._last_link_view = page
             row = other.currentIndex().row()
             if row >= 0:
                 col = max(page.currentIndex().column(), 0)
@@ -363,9 +379,10 @@ class RobotEditor(QWidget):
             self._chain = min(self._chain, len(draft.chains) - 1)  # a chain was removed
         shown = (set(draft.chain_rows(self._chain))
                  if draft.edits_chains and self._chain is not None else None)
-        for view in self.link_views:
+        for view in (self.dh_view, self.inertia_view):
             for row in range(draft.n):
                 view.setRowHidden(row, shown is not None and row not in shown)
+        self._show_placement()
         self.dh_model.set_chain_starts(draft.edits_chains and shown is None)
         self._fill_chain_combo()
 
@@ -391,6 +408,20 @@ class RobotEditor(QWidget):
                                        if len(rows) > 1 else f" \u00b7 joint {rows[0] + 1}"
                                        if rows else ""))
 
+    def _show_placement(self, *_args) -> None:
+        """The Joint placement tab is there while a link hangs on a spherical, universal
+        or free joint (a DH arm's tabs are as they always were); its rows are those links,
+        of every chain whichever chain the selector shows."""
+        draft = self.document.draft
+        placed = any(not draft.joint(row).is_dh for row in range(draft.n))
+        index = self.tabs.indexOf(self.placement_view)
+        if self.tabs.isTabVisible(index) != placed:
+            self.tabs.setTabVisible(index, placed)
+            if not self.tabs.isTabVisible(self.tabs.currentIndex()):
+                self.tabs.setCurrentIndex(0)
+        for row in range(draft.n):  # every chain's: a car has one such joint per chain
+            self.placement_view.setRowHidden(row, draft.joint(row).is_dh)
+
     def _after_rows_changed(self, *_args) -> None:
         self._apply_chain_filter()
         self._update_actions()
@@ -405,10 +436,9 @@ class RobotEditor(QWidget):
     def _on_reset(self) -> None:
         mechanism = self.document.is_mechanism
         self.chain_bar.setVisible(mechanism)
-        self.tabs.setTabVisible(2, mechanism)
-        self.tabs.setTabVisible(3, mechanism)
-        if not mechanism and self.tabs.currentIndex() > 1:
-            self.tabs.setCurrentIndex(0)
+        for page in (self.chains, self.loops):
+            self.tabs.setTabVisible(self.tabs.indexOf(page), mechanism)
+        self._show_placement()
         self._chain = 0 if mechanism else None
         self._on_tab_changed()
         for view in self.views:

@@ -98,8 +98,10 @@ class DraftTableModel(QAbstractTableModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return (Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-                | Qt.ItemFlag.ItemIsEditable)
+        shown = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if not self._doc.draft.has_cell(index.row(), self.key(index.column())):
+            return shown  # a field the row's joint does not have (a DH row's placement)
+        return shown | Qt.ItemFlag.ItemIsEditable
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():

@@ -24,13 +24,16 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar, Union
 
 from armdyn.core import JointType, Link, LoopJointType, Robot, RobotError
+from armdyn.core.model.parts import quaternion_rpy
 from armdyn.core.model.robot import validate_link
 
+from .pose import quaternion_rpy_angles
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
-           "MECHANISM_DH_COLUMNS", "COLUMNS", "new_link", "new_robot", "link_cells",
-           "parse_cell", "cell_edit_text", "cell_display_text"]
+           "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "COLUMNS", "link_has_cell",
+           "new_link", "new_robot", "link_cells", "parse_cell", "cell_edit_text",
+           "cell_display_text"]
 
 
 @dataclass(frozen=True)
@@ -116,15 +119,47 @@ ACTUATED_COLUMN = Column("actuated", "actuated", "", "flag", "actuated",
 #: The DH table of a mechanism's chains: a serial arm's columns plus `actuated`.
 MECHANISM_DH_COLUMNS: tuple[Column, ...] = DH_COLUMNS + (ACTUATED_COLUMN,)
 
+_OWN_FRAME = "in the parent's frame (the frame at the end of the link it hangs on)"
+#: Where a spherical, universal or free joint sits and where it starts (a DH row has
+#: none of these: its cells are empty and take no value). Angles are roll, pitch, yaw
+#: (R = Rz(yaw) Ry(pitch) Rx(roll)), shown in degrees like every angle of the tables.
+PLACEMENT_COLUMNS: tuple[Column, ...] = (
+    Column("xyz", "x, y, z", "m", "vector", "xyz",
+           f"Where the joint's frame sits, {_OWN_FRAME} (spherical, universal, free)"),
+    Column("rpy", "roll, pitch, yaw", "deg", "vector", "rpy",
+           f"How the joint's frame is turned (roll, pitch, yaw), {_OWN_FRAME}"),
+    Column("home_xyz", "home x, y, z", "m", "vector", "home",
+           "A free joint's home position (its body's origin in the parent's frame)"),
+    Column("home_rpy", "home r, p, y", "deg", "vector", "home",
+           "A free or spherical joint's home orientation (roll, pitch, yaw; the file "
+           "may give a quaternion, it is shown as angles)"),
+)
+#: The placement keys and the joints that have them.
+_PLACEMENT_JOINTS: dict[str, tuple[JointType, ...]] = {
+    "xyz": (JointType.SPHERICAL, JointType.UNIVERSAL, JointType.FREE),
+    "rpy": (JointType.SPHERICAL, JointType.UNIVERSAL, JointType.FREE),
+    "home_xyz": (JointType.FREE,),
+    "home_rpy": (JointType.SPHERICAL, JointType.FREE),
+}
+
 #: Every column by key.
-COLUMNS: dict[str, Column] = {c.key: c for c in MECHANISM_DH_COLUMNS + INERTIA_COLUMNS}
+COLUMNS: dict[str, Column] = {c.key: c for c in MECHANISM_DH_COLUMNS + INERTIA_COLUMNS
+                              + PLACEMENT_COLUMNS}
+
+
+def link_has_cell(joint: JointType, key: str) -> bool:
+    """Whether a link on `joint` has the cell `key` (a DH row has no placement cells, a
+    spherical joint no home position)."""
+    return joint in _PLACEMENT_JOINTS.get(key, (joint,))
 
 _COM_KEYS = ("com_x", "com_y", "com_z")
 _INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 #: The cells of each core field (core's errors name fields, the table marks cells).
 FIELD_CELLS: dict[str, tuple[str, ...]] = {
     "com": _COM_KEYS, "inertia": _INERTIA_KEYS, "limits": ("lower", "upper"),
-    **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass")},
+    "home": ("home_xyz", "home_rpy"),
+    **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass", "xyz",
+                         "rpy")},
 }
 
 _FLAG_WORDS = {"yes": True, "y": True, "true": True, "1": True, "x": True, "on": True,
@@ -250,22 +285,56 @@ def link_cells(link: Link) -> dict[str, Value]:
     }
     cells.update(zip(_COM_KEYS, link.com, strict=True))
     cells.update(zip(_INERTIA_KEYS, link.inertia, strict=True))
+    has = {key: link_has_cell(link.joint, key) for key in _PLACEMENT_JOINTS}
+    home = link.q_values
+    cells["xyz"] = tuple(link.xyz) if has["xyz"] else None
+    cells["rpy"] = tuple(link.rpy) if has["rpy"] else None
+    cells["home_xyz"] = tuple(home[:3]) if has["home_xyz"] else None
+    cells["home_rpy"] = (tuple(float(v) for v in quaternion_rpy_angles(home[-4:]))
+                         if has["home_rpy"] else None)
     return cells
 
 
-def _cells_link(cells: dict[str, Value], fallback: Link) -> Link:
+def _home(joint: JointType, home_xyz: Value, home_rpy: Value,
+          fallback: Link) -> tuple[float, ...] | None:
+    """A link's `home` from its home cells (a quaternion from the angles)."""
+    if joint == JointType.FREE:
+        return tuple(home_xyz) + quaternion_rpy(home_rpy)
+    if joint == JointType.SPHERICAL:
+        return quaternion_rpy(home_rpy)
+    if joint == JointType.UNIVERSAL:  # two angles: no column yet, kept as they were
+        return fallback.home if fallback.joint == joint else None
+    return None
+
+
+def _cells_link(cells: dict[str, Value], fallback: Link,
+                origin: Link | None = None) -> Link:
     """The link the cells describe; an `Unparsed` cell takes `fallback`'s value, and
-    the fields no column shows (a joint's placement xyz, rpy and home of several values)
-    are `fallback`'s."""
+    the fields no column shows (a universal joint's home, friction and drives) are
+    `fallback`'s. Home cells that read as `fallback`'s or `origin`'s (the row's link as
+    loaded) give that link's home exactly: angles read from a quaternion do not make
+    the same quaternion bit for bit, and an undo must give back the model it had."""
     def pick(key: str, default):
         v = cells[key]
         return default if isinstance(v, Unparsed) else v
 
     old = link_cells(fallback)
     lower, upper = pick("lower", old["lower"]), pick("upper", old["upper"])
+    joint = pick("joint", fallback.joint)
+    placed = {key: pick(key, old[key]) if link_has_cell(joint, key) else None
+              for key in _PLACEMENT_JOINTS}
+    kept = next((link for link in (fallback, origin) if link is not None
+                 and link.joint == joint and _same_home(placed, link)), None)
+    if kept is None and joint == fallback.joint and any(
+            placed[k] is None for k in _PLACEMENT_JOINTS if link_has_cell(joint, k)):
+        kept = fallback
+    home = (kept.home if kept is not None
+            else _home(joint, placed["home_xyz"], placed["home_rpy"], fallback))
     return replace(
         fallback,
-        joint=pick("joint", fallback.joint),
+        joint=joint,
+        xyz=placed["xyz"] or (0.0, 0.0, 0.0), rpy=placed["rpy"] or (0.0, 0.0, 0.0),
+        home=home,
         a=pick("a", fallback.a), b=pick("b", fallback.b),
         alpha=pick("alpha", fallback.alpha), theta=pick("theta", fallback.theta),
         mass=pick("mass", fallback.mass),
@@ -275,6 +344,12 @@ def _cells_link(cells: dict[str, Value], fallback: Link) -> Link:
         name=str(cells["name"]),
         actuated=bool(pick("actuated", fallback.actuated)),
     )
+
+
+def _same_home(placed: dict[str, Value], link: Link) -> bool:
+    """Whether the home cells `placed` read as `link`'s home."""
+    cells = link_cells(link)
+    return all(placed[k] == cells[k] for k in ("home_xyz", "home_rpy"))
 
 
 def _probe(link: Link, key: str, raw: object) -> Link:
@@ -288,6 +363,15 @@ def _probe(link: Link, key: str, raw: object) -> Link:
         inertia = list(link.inertia)
         inertia[_INERTIA_KEYS.index(key)] = raw
         return replace(link, inertia=tuple(inertia))
+    if col.kind == "vector":  # core reads each of the typed numbers, or counts them
+        parts = tuple(p for p in re.split(r"[,;\s]+", str(raw).strip().strip("[]()")) if p)
+        if col.field == "home":  # the typed angles or position, the rest of home kept
+            home = list(link.q_values)
+            at = 0 if key == "home_xyz" else len(home) - 4
+            if len(parts) == 3:
+                home[at:at + 3] = parts
+            return replace(link, home=tuple(home))
+        return replace(link, **{col.field: parts})
     if col.field == "limits":
         lo, hi = link.limits if link.limits is not None else (-1.0, 1.0)
         return replace(link, limits=(raw, hi) if key == "lower" else (lo, raw))
@@ -330,13 +414,14 @@ class Row:
     cells: dict[str, Value]
     valid_link: Link
     chain: int | None = None  # a mechanism's rows: the id of the chain they belong to
+    origin: Link | None = None  # the link as loaded or added (its home, exactly)
 
     @classmethod
     def from_link(cls, link: Link, chain: int | None = None) -> "Row":
-        return cls(link_cells(link), link, chain)
+        return cls(link_cells(link), link, chain, link)
 
     def copy(self) -> "Row":
-        return Row(dict(self.cells), self.valid_link, self.chain)
+        return Row(dict(self.cells), self.valid_link, self.chain, self.origin)
 
 
 @dataclass
@@ -375,8 +460,8 @@ class RobotDraft:
         return COLUMNS[key]
 
     def has_cell(self, row: int, key: str) -> bool:
-        """Whether (row, key) addresses a cell of this draft."""
-        return 0 <= row < self.n and key in COLUMNS
+        """Whether (row, key) addresses a cell of this draft (a DH row has no placement)."""
+        return 0 <= row < self.n and key in COLUMNS and link_has_cell(self.joint(row), key)
 
     def value(self, row: int, key: str) -> Value:
         return self.rows[row].cells[key]
@@ -421,8 +506,11 @@ class RobotDraft:
 
         Never raises: text that is not a value of the column becomes `Unparsed`.
         Numbers typed in degree columns are converted to radians. `joint`
-        overrides the row's joint type (to read limits pasted with a new type).
+        overrides the row's joint type (to read limits pasted with a new type). A
+        cell the row's joint does not have (a DH row's placement) holds None.
         """
+        if key in _PLACEMENT_JOINTS and not link_has_cell(joint or self.joint(row), key):
+            return None
         return parse_cell(self.column(key), value, self._in_degrees(row, key, joint))
 
     def changes_for(self, row: int, key: str, value: Value) -> list[tuple[int, str, Value]]:
@@ -521,7 +609,7 @@ class RobotDraft:
             if isinstance(v, Unparsed):
                 errors[(i, key)] = self._link_message(
                     _reason(_probe(base, key, v.text), index, key, v.text), i)
-        link = _cells_link(row.cells, row.valid_link)
+        link = _cells_link(row.cells, row.valid_link, row.origin)
         lower, upper = row.cells["lower"], row.cells["upper"]
         if (lower is None) != (upper is None):
             missing = "lower" if lower is None else "upper"

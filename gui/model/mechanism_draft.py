@@ -41,7 +41,7 @@ from armdyn.core import (Assembly, Chain, Link, Loop, LoopJointType, Mechanism, 
                   Placement, Robot, RobotError, forward_kinematics)
 
 from .draft import (COLUMNS, FIELD_CELLS, Column, RobotDraft, Row, Unparsed, Value,
-                    new_link)
+                    link_has_cell, new_link)
 
 __all__ = ["Record", "MechanismDraft", "draft_for", "MODEL_ERROR_KEY", "CHAIN_COLUMNS",
            "LOOP_COLUMNS", "ASSEMBLY_COLUMNS", "BASE"]
@@ -173,7 +173,9 @@ class MechanismDraft(RobotDraft):
         return COLUMNS[key] if key in COLUMNS else _STRUCTURE[key][1]
 
     def has_cell(self, row: int, key: str) -> bool:
-        if key not in COLUMNS and key not in _STRUCTURE:
+        if key in COLUMNS:
+            return 0 <= row < self.n and link_has_cell(self.joint(row), key)
+        if key not in _STRUCTURE:
             return False
         return 0 <= row < self.row_count(self.sheet_of(key))
 

@@ -260,7 +260,7 @@ def test_recent_files_menu_lists_opened_files(window):
 
 
 def test_saving_while_typing_in_a_cell_keeps_what_was_typed(window, qtbot, tmp_path):
-    window.editor.tabs.setCurrentIndex(1)
+    window.editor.tabs.setCurrentWidget(window.editor.inertia_view)
     view = window.editor.inertia_view
     view.setFocus()
     view.setCurrentIndex(inertia_cell(window, 0, "mass"))
