@@ -311,6 +311,7 @@ def natural_frequencies(mech, q0=None) -> np.ndarray:
     of the frequencies, which is what a step size needs. A tree or an arm: R = 1.
     """
     mech = model_of(mech)
+    one_degree_joints_only(mech, "the natural frequencies (for the penalty method's step)")
     n = mech.kernel.n
     q = joint_vector(q0, n, "q0", default=mech.q_home, scalar=True).copy()
     if mech.kernel.m:

@@ -138,10 +138,12 @@ class FreeFallPage(QWidget):
 
     # ----- the model ------------------------------------------------------------------
     def set_robot(self, robot: Robot | Mechanism | None, same_joints: bool) -> None:
-        """The options `robot` has: the method with loops only, stops with limits only
-        (on, unless the user turned them off for these joints: `same_joints`)."""
+        """The options `robot` has: the method with loops only, and only where the
+        penalty method applies (revolute and prismatic joints, no force elements: else
+        multipliers), stops with limits only (on, unless the user turned them off for
+        these joints: `same_joints`)."""
         self._robot = robot
-        loops = robot is not None and bool(robot.loops)
+        loops = self._method_applies()
         for w in (self._method, self._method_label, self._step, self._step_label,
                   self._iterations, self._iterations_label):
             w.setVisible(loops)
@@ -169,10 +171,19 @@ class FreeFallPage(QWidget):
         self._damping.setValue(c)
 
     def fall_method(self) -> FallMethod:
-        """The method in use (multipliers unless the model has loops)."""
-        if self._robot is None or not self._robot.loops:
+        """The method in use (multipliers unless the model has loops and the penalty
+        method applies to it)."""
+        if not self._method_applies():
             return FallMethod.MULTIPLIERS
         return self._method.currentData()
+
+    def _method_applies(self) -> bool:
+        """Whether the method is a choice: loops, revolute and prismatic joints only, no
+        force elements (what `core.sim.penalty` takes)."""
+        robot = self._robot
+        return (robot is not None and bool(robot.loops)
+                and all(kind.is_dh for kind in robot.model.joint_types)
+                and not robot.model.forces)
 
     def set_fall_method(self, method: FallMethod) -> None:
         self._method.setCurrentIndex(self._method.findData(method))

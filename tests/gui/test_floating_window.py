@@ -111,6 +111,30 @@ def test_the_bundled_floating_models_open_with_a_pose_row_per_coordinate(make_wi
     assert slider.value() == 250  # 0.1 deg per tick: slider and box in sync
 
 
+@pytest.mark.parametrize("name", ["car_jalon", "truck_jalon"])
+def test_the_vehicles_open_with_their_loops_closed_and_run_with_multipliers(
+        make_window, qtbot, name):
+    """A floating model with loops: the default target moves its steering and
+    suspensions on their branch (core.follow_independent over nq values), and the free
+    fall's method is the multipliers' (the penalty method takes revolute and prismatic
+    joints only, so it is not offered)."""
+    from armdyn.core import loop_residual
+    from armdyn.gui.jobs.runs import FallMethod
+    window = make_window(ROBOTS / f"{name}.toml")
+    model = window.session.model
+    target = window.run_panel.targets.target_pose()
+    assert target.shape == (model.nq,)
+    assert np.abs(loop_residual(model, target)).max() < 1e-9
+    page = window.run_panel.free_fall
+    assert page.fall_method() is FallMethod.MULTIPLIERS
+    assert not page._method.isVisibleTo(page)
+    with qtbot.waitSignal(window.session.run_ended, timeout=240_000) as ended:
+        window.run_panel.start_free_fall(0.05)
+    traj = ended.args[0].trajectory
+    assert traj.q.shape[1] == model.nq and len(traj) == 6
+    assert traj.loop_residual.max() < 1e-8
+
+
 def test_the_human_falls_in_the_window_as_a_body_thrown_in_uniform_gravity(
         make_window, qtbot):
     window = make_window(ROBOTS / "human_body_jalon.toml")

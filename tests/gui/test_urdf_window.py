@@ -20,7 +20,7 @@ from gui_helpers import PUMA, ROBOTS, ROOT, armdyn, flush_events
 pytestmark = pytest.mark.gui
 
 #: A two-link arm: a revolute shoulder about z and a prismatic slide along x, a tool
-#: link fixed to the slide, and damping (not read: a warning).
+#: link fixed to the slide, and damping (read as the shoulder's viscous friction).
 SMALL_URDF = """<?xml version="1.0"?>
 <robot name="small_arm">
   <link name="base"/>
@@ -131,8 +131,8 @@ def test_open_a_urdf_run_save_as_urdf_and_reopen(make_window, qtbot, small_urdf,
     doc = window.document
     assert doc.is_mechanism and doc.robot.n == 2 and doc.path == small_urdf
     assert doc.robot.joint_names == ("upper", "slider")
-    texts = close_warning_boxes()  # the damping was not read: the user is told
-    assert len(texts) == 1 and "damping" in texts[0] and "'shoulder'" in texts[0]
+    assert not any("damping" in text for text in close_warning_boxes())
+    assert doc.robot.links[0].friction_viscous == 0.1  # <dynamics damping>, docs/urdf.md
     assert "small_arm.urdf" in window.windowTitle()
 
     run_free_fall(window, qtbot, 0.3)
@@ -158,7 +158,9 @@ def test_a_real_arm_from_example_robot_data(make_window, qtbot, tmp_path, monkey
     window.open_action.trigger()
     doc = window.document
     assert doc.path == xarm and doc.is_mechanism and doc.robot.n == 7
-    assert any("damping" in text for text in close_warning_boxes())
+    assert not any("damping" in text for text in close_warning_boxes())  # read now
+    assert any(link.friction_viscous > 0 or link.friction_coulomb > 0
+               for link in doc.robot.links)
     with qtbot.waitSignal(window.run_panel.finished, timeout=60000):
         window.run_panel.start_inverse(0.3)
     assert len(window.trajectory) > 5
@@ -215,7 +217,7 @@ def test_armdyn_opens_a_urdf_from_the_command_line(small_urdf, tmp_path):
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
-    assert any("damping" in line for line in warnings)  # what was not read is said
+    assert not any("damping" in line for line in warnings)  # read as friction now
     assert shot.stat().st_size > 10000
 
 
