@@ -10,8 +10,8 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from armdyn.core import (FourierSeries, IdentificationError, Motion, identify, load_robot,
-                         parameter_vector, pseudo_inertia)
+from armdyn.core import (FourierSeries, IdentificationError, Motion, identify,
+                         inverse_dynamics, load_robot, parameter_vector, pseudo_inertia)
 from armdyn.core.sim.identification import is_consistent, pseudo_inertia_of
 from pinocchio_reference import pinocchio_model
 
@@ -134,3 +134,40 @@ def test_wrong_sign_and_missing_torques_are_refused():
         identify(NOMINAL, flipped)
     with pytest.raises(IdentificationError, match="no measured torques"):
         identify(NOMINAL, replace(motion, tau=None))
+
+
+def write_log(path, motion, sign=1.0):
+    """The motion as a log file: t, q, qd, qdd, tau columns (ArmDyn's own CSV names)."""
+    n = motion.q.shape[1]
+    header = (["t"] + [f"q{j}" for j in range(1, n + 1)] + [f"qd{j}" for j in range(1, n + 1)]
+              + [f"qdd{j}" for j in range(1, n + 1)] + [f"tau{j}" for j in range(1, n + 1)])
+    data = np.column_stack([motion.t, motion.q, motion.qd, motion.qdd, sign * motion.tau])
+    np.savetxt(path, data, delimiter=",", header=",".join(header), comments="", fmt="%.17g")
+
+
+def test_the_command_line_writes_the_identified_model(tmp_path, capsys):
+    from armdyn.core.cli import main
+    log, other, out = tmp_path / "log.csv", tmp_path / "other.csv", tmp_path / "id.toml"
+    write_log(log, logged(1))
+    write_log(other, logged(2, duration=4.0))
+    assert main(["identify", "robots/puma560_saha.toml", str(log), "--validate", str(other),
+                 "-o", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "fv flange roll" in captured.out and "condition number" in captured.err
+    identified = load_robot(out)
+    assert is_consistent(parameter_vector(identified), 6)
+    # its torques along the other log are the truth's to the noise
+    motion = logged(2, duration=4.0)
+    tau = inverse_dynamics(identified, motion.q, motion.qd, motion.qdd)
+    assert np.all(np.sqrt(np.mean((tau - motion.tau) ** 2, axis=0)) < 1.5 * NOISE)
+
+
+def test_the_command_line_writes_nothing_when_identification_is_refused(tmp_path, capsys):
+    from armdyn.core.cli import main
+    log, out = tmp_path / "log.csv", tmp_path / "id.toml"
+    write_log(log, logged(3, duration=4.0), sign=-1.0)
+    out.write_text("# the old file\n")
+    assert main(["identify", "robots/puma560_saha.toml", str(log), "-o", str(out)]) == 2
+    assert "worse than zero torque" in capsys.readouterr().err
+    assert out.read_text() == "# the old file\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["id.toml", "log.csv"]

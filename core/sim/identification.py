@@ -221,13 +221,7 @@ def model_with_parameters(model, pi: np.ndarray):
                                       float(I_C[0, 1]), float(I_C[0, 2]), float(I_C[1, 2])),
                              friction_viscous=float(fv), friction_coulomb=float(fc),
                              rotor_inertia=float(armature / link.gear_ratio**2)))
-    if hasattr(model, "with_links"):
-        return model.with_links(links)
-    chains, i = [], 0
-    for chain in model.chains:
-        chains.append(replace(chain, links=tuple(links[i:i + len(chain.links)])))
-        i += len(chain.links)
-    return replace(model, chains=tuple(chains))
+    return model.with_links(links)
 
 
 def _stack(model, motion) -> tuple[np.ndarray, np.ndarray]:
