@@ -206,7 +206,7 @@ def _help(argv: list[str]) -> str:
 @pytest.fixture(scope="module")
 def parser_options() -> dict[str, set[str]]:
     return {command: set(OPTION.findall(_help([*([command] if command else []), "--help"])))
-            for command in ("", "inverse", "simulate")}
+            for command in ("", "inverse", "simulate", "identify")}
 
 
 def _command_options(line: str) -> tuple[str, list[str]] | None:
@@ -219,7 +219,7 @@ def _command_options(line: str) -> tuple[str, list[str]] | None:
         if word == "armdyn" or word.endswith("/armdyn") or word in ("armdyn.gui.app",
                                                                     "armdyn.core.cli"):
             rest = words[k + 1:]
-            command = rest[0] if rest and rest[0] in ("inverse", "simulate") else ""
+            command = rest[0] if rest and rest[0] in ("inverse", "simulate", "identify") else ""
             if word == "armdyn.core.cli" and not command:
                 return None
             options = [w.split("=")[0] for w in rest if OPTION.fullmatch(w.split("=")[0])]

@@ -224,10 +224,16 @@ def model_with_parameters(model, pi: np.ndarray):
     return model.with_links(links)
 
 
+def _named(motion) -> str:
+    """'the motion log.csv' (its source), or 'the motion'."""
+    source = getattr(motion, "source", "")
+    return f"the motion {source}" if source else "the motion"
+
+
 def _stack(model, motion) -> tuple[np.ndarray, np.ndarray]:
     """W (S n, p) and y (S n,) of a motion with torques."""
     if motion.tau is None:
-        raise IdentificationError(f"the motion {motion.source or ''} has no measured torques "
+        raise IdentificationError(f"{_named(motion)} has no measured torques "
                                   "(tau1..taun): nothing to identify from")
     Y = joint_torque_regressor(model, motion.q, motion.qd, motion.qdd)
     S, n, p = Y.shape
@@ -311,7 +317,7 @@ def identify(model, motion, validate=None) -> Identification:
         share = np.max(np.abs(null), axis=0)
         missed = tuple(base.combinations[i] for i in np.flatnonzero(share >= NULL_SHARE))
         raise IdentificationError(
-            f"the motion {motion.source or ''} does not excite {len(null)} of the {r} base "
+            f"{_named(motion)} does not excite {len(null)} of the {r} base "
             f"parameters (its regressor has rank {r - len(null)}): "
             + "; ".join(missed) + ": move those joints more, or faster", unexcited=missed)
     condition = float(sv[0] / sv[-1])
@@ -321,7 +327,7 @@ def identify(model, motion, validate=None) -> Identification:
     off = float(np.sqrt(np.mean((y - W @ nominal) ** 2)))
     if off > zero:
         raise IdentificationError(
-            f"the nominal model fits the measured torques of {motion.source or 'the motion'} "
+            f"the nominal model fits the measured torques of {_named(motion)} "
             f"worse than zero torque (RMS {off:.4g} against {zero:.4g}): are they of the "
             "opposite sign, or in another joint order?")
     # 3. weighted least squares on the base regressor
@@ -346,7 +352,7 @@ def identify(model, motion, validate=None) -> Identification:
     rms = np.sqrt(np.mean(err**2, axis=0))
     if float(np.sqrt(np.mean(err**2))) > zero:
         raise IdentificationError(
-            f"the identified model fits the torques of {motion.source or 'the motion'} worse "
+            f"the identified model fits the torques of {_named(motion)} worse "
             f"than zero torque (RMS {np.sqrt(np.mean(err**2)):.4g} against {zero:.4g}): are "
             "the measured torques of the opposite sign, or in another joint order?")
     validation = None
