@@ -22,9 +22,11 @@ Algorithm:
    pi_i + sum_j beta_ij pi_j over the dependent ones, beta = R11^-1 R12 (unscaled back):
    the rows of K, `Identification.combinations` in words. Parameters in no combination
    (`.unidentifiable`) no motion can identify.
-2. The motion's W_b must have rank r: else the combinations its near-null directions
-   involve are named (IdentificationError): the motion does not excite them.
-3. Weighted least squares: ordinary least squares first, then each joint's rows weighted
+2. The motion's W_b must have rank r (singular values above EXCITATION_TOLERANCE of the
+   largest): else the combinations its near-null directions involve are named
+   (IdentificationError): the motion does not excite them.
+3. Weighted least squares, on the normal equations per joint (W_j^T W_j, W_j^T y_j,
+   y_j^T y_j summed CHUNK samples at a time: the samples never stack): ordinary least squares first, then each joint's rows weighted
    by 1 / its residual's standard deviation; Sigma = chi^2 (W_b^T W_w W_b)^-1 gives
    `.std`. `.condition_number` is W_b's with its columns scaled to unit norm.
 4. Physical consistency by a constrained fit, not by clipping: the full pi nearest the
@@ -74,6 +76,12 @@ STRUCTURE_SAMPLES = 200
 PRIOR = 1e-3
 #: Residual evaluations of the consistent fit at most.
 MAX_EVALUATIONS = 60
+#: W_b's smallest singular value (columns scaled to unit norm), relative to its largest,
+#: below which the motion does not excite a direction (condition number above 1e6; found
+#: from the normal matrix, whose eigenvalues are their squares, so no finer than ~1e-7).
+EXCITATION_TOLERANCE = 1e-6
+#: Samples per block of the regressor when the normal equations are summed.
+CHUNK = 4096
 #: The smallest share of a null direction that names a base parameter as unexcited.
 NULL_SHARE = 0.2
 
@@ -230,14 +238,44 @@ def _named(motion) -> str:
     return f"the motion {source}" if source else "the motion"
 
 
-def _stack(model, motion) -> tuple[np.ndarray, np.ndarray]:
-    """W (S n, p) and y (S n,) of a motion with torques."""
+@dataclass(frozen=True)
+class NormalEquations:
+    """A motion's least-squares data per joint j, summed over its S samples:
+    H (n, p, p) = W_j^T W_j, h (n, p) = W_j^T y_j, yy (n,) = y_j^T y_j, with W_j (S, p)
+    the regressor's rows of joint j and y_j (S,) its measured torques."""
+
+    H: np.ndarray
+    h: np.ndarray
+    yy: np.ndarray
+    samples: int
+
+    def squared_residuals(self, pi: np.ndarray) -> np.ndarray:
+        """(n,) sum over samples of (y_j - W_j pi)^2 for pi (p,): yy - 2 pi.h + pi^T H pi."""
+        return np.maximum(self.yy - 2.0 * self.h @ pi + np.einsum("i,jik,k->j", pi, self.H, pi),
+                          0.0)
+
+    def rms(self, pi: np.ndarray) -> np.ndarray:
+        """(n,) per-joint RMS of y - W pi."""
+        return np.sqrt(self.squared_residuals(pi) / self.samples)
+
+
+def normal_equations(model, motion) -> NormalEquations:
+    """The NormalEquations of a motion with torques, the regressor built CHUNK samples at
+    a time (a 60 s log at 1 kHz of a 6-joint arm would otherwise hold 225 MB of it)."""
     if motion.tau is None:
         raise IdentificationError(f"{_named(motion)} has no measured torques "
                                   "(tau1..taun): nothing to identify from")
-    Y = joint_torque_regressor(model, motion.q, motion.qd, motion.qdd)
-    S, n, p = Y.shape
-    return Y.reshape(S * n, p), np.asarray(motion.tau, dtype=float).reshape(S * n)
+    tau = np.asarray(motion.tau, dtype=float)
+    S, n = tau.shape
+    p = (LINK_PARAMETERS + JOINT_PARAMETERS) * n
+    H, h = np.zeros((n, p, p)), np.zeros((n, p))
+    for start in range(0, S, CHUNK):
+        c = slice(start, start + CHUNK)
+        Y = joint_torque_regressor(model, motion.q[c], motion.qd[c], motion.qdd[c])
+        Yj = np.ascontiguousarray(Y.transpose(1, 0, 2))  # (n, s, p): joint j's rows
+        H += np.matmul(Yj.transpose(0, 2, 1), Yj)
+        h += np.einsum("jsp,sj->jp", Yj, tau[c])
+    return NormalEquations(H, h, np.sum(tau**2, axis=0), S)
 
 
 def is_consistent(pi: np.ndarray, n: int) -> bool:
@@ -296,69 +334,80 @@ def _consistent_fit(n: int, K: np.ndarray, estimate: np.ndarray,
 def identify(model, motion, validate=None) -> Identification:
     """Identify `model`'s parameters from `motion` (a Motion with torques, e.g.
     `load_motion`); `validate`, a second one, for `validation_rms`. Module docstring for
-    the algorithm. Raises IdentificationError (an ArgumentError) for a motion without
-    torques, fewer samples than base parameters, a motion that does not excite every
-    base parameter (named), or a fit worse than zero torque."""
+    the algorithm; the least squares run on the per-joint normal equations
+    (`normal_equations`). Raises IdentificationError (an ArgumentError) for a motion
+    without torques, too few samples, a motion that does not excite every base parameter
+    (named), or a fit worse than zero torque."""
     m = model_of(model)
     n = m.n
     base = base_parameters(m)
     r = base.K.shape[0]
     S = motion.q.shape[0]
-    if S * n < 2 * r or S < 2 * r // n + 2:
+    if S < 2 * r // n + 2:
         raise IdentificationError(f"{S} samples of {n} joints give {S * n} equations for "
                                   f"{r} base parameters: log at least {2 * r // n + 2} samples")
-    W, y = _stack(m, motion)
-    # 2. the motion must excite every base parameter
-    Wb = W[:, base.independent]
-    norms = np.linalg.norm(Wb, axis=0)
-    _, sv, Vt = np.linalg.svd(Wb / np.where(norms > 0, norms, 1.0), full_matrices=False)
-    null = Vt[sv <= RANK_TOLERANCE * sv[0]] if sv[0] > 0 else Vt
+    data = normal_equations(m, motion)
+    ind = base.independent
+    G = data.H[:, ind][:, :, ind]  # (n, r, r): W_b's normal matrices per joint
+    g = data.h[:, ind]  # (n, r)
+    # 2. the motion must excite every base parameter: W_b's singular values (columns
+    # scaled to unit norm) from its normal matrix's eigenvalues
+    G_all = G.sum(axis=0)
+    d = np.sqrt(np.diag(G_all))
+    d = np.where(d > 0, d, 1.0)
+    lam, V = np.linalg.eigh(G_all / np.outer(d, d))
+    sv = np.sqrt(np.maximum(lam, 0.0))[::-1]
+    V = V[:, ::-1]
+    null = V[:, sv <= EXCITATION_TOLERANCE * sv[0]].T if sv[0] > 0 else V.T
     if len(null):
         share = np.max(np.abs(null), axis=0)
         missed = tuple(base.combinations[i] for i in np.flatnonzero(share >= NULL_SHARE))
         raise IdentificationError(
-            f"{_named(motion)} does not excite {len(null)} of the {r} base "
-            f"parameters (its regressor has rank {r - len(null)}): "
-            + "; ".join(missed) + ": move those joints more, or faster", unexcited=missed)
+            f"{_named(motion)} does not excite {len(null)} of the {r} base parameters (its "
+            f"regressor has rank {r - len(null)}): " + "; ".join(missed)
+            + ": move those joints more, or faster", unexcited=missed)
     condition = float(sv[0] / sv[-1])
     # the wrong sign convention: the nominal model fits worse than zero torque
     nominal = parameter_vector(m)
-    zero = float(np.sqrt(np.mean(y**2)))
-    off = float(np.sqrt(np.mean((y - W @ nominal) ** 2)))
+    zero = float(np.sqrt(data.yy.sum() / (S * n)))
+    off = float(np.sqrt(data.squared_residuals(nominal).sum() / (S * n)))
     if off > zero:
         raise IdentificationError(
-            f"the nominal model fits the measured torques of {_named(motion)} "
-            f"worse than zero torque (RMS {off:.4g} against {zero:.4g}): are they of the "
-            "opposite sign, or in another joint order?")
+            f"the nominal model fits the measured torques of {_named(motion)} worse than "
+            f"zero torque (RMS {off:.4g} against {zero:.4g}): are they of the opposite sign, "
+            "or in another joint order?")
+
+    def solve(weights):  # the (weighted) least-squares estimate of the base parameters
+        A = np.tensordot(weights, G, axes=1) / np.outer(d, d)
+        return np.linalg.solve(A, (weights @ g) / d) / d
+
+    def squared_residuals(b):  # (n,) per joint, of y - W_b b
+        return np.maximum(data.yy - 2.0 * g @ b + np.einsum("i,jik,k->j", b, G, b), 0.0)
+
     # 3. weighted least squares on the base regressor
-    estimate = np.linalg.lstsq(Wb, y, rcond=None)[0]
-    residual = (y - Wb @ estimate).reshape(S, n)
-    base_rms = np.sqrt(np.mean(residual**2, axis=0))
-    sigma = np.sqrt(np.sum(residual**2, axis=0) / max(1, S - r // n - 1))
-    sigma = np.where(sigma > 0, sigma, max(float(sigma.max()), 1e-12))
-    w = np.tile(1.0 / sigma, S)
-    Ww, yw = Wb * w[:, None], y * w
-    estimate = np.linalg.lstsq(Ww, yw, rcond=None)[0]
-    chi2 = float(np.sum((yw - Ww @ estimate) ** 2)) / max(1, Ww.shape[0] - r)
-    information = Ww.T @ Ww / max(chi2, 1e-300)  # Sigma^-1
+    estimate = solve(np.ones(n))
+    ss = squared_residuals(estimate)
+    base_rms = np.sqrt(ss / S)
+    sigma2 = ss / max(1, S - r // n - 1)
+    sigma2 = np.where(sigma2 > 0, sigma2, max(float(sigma2.max()), 1e-24))
+    estimate = solve(1.0 / sigma2)
+    chi2 = float(np.sum(squared_residuals(estimate) / sigma2)) / max(1, S * n - r)
+    information = np.tensordot(1.0 / sigma2, G, axes=1) / max(chi2, 1e-300)  # Sigma^-1
     std = np.sqrt(np.diag(np.linalg.inv(information)))
     # 4. the consistent model nearest the nominal one
-    column_rms = np.sqrt(np.mean(W**2, axis=0))
+    column_rms = np.sqrt(np.diag(data.H.sum(axis=0)) / (S * n))
     seen = column_rms > ZERO_COLUMN * column_rms.max()
     s = np.where(seen, zero / np.where(seen, column_rms, 1.0), np.maximum(np.abs(nominal), 1.0))
     pi = _consistent_fit(n, base.K, estimate, information, nominal, s)
     shift = (base.K @ pi - estimate) / std
-    err = (y - W @ pi).reshape(S, n)
-    rms = np.sqrt(np.mean(err**2, axis=0))
-    if float(np.sqrt(np.mean(err**2))) > zero:
+    rms = data.rms(pi)
+    fit = float(np.sqrt(np.sum(rms**2) / n))
+    if fit > zero:
         raise IdentificationError(
-            f"the identified model fits the torques of {_named(motion)} worse "
-            f"than zero torque (RMS {np.sqrt(np.mean(err**2)):.4g} against {zero:.4g}): are "
-            "the measured torques of the opposite sign, or in another joint order?")
-    validation = None
-    if validate is not None:
-        Wv, yv = _stack(m, validate)
-        validation = np.sqrt(np.mean(((yv - Wv @ pi).reshape(-1, n)) ** 2, axis=0))
+            f"the identified model fits the torques of {_named(motion)} worse than zero "
+            f"torque (RMS {fit:.4g} against {zero:.4g}): are the measured torques of the "
+            "opposite sign, or in another joint order?")
+    validation = None if validate is None else normal_equations(m, validate).rms(pi)
     identified = model_with_parameters(model, pi)
     return Identification(identified, rms, validation, estimate, std, base.combinations,
                           base.unidentifiable, condition, base.K, shift, base_rms)
