@@ -87,6 +87,7 @@ from .algorithms.drives import friction_torques, gear_ratios, motor_torques
 from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
 from .io.motion_file import load_motion
 from .sim.identification import Identification, identify
+from .sim.excitation import Excitation, optimise_excitation
 from .sim.trajectory import RunKind, Trajectory, output_grid
 from .warmup import warm_up, warm_up_display
 
@@ -130,4 +131,6 @@ __all__ = [
     "joint_torque_regressor", "parameter_names", "parameter_vector",
     # identification from a measured motion (core.sim.identification)
     "Identification", "IdentificationError", "identify",
+    # an excitation motion for it (core.sim.excitation)
+    "Excitation", "optimise_excitation",
 ]
