@@ -37,8 +37,11 @@ Algorithm:
        c_v, c_c, r^2 I_r >= 0
 
    (Sigma^-1 = L_Sigma L_Sigma^T; s_j = RMS(y) / RMS(W_j), the change of pi_j alone that
-   moves the torques by their RMS). The map C -> pi is quadratic: Gauss-Newton in
-   `scipy.optimize.least_squares` from the nominal model's C, with the exact Jacobian.
+   moves the torques by their RMS). First the nearest pi with K pi = pi_b_hat exactly
+   (linear); when that one is consistent it is the answer. Else, the map C -> pi being
+   quadratic, Gauss-Newton in `scipy.optimize.least_squares` from the nominal model's
+   C, with the exact Jacobian (the PUMA: 0.1-0.3 s, the base parameters kept to 5e-8
+   of their standard deviations when the truth is consistent).
    The base parameters of the consistent model are compared with the estimate:
    `.base_shift` (r,) in standard deviations (zero when the estimate was consistent).
 5. `.rms`: per joint, the RMS of measured minus identified-model torque; with
@@ -294,8 +297,10 @@ def _consistent_fit(n: int, K: np.ndarray, estimate: np.ndarray,
 
     First the nearest pi that reproduces the estimate exactly (linear: the minimum of
     |(pi - nominal) / s| subject to K pi = estimate); if it is consistent it is the
-    answer. Else Gauss-Newton on the module docstring's problem from that point's
-    pseudo-inertias with their negative eigenvalues raised to a small positive one."""
+    answer. Else Gauss-Newton on the module docstring's problem from the nominal model
+    (at most MAX_EVALUATIONS residuals; starting from that point's pseudo-inertias with
+    their negative eigenvalues raised to a small positive one, tried first, did not
+    converge: the clipping moves identified directions by 1e7 standard deviations)."""
     links = LINK_PARAMETERS * n
     Ks = K * s
     pi = nominal + s * np.linalg.lstsq(Ks, estimate - K @ nominal, rcond=None)[0]
