@@ -171,3 +171,24 @@ def test_the_command_line_writes_nothing_when_identification_is_refused(tmp_path
     assert "worse than zero torque" in capsys.readouterr().err
     assert out.read_text() == "# the old file\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["id.toml", "log.csv"]
+
+
+def test_a_mechanism_comes_back_a_mechanism_with_the_truths_torques():
+    """The SCARA read as a Mechanism (a tree, one prismatic joint): torques of a heavier
+    truth with friction from inverse_dynamics, no noise."""
+    from armdyn.core import Mechanism, load_mechanism
+    nominal = load_mechanism("robots/scara.toml")
+    truth = nominal.with_links([replace(l, mass=1.3 * l.mass, friction_viscous=0.7,
+                                        friction_coulomb=0.4) for l in nominal.links])
+    rng = np.random.default_rng(8)
+    lower, upper = nominal.joint_limits.T
+    law = FourierSeries(0.5 * (lower + upper), rng.uniform(-0.1, 0.1, (4, 3)),
+                        rng.uniform(-0.1, 0.1, (4, 3)), 0.2)
+    t = np.arange(0.0, 5.0, 0.01)
+    q, qd, qdd = law.sample(t)
+    found = identify(nominal, Motion.from_samples(
+        t, q, inverse_dynamics(truth, q, qd, qdd), qd=qd, qdd=qdd))
+    assert isinstance(found.model, Mechanism)
+    scale = np.abs(inverse_dynamics(truth, q, qd, qdd)).max()
+    assert np.all(found.rms < 1e-6 * scale)
+    assert found.model.links[1].friction_viscous == pytest.approx(0.7, rel=1e-4)
