@@ -361,9 +361,11 @@ def _identify(args) -> int:
     sys.stdout.write(identification_text(found))
     sys.stdout.flush()
     try:
-        save_model(found.model, args.output)
+        lost = save_model(found.model, args.output)  # what a URDF cannot hold
     except ArmDynError as err:
         raise _OutputError(str(err)) from None
+    for warning in lost:
+        print(f"armdyn: warning: {args.output}: {warning}", file=sys.stderr)
     rms = ", ".join(f"{v:.4g}" for v in found.rms)
     line = (f"armdyn: {len(found.base_parameters)} base parameters from {len(logs[0])} "
             f"samples, condition number {found.condition_number:.4g}; fit RMS per joint "
