@@ -58,6 +58,11 @@ best of several interleaved repeats, and the verdicts use ratios:
    a Dask LocalCluster of 2 workers vs one process                 target >= 1.5
    (the cluster started before the clock; each the best of rounds timed in turn;
    --quick: 2,500 points)
+11. identification (docs/identification.md):
+   the joint-torque regressor of the PUMA for 10,000 samples vs the batch inverse
+   dynamics of the same samples                               target ratio <= 2
+   identify() from a 60 s log at 1 kHz (a Fourier motion, 360,000 torque rows)
+                                                              target < 2 s
 
 Run:  python benchmarks/bench.py [--quick] [--item N ...]   (--item 9: item 9 alone)
 """
@@ -78,8 +83,9 @@ import pinocchio as pin  # noqa: E402
 from scipy.integrate import solve_ivp  # noqa: E402
 
 from armdyn.core.sim.dop853 import integrate
-from armdyn.core import (Chain, JointType, Link, Mechanism, Placement, Robot, forward_dynamics,
-                         inverse_dynamics, load_mechanism, load_robot, simulate)
+from armdyn.core import (Chain, FourierSeries, JointType, Link, Mechanism, Motion, Placement,
+                         Robot, forward_dynamics, identify, inverse_dynamics,
+                         joint_torque_regressor, load_mechanism, load_robot, simulate)
 from pinocchio_reference import (PROXIMAL, core_to_pin, pin_to_core,  # noqa: E402
                                  pinocchio_constraint_models, pinocchio_model,
                                  pinocchio_tree_model, q_from_pin, q_to_pin, v_to_pin)
@@ -478,6 +484,32 @@ def bench_sweeps(robot: Robot, points: int, repeats: int) -> dict[str, float]:
     return times
 
 
+def bench_regressor(robot: Robot, repeats: int) -> tuple[float, float]:
+    """The regressor and the batch inverse dynamics of the same 10,000 random samples, s."""
+    rng = np.random.default_rng(1)
+    Q, Qd, Qdd = rng.normal(size=(3, 10_000, robot.n))
+    joint_torque_regressor(robot, Q[:10], Qd[:10], Qdd[:10])  # compile / load cache
+    inverse_dynamics(robot, Q[:10], Qd[:10], Qdd[:10])
+    ours = best_time(lambda: joint_torque_regressor(robot, Q, Qd, Qdd), repeats)
+    batch = best_time(lambda: inverse_dynamics(robot, Q, Qd, Qdd), repeats)
+    return ours, batch
+
+
+def bench_identification(robot: Robot, repeats: int) -> tuple[float, np.ndarray]:
+    """identify() on a 60 s log at 1 kHz of the robot's own torques with 0.05 N m of
+    noise: (best time, s; the fit's RMS per joint, N m)."""
+    rng = np.random.default_rng(1)
+    law = FourierSeries(robot.q_home, rng.uniform(-0.6, 0.6, (robot.n, 4)),
+                        rng.uniform(-0.6, 0.6, (robot.n, 4)), 0.1, duration=60.0)
+    t = np.arange(0.0, 60.0, 1e-3)
+    q, qd, qdd = law.sample(t)
+    tau = inverse_dynamics(robot, q, qd, qdd) + rng.normal(0.0, 0.05, q.shape)
+    motion = Motion.from_samples(t, q, tau, qd=qd, qdd=qdd)
+    found = []
+    best = best_time(lambda: found.append(identify(robot, motion)), repeats)
+    return best, found[-1].rms
+
+
 def verdict(title: str, times: str, ratio: float, target: float, extra: str = "") -> bool:
     """Print one line of a ratio target; True if met."""
     ok = ratio <= target
@@ -489,10 +521,10 @@ def verdict(title: str, times: str, ratio: float, target: float, extra: str = ""
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
-    ap.add_argument("--item", type=int, action="append", choices=range(1, 11),
+    ap.add_argument("--item", type=int, action="append", choices=range(1, 12),
                     help="run this item only (repeatable; default: all)")
     args = ap.parse_args()
-    items = set(args.item or range(1, 11))
+    items = set(args.item or range(1, 12))
     reps = 3 if args.quick else 7
     puma = load_robot(ROOT / "robots" / "puma560_saha.toml")
     model = pinocchio_model(puma)
@@ -656,6 +688,18 @@ def main() -> int:
             verdicts.append(gain >= target)
             print(f"   {name} vs {against}: {gain:5.2f}x the throughput  (target >= {target:g})  "
                   f"{'ok' if gain >= target else 'MISSED'}")
+
+    if 11 in items:
+        print("\n11. identification")
+        ours, batch = bench_regressor(puma, reps)
+        verdicts.append(verdict("   regressor, 10,000 samples x 6 joints",
+                                f"ours {ours * 1e3:8.2f} ms   batch inverse {batch * 1e3:7.2f} ms",
+                                ours / batch, 2.0))
+        took, rms = bench_identification(puma, max(1, reps // 3))
+        ok = took < 2.0
+        verdicts.append(ok)
+        print(f"   identify, 60 s log at 1 kHz: {took:.2f} s  (target < 2 s)  "
+              f"{'ok' if ok else 'MISSED'}   fit RMS {rms.max():.4f} N m (noise 0.05)")
 
     print(f"\n{sum(verdicts)} of {len(verdicts)} targets met")
     return 0 if all(verdicts) else 1

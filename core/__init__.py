@@ -18,6 +18,7 @@ from .algorithms.tree_dynamics import (
 from .errors import (
     ArgumentError,
     ArgumentTypeError,
+    IdentificationError,
     MotionError,
     MotionFileError,
     ArmDynError,
@@ -85,6 +86,8 @@ from .sim.tool_motions import ToolArc, ToolLine
 from .algorithms.drives import friction_torques, gear_ratios, motor_torques
 from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
 from .io.motion_file import load_motion
+from .sim.identification import Identification, identify
+from .sim.excitation import Excitation, optimise_excitation
 from .sim.trajectory import RunKind, Trajectory, output_grid
 from .sweeps.plan import FreeFallRun, InverseRun
 from .sweeps.engines import ClusterUnavailable
@@ -133,4 +136,8 @@ __all__ = [
     "friction_torques", "gear_ratios", "motor_torques",
     # the joint-torque regressor, tau = Y pi (core.algorithms.regressor)
     "joint_torque_regressor", "parameter_names", "parameter_vector",
+    # identification from a measured motion (core.sim.identification)
+    "Identification", "IdentificationError", "identify",
+    # an excitation motion for it (core.sim.excitation)
+    "Excitation", "optimise_excitation",
 ]

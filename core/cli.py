@@ -1,4 +1,5 @@
-"""Command line: `armdyn inverse FILE ...` and `armdyn simulate FILE ...` (no Qt).
+"""Command line: `armdyn inverse FILE ...`, `armdyn simulate FILE ...` and
+`armdyn identify FILE LOG.csv -o FILE_ID.toml` (no Qt).
 
 FILE is a robot file or a mechanism file. Both commands write CSV (a header names
 every unit; mechanisms with loops add the cut-joint forces and the loop residual),
@@ -20,6 +21,12 @@ them; `--stop-frequency`, `--stop-stiffness`, `--stop-damping` set them, see
 `core.sim.simulation.JointStops`), warns before it starts about a prismatic joint that
 nothing stops, and names in its summary every stop the integrator saw hit (also between
 two samples) and the energy their dampers dissipated (0 within the integrator's error).
+
+`identify` fits the model's inertial, friction and rotor parameters to a log with
+torques (`core.sim.identification`; `--validate OTHER.csv` a second log), prints the base
+parameters with their standard deviations (stdout) and the fit's RMS per joint (stderr),
+and writes the identified model in the input's own format, atomically; a refused
+identification writes nothing (status 2).
 
 Joint values on the command line: one per joint, or, for a mechanism with loops,
 one per actuated joint (`inverse`) or independent joint (`simulate`); the other
@@ -50,7 +57,9 @@ from .io.urdf import is_urdf, load_urdf
 from .kernels.cache import FIRST_COMPILE_TIME, cache_folder, cache_is_cold
 from .sim.simulation import simulate
 from .sim.stops import dissipated_energy, simulation_warnings, stop_report
+from .io.model_files import load_model, save_model
 from .io.motion_file import load_motion
+from .sim.identification import Identification, identify
 from .sim.joint_motions import Cycloid, Quintic, Trapezoid
 from .sim.measured import DEFAULT_CUTOFF
 from .sim.motions import motion_warnings, run_inverse_dynamics
@@ -99,6 +108,19 @@ def _parser() -> Parser:
                      help="the log's header names for t, q1..qn, tau1..taun")
     inv.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
                      help="cut-off of the log's smoothing differentiator, Hz "
+                     f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
+    ide = sub.add_parser("identify", help="fit the model's parameters to a log with torques")
+    ide.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
+    ide.add_argument("log", metavar="LOG.csv", help="a measured motion with torques "
+                     "(t,q1..qn,tau1..taun)")
+    ide.add_argument("--validate", metavar="OTHER.csv",
+                     help="a second log: the identified model's RMS on it")
+    ide.add_argument("-o", "--output", required=True, metavar="MODEL_ID.toml",
+                     help="the identified model, written atomically in the input's format")
+    ide.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
+                     help="the logs' header names for t, q1..qn, tau1..taun")
+    ide.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
+                     help="cut-off of the logs' smoothing differentiator, Hz "
                      f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
     sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
     simulate_options(sim)
@@ -218,6 +240,51 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
     return run_inverse_dynamics(robot, motion, dt_out=args.dt)
 
 
+def _identify(args) -> int:
+    """`armdyn identify`: the identification of --output's model from LOG.csv."""
+    if args.output == "-":
+        raise UsageError("-o: identify writes a model file; give its name")
+    path = model_path(args.robot)
+    model = load_model(path)
+    logs = [load_motion(args.log, model, _columns(args.columns), args.cutoff)]
+    if args.validate is not None:
+        logs.append(load_motion(args.validate, model, _columns(args.columns), args.cutoff))
+    for log, motion in zip((args.log, args.validate), logs):
+        for warning in motion.warnings:
+            print(f"armdyn: warning: {log}: {warning}", file=sys.stderr)
+    found = identify(model, logs[0], validate=logs[1] if len(logs) > 1 else None)
+    sys.stdout.write(identification_text(found))
+    sys.stdout.flush()
+    try:
+        lost = save_model(found.model, args.output)  # what a URDF cannot hold
+    except ArmDynError as err:
+        raise _OutputError(str(err)) from None
+    for warning in lost:
+        print(f"armdyn: warning: {args.output}: {warning}", file=sys.stderr)
+    rms = ", ".join(f"{v:.4g}" for v in found.rms)
+    line = (f"armdyn: {len(found.base_parameters)} base parameters from {len(logs[0])} "
+            f"samples, condition number {found.condition_number:.4g}; fit RMS per joint "
+            f"[{rms}]")
+    if found.validation_rms is not None:
+        line += f", on {args.validate} [{', '.join(f'{v:.4g}' for v in found.validation_rms)}]"
+    shift = float(np.abs(found.base_shift).max())
+    line += (f"; consistency moved the base parameters by at most {shift:.3g} standard "
+             f"deviations; wrote {args.output}")
+    print(line, file=sys.stderr)
+    return 0
+
+
+def identification_text(found: Identification) -> str:
+    """The base parameters as text: one line each, estimate, standard deviation, words."""
+    lines = ["# base parameter estimate, standard deviation, combination (SI units)"]
+    for value, std, words in zip(found.base_parameters, found.std, found.combinations):
+        lines.append(f"{value:14.6g} {std:11.3g}  {words}")
+    if found.unidentifiable:
+        lines.append("# in no combination (no motion identifies them): "
+                     + ", ".join(found.unidentifiable))
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -226,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cache_is_cold():  # else silent for a minute or more on the first run
             print(COMPILE_NOTE.format(minutes=FIRST_COMPILE_TIME, folder=cache_folder()),
                   file=sys.stderr, flush=True)
+        if args.command == "identify":
+            return _identify(args)
         path = model_path(args.robot)  # a file, or a bundled model's short name
         robot = load_urdf(path, floating_base=args.floating_base) if is_urdf(path) \
             else load_mechanism(path)

@@ -223,6 +223,18 @@ class MotionError(ArgumentError):
         super().__init__(reason)
 
 
+class IdentificationError(ArgumentError):
+    """Identification refused (`core.sim.identification.identify`): a motion without
+    measured torques, too few samples, a motion that does not excite some base parameters
+    (``unexcited``: those combinations in words), a fit worse than zero torque (wrong sign
+    convention or joint order). Nothing is written when it is raised."""
+
+    def __init__(self, reason: str, unexcited: tuple[str, ...] = ()) -> None:
+        self.reason = reason
+        self.unexcited = unexcited
+        super().__init__(reason)
+
+
 class MotionFileError(ArmDynError, ValueError):
     """A motion log (CSV) that cannot be used; the only error `load_motion` raises. Names
     the file, then the line (1-based, as an editor shows it) and the column where they

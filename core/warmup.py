@@ -18,6 +18,7 @@ from .algorithms.tree_dynamics import (articulated_body_inertias, composite_body
 from .algorithms.closed_chains import velocity_transformation
 from .algorithms.kinematics import forward_kinematics
 from .algorithms.loops import assemble, loop_residual
+from .algorithms.regressor import joint_torque_regressor
 from .model.mechanism import Mechanism
 from .model.parts import Chain, JointType, Link, Loop, Placement
 from .model.robot import Robot
@@ -77,6 +78,7 @@ def warm_up() -> None:
     gravity_torques(robot, q)
     convective_torques(robot, q, qd)
     energy(robot, q, qd)
+    joint_torque_regressor(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(qd, (2, 1)))
     simulate(robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))
     _warm_up_loops(_tiny_four_bar())
 

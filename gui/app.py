@@ -4,7 +4,7 @@
            [--screenshot IMAGE] [--size WxH]
            [--video MP4_OR_GIF [--fps N] [--video-size WxH] [--video-plots]]
            [--panel inspect|lab[:TAB]|compare|presentation [--compare-with MODEL]]
-    armdyn inverse ...  /  armdyn simulate ...  /  armdyn sweep ...   (no window: core.cli)
+    armdyn inverse ... / simulate ... / sweep ... / identify ...   (no window: core.cli)
 
 MODEL_FILE is a robot or mechanism file (.toml) or a URDF (.urdf); --floating-base opens
 a URDF with its root link on a free joint.
@@ -39,7 +39,7 @@ from armdyn.core.io.bundled import ROBOTS_DIR, bundled_models, model_path
 __all__ = ["main", "image_format", "output_problem", "save_window_image", "show_panel",
            "LAB_TABS", "PANELS"]
 
-CLI_COMMANDS = ("inverse", "simulate", "sweep")
+CLI_COMMANDS = ("inverse", "simulate", "sweep", "identify")
 #: Opened when no robot file is given (a bundled robot: Save asks for a new name). From
 #: the bundled robots, so that an installed wheel finds it too.
 DEFAULT_ROBOT = ROBOTS_DIR / "puma560_saha.toml"
@@ -95,7 +95,8 @@ def _frame_rate(text: str) -> float:
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="armdyn", description="ArmDyn: dynamics of robot arms and mechanisms. "
-                "`armdyn inverse ...` and `armdyn simulate ...` run without a window.")
+                "`armdyn inverse ...`, `armdyn simulate ...` and `armdyn identify ...` run without "
+                "a window.")
     p.add_argument("robot", nargs="?", type=model_path,
                    help="robot or mechanism file (.toml), URDF (.urdf), or the short name of "
                    "a bundled model (fourbar, puma560_saha, ...) to open (default: the "

@@ -41,7 +41,7 @@ REPO_PATH = re.compile(r"(?<![\w./~<-])((?:core|gui|robots|tests|docs|scripts|be
                        r"resources)/[\w.*-]+(?:/[\w.*-]+)*)")
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 #: The window ("") and the subcommands whose options the docs are checked against.
-COMMANDS = ("", "inverse", "simulate", "sweep inverse", "sweep simulate")
+COMMANDS = ("", "inverse", "simulate", "identify", "sweep inverse", "sweep simulate")
 
 
 def _rel(path: Path) -> str:

@@ -28,9 +28,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
-from ..kernels.data import DATA_FIELDS, new_workspace
+from ..kernels.data import new_workspace
 from ..kernels.drives import DRIVE_ARMATURE, DRIVE_COULOMB, DRIVE_VISCOUS, FRICTION_BAND
-from ..kernels.dynamics import state_quantities_kernel
+from ..kernels.dynamics import regressor_kinematics_batch
 from ..model.arguments import finite_result, joint_rows, model_of
 
 #: Parameters per link and per joint.
@@ -100,8 +100,9 @@ def joint_torque_regressor(model, q, qd, qdd) -> np.ndarray:
     """Y with tau = Y @ pi (`parameter_vector`; module docstring), gravity, friction and
     rotor inertia included: (n, 13 n) for one state (n,), (T, n, 13 n) for (T, n)
     arrays. Trees of revolute and prismatic joints only (ArgumentError naming a joint
-    of several degrees of freedom, or the loops). The recursion runs per sample (the
-    compiled DeNOC kinematics); the algebra of the columns is vectorized over samples."""
+    of several degrees of freedom, or the loops). The DeNOC kinematics of all samples run
+    in one compiled call (`regressor_kinematics_batch`); the algebra of the columns is
+    vectorized over samples."""
     m = model_of(model)
     for name, kind in zip(m.joint_names, m.joint_types):
         if not kind.is_dh:
@@ -113,13 +114,12 @@ def joint_torque_regressor(model, q, qd, qdd) -> np.ndarray:
     n = m.n
     (Q, Qd, Qdd), single = joint_rows(n, q=q, qd=qd, qdd=qdd)
     S = Q.shape[0]
-    ws = new_workspace(k)
-    D = DATA_FIELDS.numpy_views((ws,), n=k.n, nv=k.nv, m=k.m, ne=k.ne)
     Rl, ol, oj = np.empty((S, n, 3, 3)), np.empty((S, n, 3)), np.empty((S, n, 3))
     e, t, tdot = np.empty((S, n, 3)), np.empty((S, n, 6)), np.empty((S, n, 6))
-    for s in range(S):  # the kinematics of each sample: frames, twists, twist rates
-        state_quantities_kernel(k.F, k.I, ws, Q[s], Qd[s], Qdd[s], True)
-        Rl[s], ol[s], oj[s], e[s], t[s], tdot[s] = D.Rl, D.ol, D.oj, D.e, D.t, D.tdot
+    # the kinematics of each sample: frames, twists, twist rates
+    regressor_kinematics_batch(k.F, k.I, new_workspace(k), np.ascontiguousarray(Q),
+                               np.ascontiguousarray(Qd), np.ascontiguousarray(Qdd),
+                               Rl, ol, oj, e, t, tdot)
     parent = np.array(m.parent)
     revolute = np.asarray(m.is_revolute, dtype=bool)
     p = LINK_PARAMETERS * n
