@@ -20,6 +20,7 @@ The joint table (`kind`, `iq`, `iv`) is what the recursions dispatch on, in one 
 from __future__ import annotations
 
 import heapq
+import math
 import threading
 
 import numpy as np
@@ -72,6 +73,8 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
           "tyre's second is -1, the road)", 1),
     Field("gravity", (3,), "m/s^2, base frame"),
     Field("dh", ("n", 4), "a, b, alpha, theta (m, m, rad, rad); joint variable = home value"),
+    Field("dh_alpha", ("n", 2), "cos alpha, sin alpha of each DH row (constant: the kinematics\n"
+          "read them instead of two calls of cos and sin per joint and evaluation)"),
     Field("mass", ("n",), "kg"),
     Field("com", ("n", 3), "mass centre in the link's own frame, m"),
     Field("place_p", ("n", 3), "origin of the joint's DH frame 0 in the parent link's own\n"
@@ -203,6 +206,8 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
     v.order[:] = topological_order(parent)
     v.gravity[:] = gravity
     v.dh[:] = np.asarray(dh, dtype=float).reshape(n, 4)
+    # math.cos / math.sin: the C library's, which the compiled kernels called before
+    v.dh_alpha[:] = [(math.cos(alpha), math.sin(alpha)) for alpha in v.dh[:, 2]]
     v.mass[:] = mass
     v.com[:] = np.asarray(com, dtype=float).reshape(n, 3)
     v.inertia[:] = np.asarray(inertia, dtype=float).reshape(n, 9)
