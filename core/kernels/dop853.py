@@ -280,19 +280,13 @@ def _first_nonfinite(x):
 
 @compiled_kernel
 def _stage_input(K, s, a_row, y, h, out):
-    """out = y + (K[:s].T @ a_row[:s]) * h (SciPy's evaluation order: each component's
-    sum runs over the stages j in order). The sums are taken a stage row at a time,
-    contiguous in memory (numba vectorises them): the same additions in the same order
-    as a loop over the stages per component, so the same bits, in a third of the time."""
+    """out = y + (K[:s].T @ a_row[:s]) * h (SciPy's evaluation order)."""
     m = y.shape[0]
     for i in range(m):
-        out[i] = 0.0
-    for j in range(s):
-        a_j = a_row[j]
-        for i in range(m):
-            out[i] += K[j, i] * a_j
-    for i in range(m):
-        out[i] = y[i] + out[i] * h
+        acc = 0.0
+        for j in range(s):
+            acc += K[j, i] * a_row[j]
+        out[i] = y[i] + acc * h
 
 
 @compiled_kernel
@@ -425,15 +419,11 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 if singular >= 0:
                     break
             if nonfinite < 0 and singular < 0:
-                # y_new = y + h K[:12].T @ B, summed a stage row at a time (`_stage_input`)
                 for i in range(m):
-                    y_new[i] = 0.0
-                for j in range(N_STAGES):
-                    b_j = _B[j]
-                    for i in range(m):
-                        y_new[i] += K[j, i] * b_j
-                for i in range(m):
-                    y_new[i] = y[i] + h * y_new[i]
+                    acc = 0.0
+                    for j in range(N_STAGES):
+                        acc += K[j, i] * _B[j]
+                    y_new[i] = y[i] + h * acc
                 nonfinite = _first_nonfinite(y_new)
                 if nonfinite < 0:
                     singular = _rhs(mv, ws, torque, t_new, y_new, tau, passive, f_ext,
