@@ -54,7 +54,7 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
     """
     n = mv.n
     order, parent, placed, place_R, place_p = mv.order, mv.parent, mv.placed, mv.place_R, mv.place_p
-    dh, dh_alpha, kind, iq = mv.dh, mv.dh_alpha, mv.kind, mv.iq
+    dh, kind, iq = mv.dh, mv.kind, mv.iq
     for i in range(n):
         k = order[i]
         p = parent[k]
@@ -84,7 +84,7 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
             a = dh[k, 0]
             theta, b = dh_variables(kind[k], a, dh[k, 1], dh[k, 2], dh[k, 3], q, iq[k])
             ct, st = np.cos(theta), np.sin(theta)
-            ca, sa = dh_alpha[k, 0], dh_alpha[k, 1]  # cos, sin of the constant alpha
+            ca, sa = dh[k, 4], dh[k, 5]  # cos, sin of the constant alpha
             # Q = Rz(theta) Rx(alpha), the origin offset [a ct, a st, b] in the joint frame
             Q00, Q01, Q02 = ct, -st * ca, st * sa
             Q10, Q11, Q12 = st, ct * ca, -ct * sa
