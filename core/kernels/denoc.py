@@ -83,10 +83,9 @@ def dh_frames(mv, q, Rj, oj, Rl, ol):
                     Rj[k, r, s] = Rl[k, r, s]
         if kind[k] <= JOINT_PRISMATIC:
             a = dh[k, 0]
-            alpha = dh[k, 2]
-            theta, b = dh_variables(kind[k], a, dh[k, 1], alpha, dh[k, 3], q, iq[k])
+            theta, b = dh_variables(kind[k], a, dh[k, 1], dh[k, 2], dh[k, 3], q, iq[k])
             ct, st = np.cos(theta), np.sin(theta)
-            ca, sa = np.cos(alpha), np.sin(alpha)
+            ca, sa = dh[k, 4], dh[k, 5]  # cos, sin of the constant alpha
             # Q = Rz(theta) Rx(alpha), the origin offset [a ct, a st, b] in the joint frame
             Q00, Q01, Q02 = ct, -st * ca, st * sa
             Q10, Q11, Q12 = st, ct * ca, -ct * sa

@@ -22,6 +22,7 @@ The joint table (`kind`, `iq`, `iv`) is what the recursions dispatch on, in one 
 from __future__ import annotations
 
 import heapq
+import math
 import threading
 
 import numpy as np
@@ -73,7 +74,10 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
     Field("element_link", ("ne", 2), "the links it joins (joint indices; -1 = the base; a\n"
           "tyre's second is -1, the road)", 1),
     Field("gravity", (3,), "m/s^2, base frame"),
-    Field("dh", ("n", 4), "a, b, alpha, theta (m, m, rad, rad); joint variable = home value"),
+    Field("dh", ("n", 6), "a, b, alpha, theta (m, m, rad, rad; joint variable = home value),\n"
+          "then cos alpha, sin alpha (constant: the kinematics read them instead of calling\n"
+          "cos and sin per joint and evaluation; in this field, not one of their own, since\n"
+          "every view is a few more words in each call that passes the model)"),
     Field("mass", ("n",), "kg"),
     Field("com", ("n", 3), "mass centre in the link's own frame, m"),
     Field("place_p", ("n", 3), "origin of the joint's DH frame 0 in the parent link's own\n"
@@ -210,7 +214,9 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
     v.iv[:] = np.cumsum(nv_of) - nv_of
     v.order[:] = topological_order(parent)
     v.gravity[:] = gravity
-    v.dh[:] = np.asarray(dh, dtype=float).reshape(n, 4)
+    v.dh[:, :4] = np.asarray(dh, dtype=float).reshape(n, 4)
+    # math.cos / math.sin: the C library's, which the compiled kernels called before
+    v.dh[:, 4:] = [(math.cos(alpha), math.sin(alpha)) for alpha in v.dh[:, 2]]
     v.mass[:] = mass
     v.com[:] = np.asarray(com, dtype=float).reshape(n, 3)
     v.inertia[:] = np.asarray(inertia, dtype=float).reshape(n, 9)
