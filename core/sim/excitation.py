@@ -20,7 +20,7 @@ from scipy.optimize import minimize
 
 from ..algorithms.regressor import joint_torque_regressor
 from ..errors import ArgumentError
-from ..model.arguments import model_of
+from ..model.arguments import model_of, number_in
 from .identification import base_parameters
 from .joint_motions import FourierSeries, limit_violations
 
@@ -63,6 +63,9 @@ def optimise_excitation(model, base_frequency: float = 0.1, harmonics: int = 3,
     without limits are kept within +-pi of their home value. Raises ArgumentError for
     fewer than 1 harmonic or 10 samples."""
     m = model_of(model)
+    # an excitation's period between 1 ms and a day: beyond, the regressor's samples
+    # are meaningless (and the Fourier terms overflow)
+    base_frequency = number_in(base_frequency, "base_frequency", 1.0 / 86_400.0, 1.0e3, "Hz")
     if harmonics < 1 or samples < 10:
         raise ArgumentError(f"harmonics must be >= 1 and samples >= 10, got {harmonics} and "
                             f"{samples}")
