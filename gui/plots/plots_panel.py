@@ -189,9 +189,18 @@ _AXIS_COLORS = ("#C62828", "#2E7D32", "#1565C0")
 
 
 class _ScrubViewBox(pg.ViewBox):
-    """A ViewBox where a left click or left drag reports the time under the mouse."""
+    """A ViewBox where a left click or left drag reports the time under the mouse.
+
+    An item added with ``ignoreBounds`` (the time cursor, the hover line, spike marks)
+    that moves does not repaint the whole view: pyqtgraph's ViewBox repaints itself,
+    hence every curve, at any child's move while an axis auto-ranges, and the cursor
+    moving at each playback frame redrew the human's 39 angle curves (issue #23)."""
 
     sigScrub = Signal(float)
+
+    def itemBoundsChanged(self, item) -> None:  # noqa: N802 - pyqtgraph's name
+        if item in self.addedItems:
+            super().itemBoundsChanged(item)
 
     def mouseClickEvent(self, ev) -> None:  # noqa: N802 - pyqtgraph override
         if ev.button() == Qt.LeftButton:
