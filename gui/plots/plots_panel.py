@@ -59,7 +59,7 @@ from PySide6.QtWidgets import (
 from armdyn.core import JointType, Mechanism, Robot
 from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
 from armdyn.core.io.atomic import write_atomically
-from armdyn.core.sim.trajectory import Trajectory
+from armdyn.core.sim.trajectory import Trajectory, sample_count
 from ..look.colors import joint_color
 from ..look.text import shown_name
 from ..look.images import encode_image
@@ -74,6 +74,9 @@ REFRESH_MS = 33
 #: comes within this long, the chunk is drawn anyway, ms.
 LAST_CHUNK_WAIT_MS = 250
 LINE_WIDTH = 2
+#: A run of at most this many samples has its plots' buffers made whole at its start
+#: (`_Series.reserve`); a longer one grows them as its samples come.
+RESERVED_SAMPLES_MAX = 1_000_000
 DASHED_WIDTH = 1  # px; see the module docstring
 #: Bins per pixel column of the curves' "peak" downsampling (gui.plots.curves): 1, each
 #: column draws its samples' min and max (pyqtgraph's auto-downsampling keeps 5).
@@ -189,9 +192,18 @@ _AXIS_COLORS = ("#C62828", "#2E7D32", "#1565C0")
 
 
 class _ScrubViewBox(pg.ViewBox):
-    """A ViewBox where a left click or left drag reports the time under the mouse."""
+    """A ViewBox where a left click or left drag reports the time under the mouse.
+
+    An item added with ``ignoreBounds`` (the time cursor, the hover line, spike marks)
+    that moves does not repaint the whole view: pyqtgraph's ViewBox repaints itself,
+    hence every curve, at any child's move while an axis auto-ranges, and the cursor
+    moving at each playback frame redrew the human's 39 angle curves (issue #23)."""
 
     sigScrub = Signal(float)
+
+    def itemBoundsChanged(self, item) -> None:  # noqa: N802 - pyqtgraph's name
+        if item in self.addedItems:
+            super().itemBoundsChanged(item)
 
     def mouseClickEvent(self, ev) -> None:  # noqa: N802 - pyqtgraph override
         if ev.button() == Qt.LeftButton:
@@ -216,16 +228,22 @@ class _Series:
         self.t = np.empty(256)
         self.y = np.empty((m, 256))
 
+    def reserve(self, samples: int) -> None:
+        """Room for `samples` samples in all, so that appends up to there copy nothing
+        (a run's length is known at its start: growing the human's 600 s buffers by
+        doubling stalled the GUI thread for 0.5-0.9 s, issue #23)."""
+        if samples > self.t.shape[0]:
+            grown_t = np.empty(samples)
+            grown_t[:self.size] = self.t[:self.size]
+            grown_y = np.empty((self.y.shape[0], samples))
+            grown_y[:, :self.size] = self.y[:, :self.size]
+            self.t, self.y = grown_t, grown_y
+
     def append(self, t: np.ndarray, y: np.ndarray) -> None:
         """t (k,) s, y (k, m) in display units."""
         need = self.size + t.shape[0]
         if need > self.t.shape[0]:
-            cap = max(need, 2 * self.t.shape[0])
-            grown_t = np.empty(cap)
-            grown_t[:self.size] = self.t[:self.size]
-            grown_y = np.empty((self.y.shape[0], cap))
-            grown_y[:, :self.size] = self.y[:, :self.size]
-            self.t, self.y = grown_t, grown_y
+            self.reserve(max(need, 2 * self.t.shape[0]))
         self.t[self.size:need] = t
         self.y[:, self.size:need] = y.T
         self.size = need
@@ -1281,6 +1299,11 @@ class PlotsPanel(QWidget):
     def _on_run_started(self, spec) -> None:
         self.clear()
         self.set_run_duration(spec.duration)  # fixed time axes while the chunks stream in
+        if math.isfinite(spec.duration) and spec.dt > 0.0:
+            samples = sample_count(spec.duration, spec.dt)
+            if samples <= RESERVED_SAMPLES_MAX:
+                for plot in self._plots:
+                    plot.series.reserve(samples)
 
     @Slot(object)
     def _on_run_ended(self, result) -> None:
@@ -1517,13 +1540,16 @@ class PlotsPanel(QWidget):
             self._refresh_shown()
 
     def _take_pending(self) -> None:
-        """Append the queued chunks to every plot's buffers (the curves go stale)."""
+        """Append the queued chunks to every plot's buffers (the curves go stale), joined
+        into one first: a fast run queues dozens of chunks a tick, and each plot took
+        each chunk on its own (the human's 600 s fall: ~20 chunks x 8 plots a tick,
+        1,792 appends, 1.3 s of the GUI thread in 11 ticks, issue #23)."""
         parts, self._pending = self._pending, []
         if not parts:
             return
+        joined = parts[0] if len(parts) == 1 else Trajectory.concatenate(parts)
         for plot in self._plots:
-            for part in parts:
-                plot.append(part)
+            plot.append(joined)
             plot.stale = True
 
     def _refresh_shown(self) -> None:

@@ -92,7 +92,10 @@ def spike_range(values: np.ndarray) -> SpikeRange | None:
     v = np.asarray(values, dtype=float)
     if v.ndim == 1:
         v = v[:, None]
-    finite = v[np.isfinite(v)]
+    finite = np.isfinite(v)
+    # all finite (the usual run): the values as they are, not a copy of the finite ones
+    # (the human's 600 s run: 2.3 million values a plot, 13 ms a plot, issue #23)
+    finite = v.reshape(-1) if finite.all() else v[finite]
     if finite.size < 20:
         return None
     full = (float(finite.min()), float(finite.max()))

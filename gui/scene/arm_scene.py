@@ -295,8 +295,11 @@ class MergedParts:
     pose moves every point by its part's matrix (`part_matrices`) in one numpy
     pass, normals too. Colours become "rgb" cell data.
 
-    parts : the parts (each with a colour or its own "rgb" cell data)
-    mesh  : the merged mesh, in the base frame after `place`
+    parts  : the parts (each with a colour or its own "rgb" cell data)
+    mesh   : the merged mesh, in the base frame after `place`
+    bounds : (xmin, xmax, ymin, ymax, zmin, zmax), m, of the parts' own bounding boxes
+             as placed (a box around the mesh; VTK's bounds of the moved mesh cost ~2 ms
+             a frame for the human, issue #23), None before the first `place`
     """
 
     def __init__(self, parts: list[Part]) -> None:
@@ -324,6 +327,10 @@ class MergedParts:
         self.mesh = pv.PolyData(self._points.copy(), faces=np.concatenate(faces))
         self.mesh.cell_data["rgb"] = np.vstack(rgb)
         self.mesh.point_data.active_normals = self._normals.copy()
+        # each part's 8 box corners in its own frame, (P, 8, 3)
+        self._corners = np.array([[[x, y, z] for x in b[0:2] for y in b[2:4] for z in b[4:6]]
+                                  for b in (m.bounds for m in meshes)], dtype=float)
+        self.bounds: tuple[float, ...] | None = None
 
     def part_of_cell(self, cell: int) -> Part | None:
         """The part that cell `cell` of the merged mesh belongs to (None: no such cell)."""
@@ -340,6 +347,10 @@ class MergedParts:
         normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-12)
         self.mesh.points[:] = points
         self.mesh.point_data["Normals"][:] = normals
+        corners = (np.einsum("pij,pkj->pki", m[:, :3, :3], self._corners)
+                   + m[:, None, :3, 3]).reshape(-1, 3)
+        lo, hi = corners.min(axis=0), corners.max(axis=0)
+        self.bounds = (lo[0], hi[0], lo[1], hi[1], lo[2], hi[2])
         self.mesh.GetPoints().Modified()
         self.mesh.GetPointData().GetNormals().Modified()
         self.mesh.Modified()

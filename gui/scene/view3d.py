@@ -379,13 +379,21 @@ class ArmView(QWidget):
         names = [p.name for p in self.parts
                  if p.layer in ("arm", "effector", "com", "frames")
                  or p.name in ("base", "pedestal") or p.name.startswith("root")] + [f"merged {layer}" for layer in self._merged]
-        boxes = [np.array(self.actors[name].GetBounds()) for name in names
+        boxes = [np.array(self._bounds_of(name)) for name in names
                  if name in self.actors and self.actors[name].GetVisibility()]
         if not boxes:
             return (-1.0, 1.0, -1.0, 1.0, -1.0, 1.0)
         b = np.array(boxes)
         return (b[:, 0].min(), b[:, 1].max(), b[:, 2].min(), b[:, 3].max(),
                 b[:, 4].min(), b[:, 5].max())
+
+    def _bounds_of(self, name: str) -> tuple[float, ...]:
+        """Bounds of actor `name`; a merged layer's from its parts' boxes (`MergedParts`)."""
+        merged = self._merged.get(name.removeprefix("merged ")) if name.startswith(
+            "merged ") else None
+        if isinstance(merged, MergedParts) and merged.bounds is not None:
+            return merged.bounds
+        return self.actors[name].GetBounds()
 
     def fit(self) -> None:
         """Zoom so that the arm fills the view, keeping the direction."""

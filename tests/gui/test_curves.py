@@ -96,3 +96,29 @@ def test_a_log_curve_draws_decades(view):
     curve.set_samples(t, y)
     np.testing.assert_allclose(curve.getData()[1], -np.arange(11.0))
     assert curve.samples()[1] is y
+
+
+def test_a_cursor_moving_over_a_curve_repaints_only_the_points_under_it(qtbot, view):
+    """Issue #23: the time cursor moving over the plots (playback) repaints a strip a few
+    pixels wide; the curve strokes the points in that strip, not all of them (the human's
+    39 angle curves each stroked ~460 points at every frame, ~30 ms)."""
+    from PySide6.QtWidgets import QApplication
+
+    t = np.linspace(0.0, 600.0, 60001)
+    curve = SampleCurve(pg.mkPen("k", width=2))
+    view.addItem(curve)
+    view.setXRange(0.0, 600.0, padding=0.0)
+    curve.set_samples(t, np.sin(t))
+    drawn = len(curve.getData()[0])
+    qtbot.waitUntil(lambda: curve.points_painted == drawn, timeout=5000)  # whole at first
+    cursor = pg.InfiniteLine(pos=200.0, angle=90, pen=pg.mkPen("r", width=2))
+    view.addItem(cursor, ignoreBounds=True)  # as the plots' time cursor
+    QApplication.processEvents()
+    painted = []
+    for k in range(5):
+        curve.points_painted = -1
+        cursor.setValue(200.0 + 1.0 * (k + 1))  # a frame or so later
+        qtbot.waitUntil(lambda: curve.points_painted >= 0, timeout=5000)
+        painted.append(curve.points_painted)
+    # two strips (where the cursor was and is) of a few pixel columns, 2 points each
+    assert max(painted) <= 40, (painted, drawn)

@@ -393,3 +393,38 @@ def test_a_legend_keeps_to_its_share_of_the_plot(qapp, count, room):
     assert ("more" in legend.text()) == (more > 0)
     if 0 < more <= legend._layout[0] and count <= LEGEND_MAX_ENTRIES:
         pytest.fail(f"'+ {more} more' in {legend._layout[0]} columns: they would fit")
+
+
+def test_chunks_queued_in_one_tick_are_appended_to_each_plot_once(qtbot, panel, chunks,
+                                                                   monkeypatch):
+    """Issue #23: a fast run queues dozens of chunks between two refreshes; each plot
+    takes them joined, in one append (the human's 600 s fall made 1,792 appends in 11
+    ticks, 1.3 s of the GUI thread). The samples are the same."""
+    plot = panel._plots[0]
+    appends = []
+    original = plot.append
+    monkeypatch.setattr(plot, "append", lambda part: (appends.append(len(part)),
+                                                      original(part)))
+    for part in chunks:  # all before the timer's next tick
+        panel.append(part)
+    qtbot.waitUntil(lambda: panel.sample_count() == 201, timeout=5000)
+    assert appends == [201]
+    joined = Trajectory.concatenate(chunks)
+    s = plot.series
+    assert np.array_equal(s.t[:s.size], joined.t)
+    assert np.allclose(s.y[:, :s.size].T, plot.values(joined))
+
+
+def test_a_runs_buffers_are_made_whole_at_its_start(qtbot, panel, chunks):
+    """Issue #23: the plots' buffers grew by doubling as the samples came; for the
+    human's 600 s fall each doubling copied 8 plots' buffers (up to 39 x 32768 values)
+    on the GUI thread: gaps of 0.5-0.9 s. The run's sample count is known at its start."""
+    from types import SimpleNamespace
+
+    panel._on_run_started(SimpleNamespace(duration=2.0, dt=0.01))
+    buffers = [plot.series.y for plot in panel._plots]
+    assert all(b.shape[1] >= 201 for b in buffers)
+    for part in chunks:
+        panel.append(part)
+    qtbot.waitUntil(lambda: panel.sample_count() == 201, timeout=5000)
+    assert all(plot.series.y is b for plot, b in zip(panel._plots, buffers, strict=True))
