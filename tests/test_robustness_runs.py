@@ -71,11 +71,12 @@ def test_time_spent_between_chunks_is_not_the_runs():
 
 def stanford_with_boom_limits(lower: float = -0.05, upper: float = 0.05):
     """The Stanford arm (Saha 2009, Table 4) whose boom (the prismatic joint 3, the
-    quill) slides in [lower, upper] m: the file gives no limits."""
+    quill) slides in [lower, upper] m, its only limits (the file's others removed: the
+    wrist would meet its stop too)."""
     import dataclasses
     from armdyn.core import Robot
     arm = load_robot(ROBOTS / "stanford_saha2009.toml")
-    links = list(arm.links)
+    links = [dataclasses.replace(link, limits=None) for link in arm.links]
     links[2] = dataclasses.replace(links[2], limits=(lower, upper))
     return Robot(name="Stanford arm, boom limited", links=tuple(links), gravity=arm.gravity)
 

@@ -152,7 +152,7 @@ def test_a_round_trip_gives_the_dh_table_to_the_documented_round_off():
     documents now give the bound, and random trees and chains stay within it (lengths
     and mass centres in m, angles in rad, inertias relative to the link's largest
     moment). The reference is the first reading, the table compared entry by entry."""
-    from test_urdf import dh_tables, random_urdf
+    from strategies import dh_tables, random_urdf
 
     bound = documented_round_trip_bound()
     assert bound <= 1e-12

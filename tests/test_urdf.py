@@ -26,7 +26,7 @@ from armdyn.core.kernels.drives import FRICTION_BAND
 from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
                                  mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
 from armdyn.core.model.parts import rotation_rpy
-from strategies import assert_close, random_inertia, random_rotation
+from strategies import assert_close, dh_tables, random_rotation, random_urdf
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 RTOL = 1e-9  # relative; observed errors are below 2e-12 (angles snapped within 1e-12 rad)
@@ -142,17 +142,6 @@ def assert_same_dynamics(mech, ref: PinocchioUrdf, seed: int = 0, states: int = 
     return worst
 
 
-def dh_tables(mech) -> np.ndarray:
-    """Every number of a mechanism's links and chain bases, one row per link."""
-    rows = []
-    for chain in mech.chains:
-        for i, link in enumerate(chain.links):
-            base = (*chain.base.xyz, *chain.base.rpy) if i == 0 else (0.0,) * 6
-            rows.append([link.a, link.b, link.alpha, link.theta, link.mass, *link.com,
-                         *link.inertia, *base])
-    return np.array(rows)
-
-
 # ----------------------------------------------------------------------------------
 # Real robots
 # ----------------------------------------------------------------------------------
@@ -234,77 +223,6 @@ def test_real_files_arm_dyn_cannot_hold_are_refused_naming_the_joint(path, joint
 # ----------------------------------------------------------------------------------
 # Random URDFs: every joint type, signed and tilted axes, fixed links, trees
 # ----------------------------------------------------------------------------------
-
-_ANGLES = ("0", "0", repr(math.pi / 2), repr(-math.pi / 2), repr(math.pi))
-_AXES = ("1 0 0", "0 1 0", "0 0 1", "-1 0 0", "0 -1 0", "0 0 -1")
-
-
-def _text(values) -> str:
-    return " ".join(repr(float(v)) for v in values)
-
-
-def random_urdf(seed: int, joints: int, tree: bool) -> str:
-    """A random URDF: revolute, continuous, prismatic and fixed joints with origins on
-    and off the axes, right angles and random angles, signed unit and random axes, links
-    with and without inertials (every moving body has some), a chain or a tree."""
-    rng = np.random.default_rng(seed)
-    out = [f'<robot name="random {seed}">', '<link name="root"/>']
-    links = ["root"]
-    for k in range(joints):
-        parent = links[-1] if not tree or rng.random() < 0.5 else links[rng.integers(len(links))]
-        kind = rng.choice(["revolute", "continuous", "prismatic", "fixed"],
-                          p=[0.4, 0.15, 0.25, 0.2])
-        name = f"L{k}"
-        xyz = (rng.uniform(-0.5, 0.5, 3) * (rng.random(3) < 0.6)) if rng.random() < 0.8 else \
-            np.zeros(3)
-        rpy = [rng.choice(_ANGLES) if rng.random() < 0.8 else repr(rng.uniform(-3, 3))
-               for _ in range(3)]
-        axis = rng.choice(_AXES) if rng.random() < 0.8 else _text(random_rotation(rng)[:, 0])
-        has_mass = kind != "fixed" or rng.random() < 0.6
-        inertial = ""
-        if has_mass:
-            ixx, iyy, izz, ixy, ixz, iyz = random_inertia(rng, 1e-3, 0.05)
-            inertial = (f'<inertial><origin xyz="{_text(rng.uniform(-0.3, 0.3, 3))}" '
-                        f'rpy="{_text(rng.uniform(-3, 3, 3))}"/>'
-                        f'<mass value="{rng.uniform(0.2, 3.0)!r}"/>'
-                        f'<inertia ixx="{ixx!r}" ixy="{ixy!r}" ixz="{ixz!r}" iyy="{iyy!r}" '
-                        f'iyz="{iyz!r}" izz="{izz!r}"/></inertial>')
-        out.append(f'<link name="{name}">{inertial}</link>')
-        limit = ""
-        if kind in ("revolute", "prismatic"):
-            lo = rng.uniform(-3, 0)
-            limit = f'<limit lower="{lo!r}" upper="{lo + rng.uniform(0.1, 4)!r}" ' \
-                    'effort="10" velocity="1"/>'
-        out.append(f'<joint name="J{k}" type="{kind}"><parent link="{parent}"/>'
-                   f'<child link="{name}"/><origin xyz="{_text(xyz)}" rpy="{" ".join(rpy)}"/>'
-                   f'<axis xyz="{axis}"/>{limit}</joint>')
-        links.append(name)
-    out.append("</robot>")
-    return _give_every_moving_body_mass("\n".join(out))
-
-
-def _give_every_moving_body_mass(text: str) -> str:
-    """Where a moving joint's body (its child and the links fixed to it) has no inertial,
-    give the child one (a small box)."""
-    root = ET.fromstring(text)
-    links = {l.get("name"): l for l in root.findall("link")}
-    joints = root.findall("joint")
-    by_child = {j.find("child").get("link"): j for j in joints}
-
-    def body_of(link):
-        while link in by_child and by_child[link].get("type") == "fixed":
-            link = by_child[link].find("parent").get("link")
-        return link
-
-    massive = {body_of(name) for name, l in links.items() if l.find("inertial") is not None}
-    for j in joints:
-        child = j.find("child").get("link")
-        if j.get("type") != "fixed" and child not in massive:
-            ET.SubElement(ET.SubElement(links[child], "inertial"), "mass", value="0.5")
-            links[child].find("inertial").append(ET.Element(
-                "inertia", ixx="0.002", ixy="0", ixz="0", iyy="0.003", iyz="0", izz="0.004"))
-    return ET.tostring(root, encoding="unicode")
-
 
 def depth_first_moving_links(text: str) -> list[str]:
     """The child links of the moving joints, depth first from the root, children in the

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint
 
 from armdyn.core import Link, Robot
 
@@ -112,3 +112,14 @@ def wait_for_settled_view(qtbot, view, timeout: int = 10000) -> None:
                 and tuple(plotter.ren_win.GetSize()) == physical)
 
     qtbot.waitUntil(settled, timeout=timeout)
+
+
+def widget_pixel(window, point) -> QPoint:
+    """Project a base-frame point to the 3D view's widget pixels (VTK display -> Qt)."""
+    view = window.view3d
+    renderer = view.plotter.renderer
+    renderer.SetWorldPoint(*point, 1.0)
+    renderer.WorldToDisplay()
+    dx, dy, _ = renderer.GetDisplayPoint()
+    ratio = view.plotter.devicePixelRatioF()
+    return QPoint(round(dx / ratio), round(view.plotter.height() - dy / ratio))

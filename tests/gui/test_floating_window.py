@@ -11,7 +11,6 @@ import pytest
 from armdyn.core import (Chain, JointType, Link, Mechanism, Road, SpringDamper,
                          center_of_mass, save_mechanism)
 from armdyn.core.model.parts import quaternion_rpy, rotation_rpy
-from armdyn.gui.jobs.runs import RunKind, RunSpec
 from armdyn.gui.model.mechanism_draft import draft_for
 from armdyn.gui.model.pose import (coordinate_values, pose_coordinates, quaternion_rotation,
                                    with_coordinate)
@@ -265,7 +264,7 @@ def test_a_live_free_fall_of_the_space_robot_is_pushed_by_ctrl_drag_on_its_body(
         make_window, qtbot):
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtTest import QTest
-    from test_push import widget_pixel
+    from gui_helpers import widget_pixel
     window = make_window(ROBOTS / "space_robot.toml", size=(1600, 1000))
     panel, push, view = window.run_panel, window.push, window.view3d
     view.fit()

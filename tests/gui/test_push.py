@@ -10,18 +10,7 @@ from PySide6.QtTest import QTest
 from armdyn.core import forward_kinematics
 from armdyn.core.sim.pull import PULL_FORCE, PULL_LINK
 
-from gui_helpers import PLANAR, chain, wait_for_settled_view
-
-
-def widget_pixel(window, point) -> QPoint:
-    """Project a base-frame point to the 3D view's widget pixels (VTK display -> Qt)."""
-    view = window.view3d
-    renderer = view.plotter.renderer
-    renderer.SetWorldPoint(*point, 1.0)
-    renderer.WorldToDisplay()
-    dx, dy, _ = renderer.GetDisplayPoint()
-    ratio = view.plotter.devicePixelRatioF()
-    return QPoint(round(dx / ratio), round(view.plotter.height() - dy / ratio))
+from gui_helpers import PLANAR, chain, wait_for_settled_view, widget_pixel
 
 
 def forearm_middle(window, q) -> np.ndarray:
