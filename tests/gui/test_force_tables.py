@@ -136,3 +136,15 @@ def test_an_edit_saved_round_trips_through_the_file(editor, tmp_path):
     tyre = next(e for e in again.forces if e.name == "left front tyre")
     assert isinstance(tyre, Tyre) and tyre.damping == 150.0
     assert again.road.points[0][1] == -0.02
+
+
+def test_a_road_row_pasted_is_one_undo_step(editor, car):
+    doc = editor.document
+    view = editor.road_view
+    editor.tabs.setCurrentWidget(view)
+    view.setCurrentIndex(_cell(editor.road_model, 0, "road_x"))
+    assert view.paste("-12\t0.01")
+    assert doc.robot.road.points[0] == (-12.0, 0.01)
+    assert doc.undo_stack.count() == 1
+    doc.undo_stack.undo()
+    assert doc.robot == car
