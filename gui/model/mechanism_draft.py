@@ -11,9 +11,13 @@ link rows it keeps, as cells too, what the link tables do not show:
   be the second), the joint's point and axis in each link's own frame;
 - the **assembly** settings (one record): the independent joints and the tolerance.
 
-A mechanism's force elements and road are carried over from the last valid mechanism
-unchanged; a link row keeps what its columns do not show (a joint's placement and home
-of several values) from its last valid link.
+- the **force elements** (one `Record` each): name, kind (spring-damper or tyre, the
+  file's), links, points (a tyre has one), stiffness, damping, free length or radius;
+- the **road** (one `Record` per point): x and h.
+
+A link row keeps what its columns do not show (a universal joint's home) from its last
+valid link. Force and road cells go to core as typed (a refused text too, so that
+core's message quotes it): core's Mechanism validation names the element and field.
 
 Every cell key is unique across these tables ("a" is a link's, "parent" a chain's,
 "at_a" a loop's), so a cell change is ``(row, key, value)`` whatever table it is in
@@ -31,7 +35,6 @@ last edit, are marked with it.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from functools import singledispatch
 from typing import ClassVar
@@ -39,11 +42,10 @@ from typing import ClassVar
 import numpy as np
 
 from armdyn.core import (Assembly, Chain, Link, Loop, LoopJointType, Mechanism, MechanismError,
-                  Placement, Robot, RobotError, forward_kinematics)
-from armdyn.core.model.parts import Road, SpringDamper, Tyre
+                  Placement, Road, Robot, RobotError, SpringDamper, Tyre, forward_kinematics)
 
 from .draft import (COLUMNS, FIELD_CELLS, Column, RobotDraft, Row, Unparsed, Value,
-                    link_has_cell, new_link)
+                    link_has_cell, new_link, vector_parts)
 
 __all__ = ["Record", "MechanismDraft", "draft_for", "MODEL_ERROR_KEY", "CHAIN_COLUMNS",
            "LOOP_COLUMNS", "ASSEMBLY_COLUMNS", "FORCE_COLUMNS", "ROAD_COLUMNS", "BASE",
@@ -194,7 +196,7 @@ def _raw(value: Value) -> object:
     quotes it), a vector's text as its parts."""
     if not isinstance(value, Unparsed):
         return value
-    parts = tuple(p for p in re.split(r"[,;\s]+", value.text.strip().strip("[]()")) if p)
+    parts = vector_parts(value.text)
     return parts if len(parts) > 1 else value.text
 
 
