@@ -288,9 +288,7 @@ class RobotEditor(QWidget):
         self.tabs.setCurrentWidget(page)
         if page in self.link_views:
             self.select_row(row)
-            view = page
-        else:
-            view = page.view
+        view = page if isinstance(page, RobotTableView) else page.view
         model = view.table_model()
         view.setCurrentIndex(model.index(row, model.column_of(key)))
         view.setFocus()
@@ -311,6 +309,8 @@ class RobotEditor(QWidget):
                 return (self.chains, row, key)
             if sheet == "loops":
                 return (self.loops, row, key)
+            if sheet in ("forces", "road"):
+                return (self.forces_view if sheet == "forces" else self.road_view, row, key)
         return None
 
     # ----- actions ----------------------------------------------------------------

@@ -148,3 +148,14 @@ def test_a_road_row_pasted_is_one_undo_step(editor, car):
     assert doc.undo_stack.count() == 1
     doc.undo_stack.undo()
     assert doc.robot == car
+
+
+def test_the_model_error_above_the_tables_leads_to_the_bad_road_cell(editor):
+    doc = editor.document
+    editor.tabs.setCurrentWidget(editor.dh_view)
+    doc.set_text(3, "road_x", "0")
+    assert "road point 4" in editor.model_error_label.text()
+    assert editor.reveal_error()
+    assert editor.tabs.currentWidget() is editor.road_view
+    index = editor.road_view.currentIndex()
+    assert (index.row(), editor.road_model.key(index.column())) == (3, "road_x")
