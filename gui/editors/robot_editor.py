@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSta
 from ..model.document import RobotDocument
 from ..model.draft import (DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS,
                            PLACEMENT_COLUMNS)
-from ..model.mechanism_draft import MechanismDraft
+from ..model.mechanism_draft import FORCE_COLUMNS, ROAD_COLUMNS, MechanismDraft
 from .structure_editors import ChainsEditor, LoopsEditor
-from .tables import RobotTableModel, RobotTableView
+from .tables import RobotTableModel, RobotTableView, StructureTableModel
 
 __all__ = ["RobotEditor", "ALL_CHAINS"]
 
@@ -66,6 +66,14 @@ class RobotEditor(QWidget):
         self.chains = ChainsEditor(document)
         self.loops = LoopsEditor(document)
         self.loops.chain_for_new = lambda: self.shown_chain
+        # A mechanism's springs, dampers and tyres, and its road: tabs of their own, shown
+        # only for models that have them (rows are the file's: edited, not added here).
+        self.forces_model = StructureTableModel(document, "forces", FORCE_COLUMNS, self)
+        self.road_model = StructureTableModel(document, "road", ROAD_COLUMNS, self)
+        self.forces_view = RobotTableView(self.forces_model)
+        self.road_view = RobotTableView(self.road_model)
+        self.forces_view.setObjectName("forcesTable")
+        self.road_view.setObjectName("roadTable")
 
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -77,6 +85,14 @@ class RobotEditor(QWidget):
         self.tabs.addTab(self.inertia_view, "Mass and inertia")
         self.tabs.addTab(self.chains, "Chains")
         self.tabs.addTab(self.loops, "Loops")
+        self.tabs.addTab(self.forces_view, "Forces")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.forces_view),
+                                "Springs, dampers and tyres: links, points, stiffness, "
+                                "damping, free length or radius")
+        self.tabs.addTab(self.road_view, "Road")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.road_view),
+                                "The road's height h along the base x axis (the tyres "
+                                "roll on it)")
         self.tabs.currentChanged.connect(self._on_tab_changed)
 
         self.add_action = self._action("+ Add", "Append a link at the end of the arm "
@@ -148,6 +164,11 @@ class RobotEditor(QWidget):
             "A loop joint joins two links (or a link and the base) at a point given in "
             "each link's own frame; 0, 0, 0 is the link's far end, the axis of a revolute "
             "or prismatic loop joint z by default.")))
+        self.tools.addWidget(_column(_hint(
+            "Points in each link's own frame; 0, 0, 0 is its far end",
+            "A spring-damper acts along the line through its two points; a tyre pushes "
+            "its wheel centre up while the road is nearer than its radius. Elements and "
+            "road points are added or removed in the mechanism file.")))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -179,7 +200,8 @@ class RobotEditor(QWidget):
     @property
     def views(self) -> tuple[RobotTableView, ...]:
         """Every table view (the window commits their open cell editors before saving)."""
-        return self.link_views + (self.chains.view, self.loops.view)
+        return self.link_views + (self.chains.view, self.loops.view, self.forces_view,
+                                  self.road_view)
 
     @property
     def link_views(self) -> tuple[RobotTableView, ...]:
@@ -266,9 +288,7 @@ class RobotEditor(QWidget):
         self.tabs.setCurrentWidget(page)
         if page in self.link_views:
             self.select_row(row)
-            view = page
-        else:
-            view = page.view
+        view = page if isinstance(page, RobotTableView) else page.view
         model = view.table_model()
         view.setCurrentIndex(model.index(row, model.column_of(key)))
         view.setFocus()
@@ -289,6 +309,8 @@ class RobotEditor(QWidget):
                 return (self.chains, row, key)
             if sheet == "loops":
                 return (self.loops, row, key)
+            if sheet in ("forces", "road"):
+                return (self.forces_view if sheet == "forces" else self.road_view, row, key)
         return None
 
     # ----- actions ----------------------------------------------------------------
@@ -340,7 +362,8 @@ class RobotEditor(QWidget):
     # ----- keeping views in step ------------------------------------------------------
     def _on_tab_changed(self) -> None:
         page = self.tabs.currentWidget()
-        self._show_tools(2 if page is self.loops else 1 if page is self.chains else 0)
+        self._show_tools(2 if page is self.loops else 1 if page is self.chains
+                         else 3 if page in (self.forces_view, self.road_view) else 0)
         if page in self.link_views:
             # the row current in the link table last shown stays current
             other = self._last_link_view if self._last_link_view is not page else page
@@ -430,7 +453,7 @@ class RobotEditor(QWidget):
         draft = self.document.draft
         if sheet == "chains" and draft.edits_chains:
             self._apply_chain_filter()
-        if sheet in ("chains", "loops"):
+        if sheet in ("chains", "loops", "forces", "road"):
             self.show_model_error(self.document.model_error)
 
     def _on_reset(self) -> None:
@@ -438,6 +461,12 @@ class RobotEditor(QWidget):
         self.chain_bar.setVisible(mechanism)
         for page in (self.chains, self.loops):
             self.tabs.setTabVisible(self.tabs.indexOf(page), mechanism)
+        draft = self.document.draft
+        for page, sheet in ((self.forces_view, "forces"), (self.road_view, "road")):
+            self.tabs.setTabVisible(self.tabs.indexOf(page),
+                                    mechanism and draft.row_count(sheet) > 0)
+        if not self.tabs.isTabVisible(self.tabs.currentIndex()):
+            self.tabs.setCurrentIndex(0)
         self._show_placement()
         self._chain = 0 if mechanism else None
         self._on_tab_changed()

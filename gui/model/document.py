@@ -170,6 +170,10 @@ class RobotDocument(QObject):
         sheet = draft.sheet_of(key)
         if sheet == "assembly":
             return "the assembly settings"
+        if sheet == "road":
+            return f"road point {row + 1}"
+        if sheet == "forces":
+            return f"force element {draft.value(row, 'force')}"
         name = draft.value(row, "chain" if sheet == "chains" else "loop")
         return f"{sheet[:-1]} {name}"
 
@@ -319,7 +323,7 @@ class RobotDocument(QObject):
             self.rows_changed.emit(max(first, 0), max(last, first, 0))
         if self.draft.edits_chains:
             # Small tables, and they show link names and counts: refresh them all.
-            for sheet in ("chains", "loops", "assembly"):
+            for sheet in ("chains", "loops", "assembly", "forces", "road"):
                 self.sheet_changed.emit(sheet)
         if errors_before != self.draft.errors:
             # Errors name rows, so any row may have gained or lost its mark.

@@ -33,7 +33,7 @@ from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
            "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "COLUMNS", "link_has_cell",
            "new_link", "new_robot", "link_cells", "parse_cell", "cell_edit_text",
-           "cell_display_text"]
+           "cell_display_text", "vector_parts"]
 
 
 @dataclass(frozen=True)
@@ -219,9 +219,15 @@ def cell_display_text(col: Column, value: Value, degrees: bool) -> str:
     return cell_edit_text(value, degrees)
 
 
+def vector_parts(text: str) -> tuple[str, ...]:
+    """The numbers of a vector cell's text, as typed: separated by commas, semicolons or
+    blanks, brackets allowed ("[1, 2; 3]" -> ("1", "2", "3"))."""
+    return tuple(p for p in re.split(r"[,;\s]+", text.strip().strip("[]()")) if p)
+
+
 def _parse_vector(text: str, degrees: bool) -> Value:
     """Three numbers separated by commas, semicolons or blanks (brackets allowed)."""
-    parts = [p for p in re.split(r"[,;\s]+", text.strip().strip("[]()")) if p]
+    parts = vector_parts(text)
     if len(parts) != 3:
         return Unparsed(text)
     try:
@@ -364,7 +370,7 @@ def _probe(link: Link, key: str, raw: object) -> Link:
         inertia[_INERTIA_KEYS.index(key)] = raw
         return replace(link, inertia=tuple(inertia))
     if col.kind == "vector":  # core reads each of the typed numbers, or counts them
-        parts = tuple(p for p in re.split(r"[,;\s]+", str(raw).strip().strip("[]()")) if p)
+        parts = vector_parts(str(raw))
         if col.field == "home":  # the typed angles or position, the rest of home kept
             home = list(link.q_values)
             at = 0 if key == "home_xyz" else len(home) - 4

@@ -11,9 +11,13 @@ link rows it keeps, as cells too, what the link tables do not show:
   be the second), the joint's point and axis in each link's own frame;
 - the **assembly** settings (one record): the independent joints and the tolerance.
 
-A mechanism's force elements and road are carried over from the last valid mechanism
-unchanged; a link row keeps what its columns do not show (a joint's placement and home
-of several values) from its last valid link.
+- the **force elements** (one `Record` each): name, kind (spring-damper or tyre, the
+  file's), links, points (a tyre has one), stiffness, damping, free length or radius;
+- the **road** (one `Record` per point): x and h.
+
+A link row keeps what its columns do not show (a universal joint's home) from its last
+valid link. Force and road cells go to core as typed (a refused text too, so that
+core's message quotes it): core's Mechanism validation names the element and field.
 
 Every cell key is unique across these tables ("a" is a link's, "parent" a chain's,
 "at_a" a loop's), so a cell change is ``(row, key, value)`` whatever table it is in
@@ -38,13 +42,14 @@ from typing import ClassVar
 import numpy as np
 
 from armdyn.core import (Assembly, Chain, Link, Loop, LoopJointType, Mechanism, MechanismError,
-                  Placement, Robot, RobotError, forward_kinematics)
+                  Placement, Road, Robot, RobotError, SpringDamper, Tyre, forward_kinematics)
 
 from .draft import (COLUMNS, FIELD_CELLS, Column, RobotDraft, Row, Unparsed, Value,
-                    link_has_cell, new_link)
+                    link_has_cell, new_link, vector_parts)
 
 __all__ = ["Record", "MechanismDraft", "draft_for", "MODEL_ERROR_KEY", "CHAIN_COLUMNS",
-           "LOOP_COLUMNS", "ASSEMBLY_COLUMNS", "BASE"]
+           "LOOP_COLUMNS", "ASSEMBLY_COLUMNS", "FORCE_COLUMNS", "ROAD_COLUMNS", "BASE",
+           "SPRING_DAMPER", "TYRE"]
 
 #: The key of `errors` for a model error that no cell was edited for (a load, undo of
 #: a row insert): row -1, so it sorts first and no table shows it in a cell.
@@ -89,8 +94,42 @@ ASSEMBLY_COLUMNS: tuple[Column, ...] = (
     Column("tolerance", "tolerance", "m, rad", "number", "assembly.tolerance",
            "How closely the loops must close, m and rad, in (0, 0.01]"),
 )
+#: The kinds of force element, as the Forces tab shows them.
+SPRING_DAMPER, TYRE = "spring-damper", "tyre"
+FORCE_COLUMNS: tuple[Column, ...] = (
+    Column("force", "name", "", "name", "name", "Force element name, unique among them"),
+    Column("force_kind", "kind", "", "name", "kind",
+           "spring-damper: between a point of each of two links (or base), along the line "
+           "through them; tyre: a wheel centre pushed up by the road below it (the file "
+           "says which; not edited here)"),
+    Column("force_links", "links", "", "names", "links",
+           "spring-damper: the two links it joins (base allowed), separated by ';'; "
+           "tyre: the wheel's link"),
+    Column("force_at_a", "point 1", "m", "vector", "at",
+           "The point in the (first) link's own frame (0, 0, 0: its far end); a tyre's "
+           "wheel centre"),
+    Column("force_at_b", "point 2", "m", "vector", "at",
+           "A spring-damper's point in its second link's own frame (base frame for base)"),
+    Column("force_k", "stiffness", "N/m", "number", "stiffness",
+           "k: >= 0 for a spring-damper, > 0 for a tyre"),
+    Column("force_c", "damping", "N s/m", "number", "damping", "c, >= 0"),
+    Column("force_length", "free length | radius", "m", "number", "free_length",
+           "A spring-damper's free length (>= 0) or a tyre's radius (> 0)"),
+)
+ROAD_COLUMNS: tuple[Column, ...] = (
+    Column("road_x", "x", "m", "number", "road.points",
+           "Position along the base x axis; strictly increasing from row to row"),
+    Column("road_h", "h", "m", "number", "road.points",
+           "Road height at x (linear between points, flat beyond the ends)"),
+)
 _SHEETS: dict[str, tuple[Column, ...]] = {
-    "chains": CHAIN_COLUMNS, "loops": LOOP_COLUMNS, "assembly": ASSEMBLY_COLUMNS}
+    "chains": CHAIN_COLUMNS, "loops": LOOP_COLUMNS, "assembly": ASSEMBLY_COLUMNS,
+    "forces": FORCE_COLUMNS, "road": ROAD_COLUMNS}
+#: The cells of a force element's core fields (core's errors name fields).
+_FORCE_FIELDS = {"name": ("force",), "force.name": ("force",), "link": ("force_links",),
+                 "links": ("force_links",), "at": ("force_at_a", "force_at_b"),
+                 "stiffness": ("force_k",), "damping": ("force_c",),
+                 "free_length": ("force_length",), "radius": ("force_length",)}
 _STRUCTURE: dict[str, tuple[str, Column]] = {
     c.key: (sheet, c) for sheet, cols in _SHEETS.items() for c in cols}
 #: The cells of a chain's and a loop's core fields (core's errors name fields).
@@ -132,6 +171,46 @@ def assembly_record(asm: Assembly) -> Record:
     return Record({"independent": asm.independent, "tolerance": float(asm.tolerance)})
 
 
+def force_record(element: SpringDamper | Tyre) -> Record:
+    """A force element's row: a tyre has one link and one point (no point 2)."""
+    if isinstance(element, Tyre):
+        return Record({"force": element.name, "force_kind": TYRE,
+                       "force_links": (element.link,), "force_at_a": tuple(element.at),
+                       "force_at_b": None, "force_k": float(element.stiffness),
+                       "force_c": float(element.damping),
+                       "force_length": float(element.radius)})
+    return Record({"force": element.name, "force_kind": SPRING_DAMPER,
+                   "force_links": tuple(element.links), "force_at_a": tuple(element.at[0]),
+                   "force_at_b": tuple(element.at[1]), "force_k": float(element.stiffness),
+                   "force_c": float(element.damping),
+                   "force_length": float(element.free_length)})
+
+
+def road_records(road: Road | None) -> list[Record]:
+    return [Record({"road_x": float(x), "road_h": float(h)})
+            for x, h in (road.points if road is not None else ())]
+
+
+def _raw(value: Value) -> object:
+    """A cell as core should read it: a refused text as typed (so that core's message
+    quotes it), a vector's text as its parts."""
+    if not isinstance(value, Unparsed):
+        return value
+    parts = vector_parts(value.text)
+    return parts if len(parts) > 1 else value.text
+
+
+def _force_element(c: dict[str, Value]) -> SpringDamper | Tyre:
+    """The force element a Forces row describes (core validates it with the mechanism)."""
+    links = c["force_links"] or ()
+    if c["force_kind"] == TYRE:
+        return Tyre(str(c["force"]), links[0] if len(links) == 1 else "; ".join(links),
+                    _raw(c["force_at_a"]), _raw(c["force_k"]), _raw(c["force_c"]),
+                    _raw(c["force_length"]))
+    return SpringDamper(str(c["force"]), links, (_raw(c["force_at_a"]), _raw(c["force_at_b"])),
+                        _raw(c["force_k"]), _raw(c["force_c"]), _raw(c["force_length"]))
+
+
 @dataclass
 class MechanismDraft(RobotDraft):
     """The edit state of a mechanism (see the module docstring).
@@ -147,6 +226,8 @@ class MechanismDraft(RobotDraft):
     chains: list[Record] = field(default_factory=list)
     loops: list[Record] = field(default_factory=list)
     assembly: Record = field(default_factory=lambda: assembly_record(Assembly()))
+    forces: list[Record] = field(default_factory=list)
+    road: list[Record] = field(default_factory=list)
     model_error: str = ""
     _touched: list[tuple[int, str]] = field(default_factory=list, repr=False)
 
@@ -157,7 +238,9 @@ class MechanismDraft(RobotDraft):
         return cls(mech, rows, chains=[chain_record(ch, c + 1)
                                        for c, ch in enumerate(mech.chains)],
                    loops=[loop_record(loop) for loop in mech.loops],
-                   assembly=assembly_record(mech.assembly))
+                   assembly=assembly_record(mech.assembly),
+                   forces=[force_record(e) for e in mech.forces],
+                   road=road_records(mech.road))
 
     # ----- cells of every table -----------------------------------------------------
     @staticmethod
@@ -167,7 +250,7 @@ class MechanismDraft(RobotDraft):
 
     def row_count(self, sheet: str) -> int:
         return {"links": self.n, "chains": len(self.chains), "loops": len(self.loops),
-                "assembly": 1}[sheet]
+                "assembly": 1, "forces": len(self.forces), "road": len(self.road)}[sheet]
 
     def column(self, key: str) -> Column:
         return COLUMNS[key] if key in COLUMNS else _STRUCTURE[key][1]
@@ -175,8 +258,10 @@ class MechanismDraft(RobotDraft):
     def has_cell(self, row: int, key: str) -> bool:
         if key in COLUMNS:
             return 0 <= row < self.n and link_has_cell(self.joint(row), key)
-        if key not in _STRUCTURE:
+        if key not in _STRUCTURE or key == "force_kind":  # the kind: the file's
             return False
+        if key == "force_at_b" and 0 <= row < len(self.forces):  # a tyre has one point
+            return self.forces[row].cells["force_kind"] != TYRE
         return 0 <= row < self.row_count(self.sheet_of(key))
 
     def _record(self, row: int, key: str) -> Record:
@@ -185,6 +270,10 @@ class MechanismDraft(RobotDraft):
             return self.chains[row]
         if sheet == "loops":
             return self.loops[row]
+        if sheet == "forces":
+            return self.forces[row]
+        if sheet == "road":
+            return self.road[row]
         return self.assembly
 
     def value(self, row: int, key: str) -> Value:
@@ -355,7 +444,8 @@ class MechanismDraft(RobotDraft):
                                   link_name=err.link_name, field=err.field))
 
     def _other_errors(self) -> dict[tuple[int, str], str]:
-        """Chain, loop and assembly cells that are not values of their column."""
+        """Chain, loop and assembly cells that are not values of their column (a force
+        element's or road point's text goes to core, whose message names the element)."""
         errors: dict[tuple[int, str], str] = {}
         for sheet, records, where in (("chains", self.chains, "chain"),
                                       ("loops", self.loops, "loop"),
@@ -394,9 +484,12 @@ class MechanismDraft(RobotDraft):
                           (c["at_a"], c["at_b"]), (c["axis_a"], c["axis_b"]))
                      for c in (rec.cells for rec in self.loops)]
             asm = self.assembly.cells
+            forces = tuple(_force_element(rec.cells) for rec in self.forces)
+            road = (Road(tuple((_raw(r.cells["road_x"]), _raw(r.cells["road_h"]))
+                               for r in self.road)) if self.road or old.road else None)
             return Mechanism(name=old.name, chains=tuple(chains), loops=tuple(loops),
                              gravity=old.gravity, description=old.description,
-                             forces=old.forces, road=old.road,
+                             forces=forces, road=road,
                              angle_unit=old.angle_unit,
                              assembly=Assembly(asm["independent"], asm["tolerance"]))
         except MechanismError as err:
@@ -409,6 +502,14 @@ class MechanismDraft(RobotDraft):
     def _error_cells(self, err: MechanismError) -> list[tuple[int, str]]:
         """The cells core's error names (none for a loop that cannot close)."""
         f = err.field
+        if err.element is not None or f == "force.name":
+            rows = [i for i, rec in enumerate(self.forces)
+                    if (rec.cells["force"] == err.element if err.element is not None
+                        else not str(rec.cells["force"]).strip())]
+            return [(i, k) for i in rows for k in _FORCE_FIELDS.get(f, ())
+                    if self.has_cell(i, k)]
+        if f.startswith("road"):  # core counts the point: the cells of the last edit
+            return []
         if err.loop is not None:
             rows = [i for i, rec in enumerate(self.loops) if rec.cells["loop"] == err.loop]
             keys = list(_LOOP_FIELDS.get(f, ()))
