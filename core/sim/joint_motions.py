@@ -79,6 +79,14 @@ class _RestToRest(JointMotion):
     q_start: np.ndarray
     q_end: np.ndarray
 
+    def __post_init__(self) -> None:
+        """The end poses as checked vectors of one size, the duration a positive number
+        (`_endpoints`)."""
+        q0, qT, T = _endpoints(self.q_start, self.q_end, self.duration)
+        object.__setattr__(self, "q_start", q0)
+        object.__setattr__(self, "q_end", qT)
+        object.__setattr__(self, "duration", T)
+
     @property
     def n(self) -> int:
         return self.q_start.size
@@ -105,12 +113,6 @@ class Cycloid(_RestToRest):
     duration: float
     name = "cycloidal"
 
-    def __post_init__(self) -> None:
-        q0, qT, T = _endpoints(self.q_start, self.q_end, self.duration)
-        object.__setattr__(self, "q_start", q0)
-        object.__setattr__(self, "q_end", qT)
-        object.__setattr__(self, "duration", T)
-
     def law(self, tau):
         w = 2.0 * np.pi
         return tau - np.sin(w * tau) / w, 1.0 - np.cos(w * tau), w * np.sin(w * tau)
@@ -129,12 +131,6 @@ class Quintic(_RestToRest):
     q_end: np.ndarray
     duration: float
     name = "quintic"
-
-    def __post_init__(self) -> None:
-        q0, qT, T = _endpoints(self.q_start, self.q_end, self.duration)
-        object.__setattr__(self, "q_start", q0)
-        object.__setattr__(self, "q_end", qT)
-        object.__setattr__(self, "duration", T)
 
     def law(self, tau):
         return (tau**3 * (10.0 - 15.0 * tau + 6.0 * tau**2),
@@ -163,14 +159,12 @@ class Trapezoid(_RestToRest):
     name = "trapezoidal"
 
     def __post_init__(self) -> None:
-        q0, qT, T = _endpoints(self.q_start, self.q_end, self.duration)
+        super().__post_init__()
+        T = self.duration
         tb = T / 3.0 if self.blend is None else positive_number(self.blend, "blend")
         if tb > T / 2.0 * (1.0 + 1e-12):
             raise ArgumentError(f"blend must be at most duration / 2 = {T / 2.0:g} s (a "
                                 f"triangular profile), got {tb:g} s")
-        object.__setattr__(self, "q_start", q0)
-        object.__setattr__(self, "q_end", qT)
-        object.__setattr__(self, "duration", T)
         object.__setattr__(self, "blend", min(tb, T / 2.0))
 
     @classmethod
