@@ -271,6 +271,26 @@ def _row_owner(model) -> list[set[int]]:
     return owners
 
 
+def _actuator_equations(g: list[int], act: list[int], open_rows: list[int],
+                        known_rows: set[int], J: np.ndarray, tau_star: np.ndarray,
+                        lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The equations of rates g, eqs. 41-42 (one subsystem) or 43-46 (the rest at once).
+
+    [S^T  J_open^T] [tau_a; lam_open] = tau*_g - J_known^T lam_known: A is
+    (len(g), len(act) + len(open_rows)), its first columns pick the actuated rates act
+    (S^T), the others hold the transposed rows of the loop Jacobian J still unknown; b
+    subtracts the cut-joint forces of the rows already solved (lam at known_rows).
+    """
+    A = np.zeros((len(g), len(act) + len(open_rows)))
+    for c, j in enumerate(act):
+        A[g.index(j), c] = 1.0
+    if open_rows:
+        A[:, len(act):] = J[np.ix_(open_rows, g)].T
+    known = sorted(known_rows)
+    b = tau_star[g] - (J[np.ix_(known, g)].T @ lam[known] if known else 0.0)
+    return A, b
+
+
 def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "subsystem"
                                   ) -> ClosedChainInverseDynamics:
     """Actuator forces and cut-joint forces of a closed chain along a consistent motion.
@@ -320,14 +340,8 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
             open_rows = [r for r in open_rows if np.any(J[r, g])]
             if len(act) + len(open_rows) != len(g):
                 continue
-            # eqs. 41-42 for subsystem i: [S^T  J_open^T] [tau_a; lam_open] = tau*_i - J_known^T lam
-            A = np.zeros((len(g), len(g)))
-            for c, j in enumerate(act):
-                A[g.index(j), c] = 1.0
-            if open_rows:
-                A[:, len(act):] = J[np.ix_(open_rows, g)].T
-            known = sorted(known_rows)
-            b = tau_star[g] - (J[np.ix_(known, g)].T @ lam[known] if known else 0.0)
+            # eqs. 41-42 for subsystem i
+            A, b = _actuator_equations(g, act, open_rows, known_rows, J, tau_star, lam)
             if numerical_rank(A) < len(g):
                 continue  # singular here: leave it to the system approach
             x = np.linalg.solve(A, b)
@@ -344,13 +358,7 @@ def closed_chain_inverse_dynamics(model, q, qd, qdd, f_ext=None, method: str = "
         g = [r for i in remaining for r in model.rates_of(subs[i])]
         act = [j for j in g if j in actuated]
         open_rows = [r for r in range(m) if r not in known_rows]
-        A = np.zeros((len(g), len(act) + len(open_rows)))
-        for c, j in enumerate(act):
-            A[g.index(j), c] = 1.0
-        if open_rows:
-            A[:, len(act):] = J[np.ix_(open_rows, g)].T
-        known = sorted(known_rows)
-        b = tau_star[g] - (J[np.ix_(known, g)].T @ lam[known] if known else 0.0)
+        A, b = _actuator_equations(g, act, open_rows, known_rows, J, tau_star, lam)
         x = np.linalg.lstsq(A, b, rcond=1e-12)[0]  # minimum norm for redundant rows
         tau[act] = x[:len(act)]
         lam[open_rows] = x[len(act):]
