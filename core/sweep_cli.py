@@ -29,7 +29,8 @@ from .sim.motions import motion_warnings
 from .sim.stops import simulation_warnings
 from .sweeps.fields import parse_vary, scale_of
 from .sweeps.plan import FreeFallRun, InverseRun
-from .sweeps.sweep import SweepResult, sweep_chunks, sweep_csv_text, write_sweep_csv
+from .sweeps.sweep import (SweepCancelled, SweepResult, finish_sweep, sweep_chunks,
+                           sweep_csv_text, write_sweep_csv)
 
 __all__ = ["add_sweep_parser", "run_sweep"]
 
@@ -146,9 +147,11 @@ class _ProgressLine:
         self.shown = True
 
     def end(self) -> None:
+        """Clear the line (once)."""
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self.shown = False
 
 
 def _write(result: SweepResult, output: str, units: list[str]) -> str:
@@ -204,30 +207,19 @@ def run_sweep(args, robot) -> int:
             raise UsageError(f"--trajectories {folder}: no such directory: {parent}")
     units = _typed_units(axes, args.units)
     bar = _ProgressLine(sys.stderr)
-    gen = sweep_chunks(robot, run, axes, workers=args.workers, scheduler=args.scheduler,
-                       trajectories=folder is not None)
-    last = None
+    chunks = sweep_chunks(robot, run, axes, workers=args.workers,
+                          scheduler=args.scheduler, trajectories=folder is not None)
     try:
-        while True:
-            try:
-                last = next(gen)
-            except StopIteration as stop:
-                result = stop.value
-                break
-            bar.update(last)
-    except KeyboardInterrupt:
-        gen.close()
+        result = finish_sweep(chunks, bar.update)
+    except SweepCancelled as stop:  # Ctrl+C: what is done is written
         bar.end()
-        if last is None:
-            raise
-        result = last.result
+        result = stop.result
         where = _write(result, args.output, units)
         print(f"armdyn: interrupted: {result.done} of {result.size} points done "
               f"({result.failed} failed), written to {where}", file=sys.stderr)
         return 130
     finally:
-        gen.close()
-    bar.end()
+        bar.end()
     where = _write(result, args.output, units)
     if folder is not None:
         os.makedirs(folder, exist_ok=True)

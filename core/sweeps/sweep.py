@@ -36,8 +36,8 @@ from .fields import Axis, axis_of, check_overlaps
 from .plan import (FreeFallRun, InverseRun, Recipe, SweepPlan, check_run, evaluate,
                    result_columns, result_units)
 
-__all__ = ["sweep", "sweep_chunks", "make_plan", "SweepResult", "SweepProgress",
-           "SweepError", "SweepCancelled", "sweep_csv_text", "write_sweep_csv"]
+__all__ = ["sweep", "sweep_chunks", "finish_sweep", "make_plan", "SweepResult",
+           "SweepProgress", "SweepError", "SweepCancelled", "sweep_csv_text", "write_sweep_csv"]
 
 #: Work per batch on the local pool, s (about 0.1 ms of overhead each).
 TASK_S = 0.05
@@ -365,29 +365,40 @@ def sweep(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
     |E(t) - E(0)|); then `status`: "ok" or why the point failed. The results are the
     same, bit for bit, whatever computes them (here, the pool, Dask).
     """
-    gen = sweep_chunks(model, run, vary, workers=workers, scheduler=scheduler,
-                       trajectories=trajectories, start_method=start_method)
+    result = finish_sweep(sweep_chunks(model, run, vary, workers=workers,
+                                       scheduler=scheduler, trajectories=trajectories,
+                                       start_method=start_method), progress, cancel)
+    table = result.table(frame)
+    return (table, result.trajectories) if trajectories else table
+
+
+def finish_sweep(chunks, progress: Callable[[SweepProgress], None] | None = None,
+                 cancel: Callable[[], bool] | None = None) -> SweepResult:
+    """Run the generator of `sweep_chunks` to its end; the whole `SweepResult`.
+
+    `progress` is called with each `SweepProgress` it yields, `cancel` asked after each:
+    True, or Ctrl+C once a batch is done, raises `SweepCancelled` with the points
+    finished (Ctrl+C before any batch is done stays a KeyboardInterrupt). The
+    generator is closed in every case, which stops the workers.
+    """
     last = None
     try:
         while True:
             try:
-                last = next(gen)
+                last = next(chunks)
             except StopIteration as stop:
-                result = stop.value
-                break
+                return stop.value
             if progress is not None:
                 progress(last)
             if cancel is not None and cancel():
                 raise SweepCancelled(last.result)
     except KeyboardInterrupt:
-        gen.close()
+        chunks.close()
         if last is None:
             raise
         raise SweepCancelled(last.result) from None
     finally:
-        gen.close()
-    table = result.table(frame)
-    return (table, result.trajectories) if trajectories else table
+        chunks.close()
 
 
 # ----- CSV ------------------------------------------------------------------------------------
