@@ -174,6 +174,23 @@ def window(request, shared_window):
     shared_window.document.undo_stack.setClean()
 
 
+@pytest.fixture(scope="module")
+def shared_view(qapp):
+    """One 3D view (480x360) for a module. Creating 3D views over and over under
+    Xvfb's software GL now and then crashed in VTK's context set-up (the program makes
+    one)."""
+    from armdyn.gui.scene.view3d import ArmView
+    widget = ArmView()
+    widget.resize(480, 360)
+    widget.show()
+    QTest.qWaitForWindowExposed(widget)
+    yield widget
+    widget.shutdown()
+    widget.close()
+    widget.deleteLater()
+    flush_events()
+
+
 @pytest.fixture
 def no_modal_boxes(monkeypatch) -> None:
     """Message boxes return at once instead of waiting for a click."""

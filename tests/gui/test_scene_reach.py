@@ -4,31 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtTest import QTest
 
 from armdyn.core import assemble, forward_kinematics, load_mechanism, simulate
 from armdyn.gui.scene.arm_scene import Sizes, build_parts, up_vector
 from armdyn.gui.scene.view3d import ArmView
 
-from gui_helpers import ROBOTS, flush_events
+from gui_helpers import ROBOTS
 
 pytestmark = pytest.mark.gui
 
 MECHANISM_FILES = sorted(p for p in ROBOTS.glob("*.toml")
                          if 'format = "armdyn-mechanism/1"' in p.read_text(encoding="utf-8"))
-
-
-@pytest.fixture(scope="module")
-def shared_view(qapp):
-    widget = ArmView()
-    widget.resize(480, 360)
-    widget.show()
-    QTest.qWaitForWindowExposed(widget)
-    yield widget
-    widget.shutdown()
-    widget.close()
-    widget.deleteLater()
-    flush_events()
 
 
 def floor_height(view: ArmView) -> float:

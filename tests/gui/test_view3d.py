@@ -10,27 +10,11 @@ from PySide6.QtTest import QTest
 from armdyn.core import JointType, forward_kinematics
 from armdyn.core.io.robot_file import load_robot
 from armdyn.gui.scene.arm_scene import LAYERS, Sizes, build_parts, up_vector
-from armdyn.gui.scene.view3d import ArmView
 
 from gui_helpers import (PLANAR, PUMA, ROBOT_FILES, SCARA, chain, flush_events, rgb_array,
                          screen_pixels, wait_for_settled_view)
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def shared_view(qapp):
-    """One 3D view for this module. Creating 3D views over and over under Xvfb's
-    software GL now and then crashed in VTK's context set-up (the program makes one)."""
-    widget = ArmView()
-    widget.resize(480, 360)
-    widget.show()
-    QTest.qWaitForWindowExposed(widget)
-    yield widget
-    widget.shutdown()
-    widget.close()
-    widget.deleteLater()
-    flush_events()
 
 
 @pytest.fixture
