@@ -41,7 +41,7 @@ QUANTITIES = (
     ("mass centre x", "m", lambda k: k.com[0]),
     ("mass centre y", "m", lambda k: k.com[1]),
     ("mass centre z", "m", lambda k: k.com[2]),
-    ("Ixx (about the mass centre)", "kg m^2", lambda k: k.inertia[0]),
+    ("Ixx", "kg m^2", lambda k: k.inertia[0]),
     ("Iyy", "kg m^2", lambda k: k.inertia[1]),
     ("Izz", "kg m^2", lambda k: k.inertia[2]),
     ("Ixy", "kg m^2", lambda k: k.inertia[3]),
@@ -69,9 +69,10 @@ def _number(x: float) -> str:
 
 class LinkValuesModel(QAbstractTableModel):
     """Nominal against identified values, one row per link and quantity:
-    link, quantity, unit, nominal, identified, change (identified - nominal)."""
+    link, quantity (unit), nominal, identified, change (identified - nominal). The mass
+    centre is in the link's frame, the inertia about the mass centre (as in the tables)."""
 
-    HEADERS = ("link", "quantity", "unit", "nominal", "identified", "change")
+    HEADERS = ("link", "quantity", "nominal", "identified", "change")
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
@@ -99,9 +100,9 @@ class LinkValuesModel(QAbstractTableModel):
         name, label, unit, nominal, identified = self.rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (shown_name(name), label, unit, _number(nominal), _number(identified),
-                    _number(identified - nominal))[column]
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+            return (shown_name(name), f"{label} ({unit})", _number(nominal),
+                    _number(identified), _number(identified - nominal))[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -142,8 +143,6 @@ class BaseParametersModel(QAbstractTableModel):
             value, std = float(self.values[i]), float(self.std[i])
             relative = f"{std / abs(value):.2%}" if value else "\u2013"
             return (_number(value), _number(std), relative, self.words[i])[column]
-        if role == Qt.ItemDataRole.ToolTipRole and column == 3:
-            return None  # the cell shows the words; a tooltip would be rich text
         return None
 
 
@@ -248,8 +247,8 @@ class IdentifyPanel(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.link_view)
         split.addWidget(right)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 6)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -266,7 +265,7 @@ class IdentifyPanel(QWidget):
             self.log_label.setText("No log open.")
         else:
             torques = "" if motion.tau is not None else " (no torques)"
-            self.log_label.setText(f"{shown_name(motion.source or 'log')}, {len(motion)} "
+            self.log_label.setText(f"{shown_name(Path(motion.source).name or 'log')}, {len(motion)} "
                                    f"samples{torques}")
         self._show_buttons()
 
@@ -291,7 +290,7 @@ class IdentifyPanel(QWidget):
         """The validation log (None: none)."""
         self.validate = motion
         self.validation_label.setText("No validation log." if motion is None else
-                                      f"validation: {shown_name(motion.source or 'log')}")
+                                      f"validation: {shown_name(Path(motion.source).name or 'log')}")
         if motion is not None:
             self.status.setText("Validation log read: Identify uses it.")
 

@@ -25,7 +25,7 @@ from armdyn.core.algorithms.torque_parts import PARTS
 from ..jobs.job import Job
 from ..jobs.measured import torque_parts_steps
 from ..jobs.motion_loading import load_motion_steps
-from ..look.text import plain_label, shown_name
+from ..look.text import plain_label, shown_name, tooltip
 from ..plots.curves import SampleCurve
 from ..plots.plots_panel import (LABEL_STYLE, adopt_menus, align_axis_widths, grid_axes,
                                  legend_beside, style_like_results)
@@ -39,6 +39,12 @@ LOG_FILTER = "Motion logs (*.csv *.txt);;All files (*)"
 #: The parts' check-box labels.
 PART_LABELS = {"inertial": "Inertial (M qdd + C qd)", "gravity": "Gravity",
                "friction": "Friction", "rotor": "Rotor inertia"}
+
+
+def _follow(plot, x_range) -> None:
+    """`plot` takes the time range `x_range` (s) of the other plot."""
+    if list(plot.viewRange()[0]) != list(x_range):
+        plot.setXRange(*x_range, padding=0.0)
 
 
 def _unit(model, j: int) -> str:
@@ -123,8 +129,12 @@ class MeasuredPanel(QWidget):
         self.graphics.addItem(self.residual_plot, row=1, col=0)
         self.graphics.ci.layout.setRowStretchFactor(0, 3)
         self.graphics.ci.layout.setRowStretchFactor(1, 2)
-        self.residual_plot.setXLink(self.torque_plot)
-        legend_beside(self.torque_plot)
+        # one time range for both, followed by value (setXLink maps pixels, and the
+        # plots' axes may differ in width)
+        for a, b in ((self.torque_plot, self.residual_plot),
+                     (self.residual_plot, self.torque_plot)):
+            a.sigXRangeChanged.connect(lambda _vb, r, other=b: _follow(other, r))
+        legend_beside(self.torque_plot, below=True, columns=2)
         for plot, title in ((self.torque_plot, "measured and model torque"),
                             (self.residual_plot, "residual: measured \u2212 model")):
             plot.showGrid(x=True, y=True, alpha=0.25)
@@ -183,7 +193,8 @@ class MeasuredPanel(QWidget):
         self.motion = motion
         self.parts = None
         torques = "measured torques" if motion.tau is not None else "no measured torques"
-        self.source_label.setText(f"{shown_name(motion.source or 'log')}: {len(motion)} "
+        self.source_label.setToolTip(tooltip(motion.source))
+        self.source_label.setText(f"{shown_name(Path(motion.source).name or 'log')}: {len(motion)} "
                                   f"samples, {motion.duration - motion.t[0]:.4g} s, "
                                   f"{motion.rate:.4g} Hz, {torques}")
         self.motion_loaded.emit(motion)
@@ -283,7 +294,8 @@ class MeasuredPanel(QWidget):
                                         if off else "") + ".")
         for plot in (self.torque_plot, self.residual_plot):
             plot.setLabel("left", unit, **LABEL_STYLE)
-            plot.enableAutoRange()
+            plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+        self.torque_plot.setXRange(float(t[0]), float(t[-1]), padding=0.0)
 
     def _fill_joints(self) -> None:
         names = [shown_name(n) for n in self.robot.model.joint_names] if self.robot else []
