@@ -18,7 +18,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QMessageBox,
-                               QProgressBar, QPushButton, QSplitter, QTableView,
+                               QProgressBar, QPushButton, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from armdyn.core import ArmDynError, Motion
@@ -67,6 +67,12 @@ def _number(x: float) -> str:
     return f"{x:.5g}"
 
 
+def _change(nominal: float, identified: float) -> str:
+    """identified - nominal, "0" when it is round-off of their size."""
+    d = identified - nominal
+    return "0" if abs(d) <= 1e-9 * max(abs(nominal), abs(identified)) else _number(d)
+
+
 class LinkValuesModel(QAbstractTableModel):
     """Nominal against identified values, one row per link and quantity:
     link, quantity (unit), nominal, identified, change (identified - nominal). The mass
@@ -101,7 +107,7 @@ class LinkValuesModel(QAbstractTableModel):
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (shown_name(name), f"{label} ({unit})", _number(nominal),
-                    _number(identified), _number(identified - nominal))[column]
+                    _number(identified), _change(nominal, identified))[column]
         if role == Qt.ItemDataRole.TextAlignmentRole and column >= 2:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -216,7 +222,7 @@ class IdentifyPanel(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.graphics.ci.layout.setContentsMargins(0, 0, 16, 0)
+        self.graphics.ci.layout.setContentsMargins(0, 0, 24, 0)
         self.residual_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
                                          axisItems=grid_axes(time=True))
         self.graphics.addItem(self.residual_plot)
@@ -234,25 +240,25 @@ class IdentifyPanel(QWidget):
         for w in (self.open_button, self.log_label):
             top.addWidget(w)
         top.addStretch(1)
-        for w in (self.validation_button, self.validation_label, self.identify_button,
-                  self.progress, self.cancel_button):
+        for w in (self.identify_button, self.progress, self.cancel_button):
             top.addWidget(w)
+        second = QHBoxLayout()
+        second.addWidget(self.validation_button)
+        second.addWidget(self.validation_label, 1)
         actions = QHBoxLayout()
         actions.addWidget(self.status, 1)
         actions.addWidget(self.save_button)
         actions.addWidget(self.use_button)
-        right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.base_view)
-        right.addWidget(self.graphics)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.link_view)
-        split.addWidget(right)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 6)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("identifyTabs")
+        self.tabs.addTab(self.link_view, "Nominal and identified, per link")
+        self.tabs.addTab(self.base_view, "Base parameters")
+        self.tabs.addTab(self.graphics, "Validation residual")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addWidget(split, 1)
+        layout.addLayout(second)
+        layout.addWidget(self.tabs, 1)
         layout.addLayout(actions)
 
         measured.motion_loaded.connect(self._on_motion)
@@ -368,7 +374,9 @@ class IdentifyPanel(QWidget):
             self.residual_curves.append(curve)
         self.residual_plot.setTitle("validation residual: measured \u2212 identified",
                                     color="#000")
-        self.residual_plot.enableAutoRange()
+        self.residual_plot.enableAutoRange(axis=pg.ViewBox.YAxis)
+        t = outcome.validate.t
+        self.residual_plot.setXRange(float(t[0]), float(t[-1]), padding=0.0)
 
     # ----- the result -------------------------------------------------------------------
     def save(self, path: str | Path | None = None) -> bool:

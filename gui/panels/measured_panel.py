@@ -120,7 +120,7 @@ class MeasuredPanel(QWidget):
 
         self.graphics = pg.GraphicsLayoutWidget()
         self.graphics.setBackground("w")
-        self.graphics.ci.layout.setContentsMargins(0, 0, 16, 0)
+        self.graphics.ci.layout.setContentsMargins(0, 0, 24, 0)
         self.torque_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
                                        axisItems=grid_axes(time=True))
         self.residual_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
