@@ -18,7 +18,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QMessageBox,
-                               QProgressBar, QPushButton, QTableView, QTabWidget,
+                               QPushButton, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from armdyn.core import ArmDynError, Motion
@@ -31,7 +31,7 @@ from ..look.colors import joint_color
 from ..look.text import plain, plain_label, shown_name
 from ..plots.curves import SampleCurve
 from ..plots.plots_panel import LABEL_STYLE, adopt_menus, grid_axes, legend_beside, style_like_results
-from .measured_panel import LOG_FILTER
+from .measured_panel import LOG_FILTER, progress_and_cancel
 
 __all__ = ["IdentifyPanel", "LinkValuesModel", "BaseParametersModel", "link_values"]
 
@@ -187,13 +187,7 @@ class IdentifyPanel(QWidget):
         self.identify_button = QPushButton("Identify")
         self.identify_button.setObjectName("identifyRun")
         self.identify_button.clicked.connect(self.run)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.hide()
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.hide()
-        self.cancel_button.clicked.connect(self.cancel)
+        self.progress, self.cancel_button = progress_and_cancel(self.cancel)
         self.save_button = QPushButton("Save identified model\u2026")
         self.save_button.clicked.connect(lambda: self.save())
         self.use_button = QPushButton("Use identified model")

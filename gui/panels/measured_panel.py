@@ -30,7 +30,7 @@ from ..plots.curves import SampleCurve
 from ..plots.plots_panel import (LABEL_STYLE, adopt_menus, align_axis_widths, grid_axes,
                                  legend_beside, style_like_results)
 
-__all__ = ["MeasuredPanel", "RECOMPUTE_MS", "LOG_FILTER"]
+__all__ = ["MeasuredPanel", "RECOMPUTE_MS", "LOG_FILTER", "progress_and_cancel"]
 
 #: ms after the last model change before the prediction is computed again.
 RECOMPUTE_MS = 150
@@ -39,6 +39,19 @@ LOG_FILTER = "Motion logs (*.csv *.txt);;All files (*)"
 #: The parts' check-box labels.
 PART_LABELS = {"inertial": "Inertial (M qdd + C qd)", "gravity": "Gravity",
                "friction": "Friction", "rotor": "Rotor inertia"}
+
+
+def progress_and_cancel(cancel) -> tuple[QProgressBar, QPushButton]:
+    """A job's progress bar (0-100 %) and its Cancel button (calls `cancel`), both
+    hidden until a job runs."""
+    progress = QProgressBar()
+    progress.setRange(0, 100)
+    progress.setMaximumWidth(160)
+    progress.hide()
+    button = QPushButton("Cancel")
+    button.hide()
+    button.clicked.connect(cancel)
+    return progress, button
 
 
 def _follow(plot, x_range) -> None:
@@ -98,13 +111,7 @@ class MeasuredPanel(QWidget):
             self.part_boxes[name] = box
             parts_row.addWidget(box)
         parts_row.addStretch(1)
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 100)
-        self.progress.setMaximumWidth(160)
-        self.progress.hide()
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.hide()
-        self.cancel_button.clicked.connect(self.cancel)
+        self.progress, self.cancel_button = progress_and_cancel(self.cancel)
         self.summary = plain_label("Open a log with measured torques: the model's "
                                    "torques are computed along it.")
         self.summary.setObjectName("measuredSummary")
