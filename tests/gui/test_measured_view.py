@@ -76,6 +76,10 @@ def logs(truth, tmp_path_factory):
 
 def _open_log(qtbot, window, path):
     docks = window.measured
+    assert not docks.measured.built and not docks.identify.built  # lazy: a fast start
+    menus = {a.text().replace("&", ""): a.menu() for a in window.menuBar().actions()}
+    assert docks.open_action in menus["File"].actions()
+    assert {docks.measured.action, docks.identify.action} <= set(menus["View"].actions())
     docks.measured.action.trigger()
     panel = docks.measured_panel
     assert docks.measured.dock.isVisible()
