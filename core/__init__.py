@@ -84,6 +84,7 @@ from .sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic, Tr
 from .sim.measured import Motion
 from .sim.tool_motions import ToolArc, ToolLine
 from .algorithms.drives import friction_torques, gear_ratios, motor_torques
+from .algorithms.torque_parts import TorqueParts, torque_parts
 from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
 from .io.motion_file import load_motion
 from .sim.identification import Identification, identify
@@ -134,6 +135,9 @@ __all__ = [
     "limit_violations", "load_motion",
     # friction and drives (core.kernels.drives, core.algorithms.drives)
     "friction_torques", "gear_ratios", "motor_torques",
+    # the torques split into inertial, gravity, friction and rotor parts
+    # (core.algorithms.torque_parts)
+    "TorqueParts", "torque_parts",
     # the joint-torque regressor, tau = Y pi (core.algorithms.regressor)
     "joint_torque_regressor", "parameter_names", "parameter_vector",
     # identification from a measured motion (core.sim.identification)

@@ -39,6 +39,7 @@ from .model.session import Session
 from .panels.compare_dock import install_compare
 from .panels.inspect_panel import InspectPanel
 from .panels.lab_dock import install_lab
+from .panels.measured_dock import install_measured
 from .panels.presentation import install_presentation
 from .panels.run_panel import RunPanel
 from .plots.playback import PlaybackBar
@@ -105,6 +106,9 @@ class MainWindow(QMainWindow):
         # compare two runs on one time axis (gui/panels/compare.py): a dock, View menu, Ctrl+K
         self._compare = install_compare(self)
         self.compare_dock = self._compare.dock
+        # a measured motion against the model, and identification from it
+        # (gui/panels/measured_dock.py): two docks, View menu, File > Open Measured Motion
+        self.measured = install_measured(self, after=self._compare.action)
         # presentation mode for a projector (gui/panels/presentation.py): View menu, F5
         self.presentation = install_presentation(self)
         self.session.set_model(self.document.robot)  # every panel shows it now
@@ -654,6 +658,7 @@ class MainWindow(QMainWindow):
         self.run_panel.shutdown()
         self._lab.shutdown()
         self._compare.shutdown()
+        self.measured.shutdown()
         self.tool_drag.shutdown()
         self.push.shutdown()
         self.presentation.shutdown()

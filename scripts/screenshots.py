@@ -9,7 +9,8 @@ a window size, `--screenshot`.
 Without a display it runs each command under `xvfb-run` (the screen is larger than
 any window size, so nothing is cut). The pictures that need a hand on the mouse
 (push.png: dragging the arm during a live free fall) are listed in BY_HAND and left
-as they are. `tests/test_docs.py` checks that every picture the docs show is made
+as they are; those of the Measured Motion and Identify docks, which need a log written
+first, are taken by scripts/measured_screenshots.py (BY_SCRIPT). `tests/test_docs.py` checks that every picture the docs show is made
 here or listed there, and that every command line is one `armdyn` accepts.
 """
 from __future__ import annotations
@@ -50,6 +51,9 @@ SHOTS: dict[str, list[str]] = {
 }
 #: Pictures no command line can take (what they show needs the mouse).
 BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)"}
+#: Pictures another script takes (what they show needs a log it writes first).
+BY_SCRIPT = {name: "scripts/measured_screenshots.py"
+             for name in ("measured", "measured-1280x800", "identify", "identify-1280x800")}
 
 
 def heavy_elbow_puma(folder: Path) -> Path:
@@ -83,7 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in args.names if n not in SHOTS]
     if unknown:
         p.error(f"no such picture: {', '.join(unknown)}"
-                + (f" ({BY_HAND[unknown[0]]})" if unknown[0] in BY_HAND else ""))
+                + (f" ({BY_HAND[unknown[0]]})" if unknown[0] in BY_HAND else "")
+                + (f" (taken by {BY_SCRIPT[unknown[0]]})" if unknown[0] in BY_SCRIPT else ""))
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         heavy = heavy_elbow_puma(Path(tmp))

@@ -7,7 +7,8 @@ what changed with signals, the way a Qt model would:
 - ``rows_changed(first, last)``: cell values of those rows changed
 - ``rows_about_to_be_inserted/removed(first, last)``, ``rows_inserted/removed()``,
   ``rows_about_to_be_moved(src, dst)``, ``rows_moved()``: structure edits
-- ``about_to_reset()`` / ``reset()``: a new robot was loaded
+- ``about_to_reset()`` / ``reset()``: a new robot was loaded, or one replaced the
+  tables as an undoable step (`replace_robot`)
 - ``sheet_changed(str)``: cells of a mechanism's "chains", "loops" or "assembly"
   table may have changed (values, errors, the link names they choose from)
 - ``sheet_about_to_reset(str)`` / ``sheet_reset(str)``: rows of that table were added
@@ -128,6 +129,25 @@ class RobotDocument(QObject):
         self.undo_stack.setClean()
 
     # ----- edits (undoable) -------------------------------------------------------
+    def replace_robot(self, robot: Robot | Mechanism, text: str) -> None:
+        """Put another model of the same kind into the tables as one undo step named
+        `text` (an identified model: other masses, inertias, friction); the file path
+        stays, the document becomes modified."""
+        self.undo_stack.push(_ReplaceDraft(self, draft_for(robot), text))
+
+    def _swap_draft(self, draft: RobotDraft) -> RobotDraft:
+        """Show `draft` in every table (a reset); returns the draft it replaced."""
+        old = self.draft
+        self.about_to_reset.emit()
+        self.draft = draft
+        self.reset.emit()
+        if self.draft.edits_chains:
+            for sheet in ("chains", "loops", "assembly", "forces", "road"):
+                self.sheet_changed.emit(sheet)
+        self.errors_changed.emit()
+        self.robot_changed.emit(self.draft.robot)
+        return old
+
     def set_text(self, row: int, key: str, value: object) -> bool:
         """Type `value` (text, number, JointType, ...) into one cell of any table (a
         link's, a chain's, a loop's or the assembly settings'). False if nothing changed."""
@@ -354,6 +374,21 @@ class _SetCells(QUndoCommand):
 
     def undo(self) -> None:
         self._doc._apply_cells(self._old)
+
+
+class _ReplaceDraft(QUndoCommand):
+    """Show another draft; undo shows the one it replaced (later edits act on whichever
+    is shown, and the stack undoes them first)."""
+
+    def __init__(self, doc: RobotDocument, draft: RobotDraft, text: str) -> None:
+        super().__init__(text)
+        self._doc, self._other = doc, draft
+
+    def redo(self) -> None:
+        self._other = self._doc._swap_draft(self._other)
+
+    def undo(self) -> None:
+        self._other = self._doc._swap_draft(self._other)
 
 
 class _InsertRows(QUndoCommand):
