@@ -128,6 +128,22 @@ class SweepResult:
         if self.trajectories is not None and batch.trajectories is not None:
             self.trajectories[s:e] = batch.trajectories
 
+    def snapshot(self) -> "SweepResult":
+        """A copy of the points finished so far, safe to read while another thread goes
+        on filling this one (`add` writes a batch's rows and status before it marks them
+        finished, and `finished` is copied first: every point the copy calls finished
+        has its numbers). A point not finished in the copy has NaNs and status
+        "cancelled". The plan is shared."""
+        copy = object.__new__(SweepResult)
+        copy.__dict__.update(self.__dict__)
+        finished = self.finished.copy()
+        copy.finished = finished
+        copy.rows = np.where(finished[:, None], self.rows, np.nan)
+        copy.status = np.where(finished, self.status, NOT_RUN).astype(object)
+        if self.trajectories is not None:
+            copy.trajectories = [t if f else None for t, f in zip(self.trajectories, finished)]
+        return copy
+
     # ----- reading --------------------------------------------------------------------------
     @property
     def size(self) -> int:
