@@ -156,6 +156,25 @@ def test_the_field_choices_are_every_field_the_sweep_accepts(puma):
         assert resolve_field(f"{puma.n}.mass", puma, kind).joint == puma.n - 1
 
 
+def test_the_envelope_is_the_largest_value_over_the_other_axes(puma):
+    """`SweepResult.envelope` against a loop over the table's rows: per value of the kept
+    axes, the largest of the rows with that value; a failed point is left out."""
+    run, vary = grid_inverse()
+    result = result_of(puma, run, vary, workers=1)
+    result.status[3] = "failed here"  # as a point that failed: left out
+    table = result.table(frame=False)
+    ok = table["status"] == "ok"
+    names = list(vary)
+    for keep in ([0], [2], [0, 2], [2, 0], [1, 2]):
+        env = result.envelope("peak_tau_2", keep)
+        assert env.shape == tuple(len(result.plan.axes[a]) for a in keep)
+        for index in np.ndindex(env.shape):
+            rows = ok.copy()
+            for a, k in zip(keep, index):
+                rows &= table[names[a]] == result.plan.axes[a].values[k]
+            assert env[index] == table["peak_tau_2"][rows].max()
+
+
 def test_a_snapshot_keeps_the_points_finished_when_it_was_taken(puma):
     run, vary = grid_inverse()
     gen = sweep_chunks(puma, run, vary, workers=1)

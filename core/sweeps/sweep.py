@@ -177,6 +177,23 @@ class SweepResult:
         n = self.model.n
         return self.rows[:, :n]
 
+    def envelope(self, name: str, axes: Sequence[int]) -> np.ndarray:
+        """Result column `name` (e.g. "peak_tau_2") over the grid, reduced to the axes
+        `axes` (indices into ``plan.axes``, in the order given): the largest value over
+        every other axis, among the points that succeeded (NaN where none did). Shape:
+        the lengths of `axes`; `envelope(name, [a])` is the column against axis a's
+        values, `envelope(name, [a, b])` a (len a, len b) map."""
+        values = np.where(self.finished & (self.status == "ok"), self.column(name), np.nan)
+        grid = values.reshape(self.plan.shape) if self.plan.axes else values
+        keep = [int(a) for a in axes]
+        others = tuple(k for k in range(grid.ndim) if k not in keep)
+        if others:
+            finite = np.isfinite(grid).any(axis=others)
+            grid = np.where(np.isfinite(grid), grid, -np.inf).max(axis=others)
+            grid = np.where(finite, grid, np.nan)
+        remaining = [k for k in range(len(self.plan.axes)) if k in keep]
+        return np.transpose(grid, [remaining.index(a) for a in keep])
+
     def worst(self, joint: int | None = None) -> int | None:
         """The point with the largest peak |tau| at `joint` (0-based; None: at any joint,
         each joint's peak taken relative to the largest peak of that joint over the
