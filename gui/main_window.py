@@ -40,6 +40,7 @@ from .panels.compare_dock import install_compare
 from .panels.inspect_panel import InspectPanel
 from .panels.lab_dock import install_lab
 from .panels.presentation import install_presentation
+from .panels.sweep_dock import install_sweep
 from .panels.run_panel import RunPanel
 from .plots.playback import PlaybackBar
 from .plots.plots_panel import PlotsPanel
@@ -105,6 +106,10 @@ class MainWindow(QMainWindow):
         # compare two runs on one time axis (gui/panels/compare.py): a dock, View menu, Ctrl+K
         self._compare = install_compare(self)
         self.compare_dock = self._compare.dock
+        # a run over a grid of changes, its torque envelope (gui/panels/sweep_panel.py):
+        # a dock, View menu, Ctrl+G
+        self._sweep = install_sweep(self, after=self._compare.action)
+        self.sweep_dock = self._sweep.dock
         # presentation mode for a projector (gui/panels/presentation.py): View menu, F5
         self.presentation = install_presentation(self)
         self.session.set_model(self.document.robot)  # every panel shows it now
@@ -186,6 +191,11 @@ class MainWindow(QMainWindow):
     def compare(self):
         """The Compare dock's panel (`gui.panels.compare.ComparePanel`), built on first use."""
         return self._compare.panel
+
+    @property
+    def sweep(self):
+        """The Sweep dock's panel (`gui.panels.sweep_panel.SweepPanel`), built on first use."""
+        return self._sweep.panel
 
     @property
     def lab(self):
@@ -654,6 +664,7 @@ class MainWindow(QMainWindow):
         self.run_panel.shutdown()
         self._lab.shutdown()
         self._compare.shutdown()
+        self._sweep.shutdown()
         self.tool_drag.shutdown()
         self.push.shutdown()
         self.presentation.shutdown()
