@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QProgressBar, QPushButton, QSplitter
 
 from armdyn.core import ArmDynError
 from armdyn.core.sweeps.fields import LINK_FIELDS, typed_units
-from armdyn.core.sweeps.sweep import (SweepProgress, SweepResult, make_plan, sweep_chunks,
+from armdyn.core.sweeps.sweep import (SweepError, SweepProgress, SweepResult, sweep_chunks,
                                       write_sweep_csv)
 
 from ..jobs.job import Job
@@ -63,7 +63,7 @@ class SweepPanel(QWidget):
 
     def __init__(self, window, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.window = window
+        self._window = window
         self.result: SweepResult | None = None
         self._spec: RunSpec | None = None
         self._job: Job | None = None
@@ -132,7 +132,7 @@ class SweepPanel(QWidget):
         if self.is_running():
             return
         try:
-            spec = self.window.run_panel.spec()
+            spec = self._window.run_panel.spec()
         except ValueError:  # no model yet
             spec = None
         self._spec = spec
@@ -160,7 +160,9 @@ class SweepPanel(QWidget):
     @Slot()
     def start(self) -> bool:
         """Sweep the Run panel's run over the grid; False (the core's message shown) if
-        the grid or the run is refused, before any work."""
+        there is no grid or an axis no longer reads for the model and run. The core
+        checks the whole grid first, in the sweep's thread, before any point runs (a
+        refusal: its message under the axes, `message`)."""
         self.follow_window_run()
         if self.is_running() or self._spec is None:
             return False
@@ -170,7 +172,6 @@ class SweepPanel(QWidget):
             if not axes:
                 raise ArmDynError("Add a field to vary first.")
             run = sweep_run(spec)
-            make_plan(spec.model, run, axes)  # refused here, at once, not in the thread
         except ArmDynError as err:
             self.setup.show_message(str(err))
             return False
@@ -185,7 +186,7 @@ class SweepPanel(QWidget):
         self._began = time.perf_counter()
         self._bar.setValue(0)
         self._status.setText(f"Starting {self.setup.point_count()} points\u2026")
-        self.results.show(None)
+        self.results.show_result(None)
         self.result = None
         job.start()
         self._refresh.start()
@@ -202,7 +203,7 @@ class SweepPanel(QWidget):
         self._refresh.stop()
         if self._progress is not None:
             self.result = self._progress.result.snapshot()
-            self.results.show(self.result)
+            self.results.show_result(self.result)
             self._status.setText(f"Cancelled: {self.result.done} of {self.result.size} "
                                  f"points kept ({self.result.failed} failed).")
         else:
@@ -237,7 +238,7 @@ class SweepPanel(QWidget):
         if p is None or self._job is None:
             return
         self.result = p.result.snapshot()
-        self.results.show(self.result)
+        self.results.show_result(self.result)
         self._status.setText(f"{self.result.done} of {p.total} points "
                              f"({self.result.failed} failed), {p.elapsed:.1f} s\u2026")
 
@@ -246,7 +247,7 @@ class SweepPanel(QWidget):
         self._job = None
         self._refresh.stop()
         self.result = result
-        self.results.show(result)
+        self.results.show_result(result)
         ok = result.done - result.failed
         self._status.setText(f"Done: {result.size} points on {result.engine} in "
                              f"{result.elapsed:.2f} s ({ok} ok, {result.failed} failed).")
@@ -259,8 +260,12 @@ class SweepPanel(QWidget):
         self._refresh.stop()
         if self._progress is not None:
             self.result = self._progress.result.snapshot()
-            self.results.show(self.result)
-        self._status.setText(f"The sweep stopped: {message}")
+            self.results.show_result(self.result)
+        if isinstance(_error, SweepError):  # refused by the core before any work
+            self.setup.show_message(message)
+            self._status.setText("The grid was refused (see above).")
+        else:
+            self._status.setText(f"The sweep stopped: {message}")
         self._update_buttons()
         self.finished.emit()
 
@@ -291,7 +296,7 @@ class SweepPanel(QWidget):
     def ask_export_csv(self) -> bool:
         if self.result is None:
             return False
-        files = self.window.files
+        files = self._window.files
         stem = Path(files.suggested_name()).with_suffix("")
         path = files.ask_save_path("Export Sweep", "CSV files (*.csv)", ".csv",
                                    f"{stem}_sweep.csv")
@@ -309,7 +314,7 @@ class SweepPanel(QWidget):
         except ArmDynError as err:
             self._status.setText(str(err))
             return False
-        self.window.run_panel.show_run(spec)
+        self._window.run_panel.show_run(spec)
         text = f"Point {i + 1} runs in the Run panel."
         if any(a.field.what == "link" and a.field.key in GEOMETRY_FIELDS
                for a in result.plan.axes):

@@ -14,7 +14,7 @@ the worst point.
   values; "Show in Run panel" (or a double-click on a row) asks for a point to be run in
   the window (``point_requested``).
 
-`show(result)` gives it a `SweepResult` (a snapshot while the sweep runs); the panel calls
+`show_result(result)` gives it a `SweepResult` (a snapshot while the sweep runs); the panel calls
 it from a timer, never per batch. The plots are built once per grid (new axes) and
 updated in place.
 """
@@ -35,7 +35,7 @@ from armdyn.core.sweeps.sweep import SweepResult
 from ..jobs.sweeps import ANGLE_UNIT
 from ..look.colors import joint_color
 from ..look.text import html, plain_label, shown_name
-from ..plots.plots_panel import LABEL_STYLE
+from ..plots.plots_panel import LABEL_STYLE, adopt_menus
 
 __all__ = ["SweepResults", "SweepTableModel", "HEAT_MAP", "ENVELOPE_PLOTS_MAX"]
 
@@ -45,6 +45,8 @@ HEAT_MAP = "viridis"
 ENVELOPE_PLOTS_MAX = 4
 #: At most this many value labels on a heat map's axis (the others are ticks only).
 TICK_LABELS_MAX = 8
+#: Column widths are fitted to this many rows (a grid may have ten thousand).
+RESIZE_ROWS = 50
 #: The sort key of an empty cell (a failed point's numbers): below every number.
 _EMPTY = -math.inf
 
@@ -198,6 +200,7 @@ class SweepResults(QWidget):
         self.heat_plot.addItem(self.heat_image)
         self._heat_view.addItem(self.heat_plot, row=0, col=0)
         self.color_bar = pg.ColorBarItem(colorMap=HEAT_MAP, interactive=False, width=16)
+        adopt_menus(self.color_bar, self)
         self.color_bar.setImageItem(self.heat_image)
         self._heat_view.addItem(self.color_bar, row=0, col=1)
         column.addLayout(choose)
@@ -220,6 +223,7 @@ class SweepResults(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setResizeContentsPrecision(RESIZE_ROWS)
         self.table.doubleClicked.connect(self._on_double_click)
         self.table.setToolTip("Double-click a point to run it in the Run panel")
         self.tabs.addTab(self.table, "Points")
@@ -246,10 +250,9 @@ class SweepResults(QWidget):
         layout.addWidget(self._worst)
         layout.addLayout(worst)
 
-    @staticmethod
-    def _style(item: pg.PlotItem) -> None:
+    def _style(self, item: pg.PlotItem) -> None:
         item.showGrid(x=True, y=True, alpha=0.25)
-        item.setMenuEnabled(False)
+        adopt_menus(item, self)  # no context menu, no parentless widgets left behind
         item.hideButtons()
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
@@ -258,15 +261,16 @@ class SweepResults(QWidget):
             axis.setTextPen("#000")
 
     # ----- what is shown --------------------------------------------------------------
-    def show(self, result: SweepResult | None) -> None:  # noqa: A003 - the panel's verb
+    def show_result(self, result: SweepResult | None) -> None:
         """Show `result` (None: nothing); a new grid rebuilds the plots."""
         self.result = result
         plan = None if result is None else result.plan
-        if plan is not self._plan:
+        new_grid = plan is not self._plan
+        if new_grid:
             self._plan = plan
             self._rebuild()
         self.points.set_result(result)
-        if result is not None and self.table.horizontalHeader().count():
+        if new_grid and result is not None:  # widths from the first rows, once per grid
             self.table.resizeColumnsToContents()
         self._redraw()
 

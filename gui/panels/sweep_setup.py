@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
@@ -197,7 +198,10 @@ class SweepSetup(QWidget):
         typed = self._typed + [(field.strip(), values.strip())]
         try:
             axes = self._parse(typed)
-            make_plan(self._model, self._run, axes)
+            # the core's check of a grid: each value of the new axis with the others at
+            # their first values (theirs were checked when they were added)
+            firsts = [replace(a, values=a.values[:1], si=a.si[:1]) for a in axes[:-1]]
+            make_plan(self._model, self._run, firsts + axes[-1:])
         except ArmDynError as err:
             self._message.setText(str(err))
             return False
