@@ -173,6 +173,8 @@ def test_the_envelope_is_the_largest_value_over_the_other_axes(puma):
             for a, k in zip(keep, index):
                 rows &= table[names[a]] == result.plan.axes[a].values[k]
             assert env[index] == table["peak_tau_2"][rows].max()
+    peaks = np.array([[row[f"peak_tau_{j + 1}"] for j in range(puma.n)] for row in table[ok]])
+    assert result.worst_joint() == np.unravel_index(np.argmax(peaks), peaks.shape)[1]
 
 
 def test_a_snapshot_keeps_the_points_finished_when_it_was_taken(puma):

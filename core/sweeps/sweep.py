@@ -211,6 +211,14 @@ class SweepResult:
         score = np.where(ok, score, -np.inf)
         return int(np.argmax(score))
 
+    def worst_joint(self) -> int | None:
+        """The joint (0-based) with the largest peak |tau| over the points that
+        succeeded; None if none did."""
+        ok = self.finished & (self.status == "ok")
+        if not ok.any():
+            return None
+        return int(np.argmax(self.peak_torques()[ok].max(axis=0)))
+
     def point(self, i: int):
         """Point i's model and run (`InverseRun` / `FreeFallRun`): run it as any run."""
         return self.plan.point(i)

@@ -108,6 +108,8 @@ class SweepPanel(QWidget):
         left_column = QVBoxLayout(left)
         left_column.setContentsMargins(0, 0, 0, 4)
         left_column.addWidget(scroll_area(setup, name="sweepSetup", vertical_only=True), 1)
+        self.setup.footer.layout().setContentsMargins(6, 0, 6, 0)
+        left_column.addWidget(self.setup.footer)
         left_column.addLayout(buttons)
         left_column.addWidget(self._bar)
         left_column.addWidget(self._status)
@@ -145,16 +147,15 @@ class SweepPanel(QWidget):
 
     @staticmethod
     def _describe(spec: RunSpec) -> str:
-        name = spec.model.name
         if spec.kind is RunKind.INVERSE:
-            text = (f"Each point: inverse dynamics of {name!r} from the current pose to the "
-                    f"Run panel's target in {spec.duration:g} s")
+            text = (f"Each point: the Run panel's inverse dynamics, from the current pose "
+                    f"to its target in {spec.duration:g} s")
         else:
-            text = (f"Each point: a free fall of {name!r} from the current pose at rest "
+            text = (f"Each point: the Run panel's free fall, from the current pose at rest "
                     f"for {spec.duration:g} s")
             if spec.penalty or spec.live:
                 text += " (by Lagrange multipliers, not live)"
-        return text + f", sampled every {spec.dt:g} s (Run panel)."
+        return text + f", dt {spec.dt:g} s."
 
     # ----- running ----------------------------------------------------------------------
     @Slot()
@@ -276,6 +277,7 @@ class SweepPanel(QWidget):
         self._cancel.setEnabled(running)
         self._export.setEnabled(not running and self.result is not None)
         self.setup.setEnabled(not running)
+        self.setup.footer.setEnabled(not running)
 
     # ----- the results --------------------------------------------------------------------
     def export_csv(self, path: str | Path) -> bool:

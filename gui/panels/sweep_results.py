@@ -41,6 +41,8 @@ __all__ = ["SweepResults", "SweepTableModel", "HEAT_MAP", "ENVELOPE_PLOTS_MAX"]
 
 #: The colour map of the heat map (perceptually uniform, readable in grey).
 HEAT_MAP = "viridis"
+#: The tabs' order: the envelope, the heat map, the points.
+ENVELOPE_TAB, HEAT_MAP_TAB, POINTS_TAB = 0, 1, 2
 #: Envelope plots shown side by side at most (a grid has rarely more fields).
 ENVELOPE_PLOTS_MAX = 4
 #: At most this many value labels on a heat map's axis (the others are ticks only).
@@ -285,6 +287,12 @@ class SweepResults(QWidget):
         """The heat map over varied fields x (across) and y (up), indices of the grid."""
         self._heat_x.setCurrentIndex(x)
         self._heat_y.setCurrentIndex(y)
+
+    def show_heat_map(self, joint: int | None = None) -> None:
+        """Bring the heat map to the front (of `joint`, 0-based, if given)."""
+        if joint is not None:
+            self.set_joint(joint)
+        self.tabs.setCurrentIndex(HEAT_MAP_TAB)
 
     def worst(self) -> int | None:
         """The worst point of the chosen joint (0-based), or None."""

@@ -78,7 +78,8 @@ class AxesModel(QAbstractTableModel):
 
 class SweepSetup(QWidget):
     """The axes and the place of a sweep (module docstring). The panel gives it the
-    model and the base run (`set_base`); `axes()` reads the axes for them.
+    model and the base run (`set_base`); `axes()` reads the axes for them. ``footer``
+    (the point count, Remove, where the points run) is for the panel to place.
 
     Signals: ``changed()`` the axes or the base changed (the point count with them).
     """
@@ -142,6 +143,7 @@ class SweepSetup(QWidget):
         self._message = plain_label("")
         self._message.setWordWrap(True)
         self._message.setStyleSheet(f"color: {REFUSED_COLOR};")
+        self._message.hide()
 
         self._where = QComboBox()
         self._where.addItem("One process", WHERE_ONE)
@@ -165,8 +167,13 @@ class SweepSetup(QWidget):
         layout.addLayout(entry)
         layout.addWidget(self._message)
         layout.addWidget(self.axes_view, 1)
-        layout.addLayout(under)
-        layout.addLayout(where)
+        # the point count and where they run: for the panel to keep in sight, below
+        # whatever scrolls
+        self.footer = QWidget()
+        below = QVBoxLayout(self.footer)
+        below.setContentsMargins(0, 0, 0, 0)
+        below.addLayout(under)
+        below.addLayout(where)
         self._show_where()
         self._update_count()
 
@@ -193,7 +200,7 @@ class SweepSetup(QWidget):
         """Add the axis `field` = `values` (as typed); False, with the core's message
         shown (`message`), if the core refuses it."""
         if self._model is None or self._run is None:
-            self._message.setText("Load a model first.")
+            self.show_message("Load a model first.")
             return False
         typed = self._typed + [(field.strip(), values.strip())]
         try:
@@ -203,10 +210,10 @@ class SweepSetup(QWidget):
             firsts = [replace(a, values=a.values[:1], si=a.si[:1]) for a in axes[:-1]]
             make_plan(self._model, self._run, firsts + axes[-1:])
         except ArmDynError as err:
-            self._message.setText(str(err))
+            self.show_message(str(err))
             return False
         self._typed = typed
-        self._message.setText("")
+        self.show_message("")
         self._refresh_rows(axes)
         return True
 
@@ -220,7 +227,7 @@ class SweepSetup(QWidget):
 
     def clear_axes(self) -> None:
         self._typed = []
-        self._message.setText("")
+        self.show_message("")
         self._refresh_rows([])
 
     def axes(self) -> list[Axis]:
@@ -236,7 +243,9 @@ class SweepSetup(QWidget):
         return self._message.text()
 
     def show_message(self, text: str) -> None:
+        """Show `text` under the entry (a refusal), or nothing ("")."""
         self._message.setText(text)
+        self._message.setVisible(bool(text))
 
     def point_count(self) -> int:
         return math.prod(row[3] for row in self.axes_model.rows) if self._typed else 0
@@ -265,7 +274,7 @@ class SweepSetup(QWidget):
         try:
             self._refresh_rows(self._parse(self._typed) if self._model is not None else [])
         except ArmDynError as err:
-            self._message.setText(str(err))
+            self.show_message(str(err))
 
     def _update_count(self) -> None:
         counts = [row[3] for row in self.axes_model.rows]
