@@ -28,11 +28,6 @@ class SweepDock(LazyDock):
         """The `SweepPanel` (built now if it was not)."""
         return self.widget
 
-    def shutdown(self) -> None:
-        """Cancel the panel's sweep (if it was built)."""
-        if self.built:
-            self.panel.shutdown()
-
     def _make_panel(self):
         from .sweep_panel import SweepPanel  # pyqtgraph plots: only when asked for
 
