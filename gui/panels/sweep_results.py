@@ -24,8 +24,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt,
-                            Signal, Slot)
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QTableView, QTabWidget, QVBoxLayout, QWidget)
 
@@ -49,8 +48,6 @@ ENVELOPE_PLOTS_MAX = 4
 TICK_LABELS_MAX = 8
 #: Column widths are fitted to this many rows (a grid may have ten thousand).
 RESIZE_ROWS = 50
-#: The sort key of an empty cell (a failed point's numbers): below every number.
-_EMPTY = -math.inf
 
 
 def _number(v: float) -> str:
@@ -68,17 +65,22 @@ def _torque_unit(model) -> str:
 
 class SweepTableModel(QAbstractTableModel):
     """The points of a `SweepResult`, read-only: "#", the varied columns, the results,
-    "status". Display: 6 significant digits; ``Qt.UserRole``: the number (or the status
-    text) to sort by."""
+    "status". Display: 6 significant digits. Sorted here (`sort`, what a click on a
+    header asks) by NumPy, the order kept when the result is updated: a grid may have
+    ten thousand points, and a proxy model's sort asked Python for every cell it
+    compared (seconds). `point(row)` is the point a row shows."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self.result: SweepResult | None = None
         self._headers: list[str] = []
         self._numbers = np.zeros((0, 0))
+        self._order = np.zeros(0, dtype=int)  # row -> point
+        self._sort: tuple[int, Qt.SortOrder] = (0, Qt.SortOrder.AscendingOrder)
 
     def set_result(self, result: SweepResult | None) -> None:
-        """Show `result` (None: nothing); a grid of the same shape is updated in place."""
+        """Show `result` (None: nothing); a grid of the same shape is updated in place,
+        in the same order."""
         same = (result is not None and self.result is not None
                 and result.plan is self.result.plan)
         if result is None:
@@ -89,15 +91,44 @@ class SweepTableModel(QAbstractTableModel):
             headers = ["#"] + [f"{c} ({u})" for c, u in zip(names, units)] + ["status"]
             numbers = np.column_stack([np.arange(1, result.size + 1), result.values,
                                        result.rows])
-        if same:
-            self.result, self._numbers = result, numbers
-            if result.size:
-                self.dataChanged.emit(self.index(0, 0),
-                                      self.index(result.size - 1, len(headers) - 1))
+        if not same:
+            self.beginResetModel()
+            self.result, self._headers, self._numbers = result, headers, numbers
+            self._order = np.arange(0 if result is None else result.size)
+            self._sort = (0, Qt.SortOrder.AscendingOrder)
+            self.endResetModel()
             return
-        self.beginResetModel()
-        self.result, self._headers, self._numbers = result, headers, numbers
-        self.endResetModel()
+        self.layoutAboutToBeChanged.emit()
+        self.result, self._numbers = result, numbers
+        self._order = self._sorted(*self._sort)
+        self.layoutChanged.emit()
+        if result.size:
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(result.size - 1, len(headers) - 1))
+
+    def point(self, row: int) -> int:
+        """The point (0-based, grid order) row `row` shows."""
+        return int(self._order[row])
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:  # noqa: A003
+        """Sort the rows by `column` (an empty cell last, ties in grid order)."""
+        if self.result is None:
+            return
+        self.layoutAboutToBeChanged.emit()
+        self._sort = (column, order)
+        self._order = self._sorted(column, order)
+        self.layoutChanged.emit()
+
+    def _sorted(self, column: int, order: Qt.SortOrder) -> np.ndarray:
+        down = order == Qt.SortOrder.DescendingOrder
+        if column == len(self._headers) - 1:  # the status text
+            keys = np.array([str(v) for v in self.result.status])
+            idx = np.argsort(keys, kind="stable")
+            return idx[::-1] if down else idx
+        values = self._numbers[:, column]
+        empty = np.isnan(values)
+        keys = np.where(empty, 0.0, -values if down else values)
+        return np.lexsort((np.arange(len(values)), keys, empty))
 
     def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
         return 0 if parent.isValid() or self.result is None else self.result.size
@@ -108,17 +139,14 @@ class SweepTableModel(QAbstractTableModel):
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or self.result is None:
             return None
-        i, j = index.row(), index.column()
+        i, j = int(self._order[index.row()]), index.column()
         status = j == len(self._headers) - 1
         if role == Qt.ItemDataRole.DisplayRole:
             if status:
                 return str(self.result.status[i])
             return str(i + 1) if j == 0 else _number(float(self._numbers[i, j]))
-        if role == Qt.ItemDataRole.UserRole:
-            if status:
-                return str(self.result.status[i])
-            v = float(self._numbers[i, j])
-            return _EMPTY if v != v else v
+        if role == Qt.ItemDataRole.UserRole:  # the number itself (or the status)
+            return str(self.result.status[i]) if status else float(self._numbers[i, j])
         if role == Qt.ItemDataRole.ToolTipRole and status:
             return html(str(self.result.status[i]))
         if role == Qt.ItemDataRole.TextAlignmentRole and not status:
@@ -211,12 +239,8 @@ class SweepResults(QWidget):
         self.tabs.addTab(heat, "Heat map")
         # the points
         self.points = SweepTableModel(self)
-        proxy = QSortFilterProxyModel(self)
-        proxy.setSourceModel(self.points)
-        proxy.setSortRole(Qt.ItemDataRole.UserRole)
-        self._proxy = proxy
         self.table = QTableView()
-        self.table.setModel(proxy)
+        self.table.setModel(self.points)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.SortOrder.AscendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -447,6 +471,5 @@ class SweepResults(QWidget):
 
     @Slot(QModelIndex)
     def _on_double_click(self, index: QModelIndex) -> None:
-        row = self._proxy.mapToSource(index).row()
-        if self.result is not None and 0 <= row < self.result.size:
-            self.point_requested.emit(row)
+        if self.result is not None and index.isValid():
+            self.point_requested.emit(self.points.point(index.row()))

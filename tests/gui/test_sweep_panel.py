@@ -100,6 +100,13 @@ def test_the_envelope_heat_map_and_worst_point_are_the_tables(make_window, qtbot
     worst = int(np.argmax(peaks[:, SHOULDER]))
     assert results.worst() == worst
     assert f"point {worst + 1} of 6" in results.worst_text()
+    # sorted by joint 2's peak, largest first (a click on its header): the worst on top
+    column = headers.index("peak_tau_2 (N m)")
+    results.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
+    shown = [results.points.data(results.points.index(r, column), Qt.ItemDataRole.UserRole)
+             for r in range(6)]
+    assert shown == sorted(peaks[:, SHOULDER], reverse=True)
+    assert results.points.point(0) == worst
 
 
 def test_the_worst_point_runs_in_the_run_panel_with_the_sweeps_peak(make_window, qtbot):
