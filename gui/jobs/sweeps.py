@@ -21,15 +21,10 @@ from armdyn.core.sweeps.sweep import SweepResult
 
 from .runs import RunKind, RunSpec
 
-__all__ = ["ANGLE_UNIT", "sweep_kind", "sweep_run", "point_spec", "axis_of_text"]
+__all__ = ["ANGLE_UNIT", "sweep_run", "point_spec", "axis_of_text"]
 
 #: The window types angles in degrees (its tables' unit), as `armdyn sweep` does.
 ANGLE_UNIT = "deg"
-
-
-def sweep_kind(spec: RunSpec) -> str:
-    """The core's name of `spec`'s kind of run: "inverse" or "free-fall"."""
-    return "inverse" if spec.kind is RunKind.INVERSE else "free-fall"
 
 
 def sweep_run(spec: RunSpec) -> InverseRun | FreeFallRun:

@@ -34,7 +34,7 @@ from armdyn.core.sweeps.sweep import (SweepError, SweepProgress, SweepResult, sw
 
 from ..jobs.job import Job
 from ..jobs.runs import RunKind, RunSpec
-from ..jobs.sweeps import ANGLE_UNIT, point_spec, sweep_kind, sweep_run
+from ..jobs.sweeps import ANGLE_UNIT, point_spec, sweep_run
 from ..look.scroll import scroll_area
 from ..look.text import plain_label
 from .sweep_results import SweepResults

@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from armdyn.core import InverseRun, cli
+from armdyn.core import InverseRun, cli, load_robot
+from armdyn.core.errors import ArgumentError
 from armdyn.core.sweeps.fields import parse_vary
 from armdyn.core.sweeps.plan import evaluate
 from armdyn.core.sweeps.sweep import SweepError, make_plan, sweep_chunks
-from armdyn.gui.jobs.runs import RunOutcome
+from armdyn.gui.jobs.runs import RunKind, RunOutcome, RunSpec
+from armdyn.gui.jobs.sweeps import axis_of_text, point_spec, sweep_run
 from gui_helpers import PUMA
 
 pytestmark = pytest.mark.gui
@@ -50,7 +52,11 @@ def _core_result(window, grid=GRID):
     run = InverseRun(target=window.run_panel.target_pose(), start=window.pose,
                      duration=window.run_panel.targets.seconds(), dt=0.01)
     axes = [parse_vary(f"{f}={v}", window.session.model, "inverse") for f, v in grid]
-    gen = sweep_chunks(window.session.model, run, axes, workers=1)
+    return _returned(sweep_chunks(window.session.model, run, axes, workers=1))
+
+
+def _returned(gen):
+    """What a generator returns, once it has run to its end."""
     while True:
         try:
             next(gen)
@@ -66,6 +72,33 @@ def _table(panel) -> tuple[list[str], np.ndarray]:
     numbers = np.array([[model.data(model.index(i, j), Qt.ItemDataRole.UserRole)
                          for j in range(cols - 1)] for i in range(model.rowCount())])
     return headers, numbers
+
+
+def test_a_free_fall_point_is_the_window_run_of_its_model():
+    """Qt-free: a window free fall swept over the damping (`sweep_run`), its points back
+    as window runs (`point_spec`), run by the window's own generator (`RunSpec.chunks`,
+    chunked as the Run panel runs it): each ends where the sweep's row says, and a
+    point that starts moving (a varied qd0) is refused by name."""
+    puma = load_robot(PUMA)
+    q0 = np.array([0.3, -0.6, 0.9, 0.2, -0.4, 0.5])
+    spec = RunSpec(puma, RunKind.FREE_FALL, q0, 0.3, 0.01, damping=0.5, stops=False)
+    run = sweep_run(spec)
+    assert (run.duration, run.q0, run.damping, run.dt) == (0.3, tuple(q0), 0.5, 0.01)
+    axes = [axis_of_text("damping", "0,2", puma, "free-fall")]
+    result = _returned(sweep_chunks(puma, run, axes, workers=1))
+    n = puma.n
+    final_q = result.rows[:, result.result_columns.index("final_q_1"):][:, :n]
+    for i, c in enumerate((0.0, 2.0)):
+        point = point_spec(result, i)
+        assert point.damping == c and point.duration == 0.3 and point.stops is False
+        traj = _returned(point.chunks())
+        np.testing.assert_allclose(traj.q[-1], final_q[i], rtol=1e-6, atol=1e-8)
+    assert not np.allclose(final_q[0], final_q[1])  # the damping reached the points
+    moving = [axis_of_text("qd0.2", "0,10", puma, "free-fall")]
+    result = _returned(sweep_chunks(puma, run, moving, workers=1))
+    assert point_spec(result, 0).kind is RunKind.FREE_FALL
+    with pytest.raises(ArgumentError, match="point 2 starts with joint rates qd0"):
+        point_spec(result, 1)
 
 
 def test_the_envelope_heat_map_and_worst_point_are_the_tables(make_window, qtbot):
