@@ -3,10 +3,12 @@
 An axis is a field (picked from every field `core.sweeps` accepts for the model and the
 run's kind, `core.sweeps.fields.field_choices`, or typed) and its values,
 "START:STOP:COUNT" or "v1,v2,..." (SI, angles in degrees as in the window's tables). An
-axis is checked when it is added, by the core's own check of a grid (`make_plan`: each
-value tried with the other axes at their first values) and refused at once with the
-core's message; it is kept as typed and read again for each sweep (the model may have
-changed meanwhile). The number of points is the product of the axes' lengths.
+axis is checked when it is added, by the core's own check of a grid (`make_plan`: a
+value tried with the other axes at their first values), on at most CHECKED_NOW of its
+values (both ends among them: each value costs a model and a run's checks, and a
+thousand froze the window for 2 s), and refused at once with the core's message; the
+sweep checks every value, in its thread, before any point runs. An axis is kept as
+typed and read again for each sweep (the model may have changed meanwhile). The number of points is the product of the axes' lengths.
 
 Where: one process, every core of this machine (the core's local pool), or a Dask
 scheduler's address (offered only where Dask's ``distributed`` is installed).
@@ -36,6 +38,9 @@ __all__ = ["SweepSetup", "AxesModel", "WHERE_ONE", "WHERE_ALL", "WHERE_DASK", "h
 WHERE_ONE, WHERE_ALL, WHERE_DASK = "one", "all", "dask"
 #: The colour of a refusal's text (contrast above 7:1 on the panel's background).
 REFUSED_COLOR = "#7A1010"
+#: An axis added is checked at once on this many of its values (both ends among them,
+#: spread evenly): about 25 ms; the sweep checks all of them before any point runs.
+CHECKED_NOW = 12
 #: One value, for the unit of a field alone (`typed_units` reads it from an axis).
 _ONE = np.zeros(1)
 
@@ -205,10 +210,16 @@ class SweepSetup(QWidget):
         typed = self._typed + [(field.strip(), values.strip())]
         try:
             axes = self._parse(typed)
-            # the core's check of a grid: each value of the new axis with the others at
-            # their first values (theirs were checked when they were added)
+            # the core's check of a grid: values of the new axis with the others at
+            # their first values (theirs were checked when they were added); at most
+            # CHECKED_NOW of them here, both ends among them (each costs a model and a
+            # run's checks, ~2 ms); the sweep checks every value before it starts
             firsts = [replace(a, values=a.values[:1], si=a.si[:1]) for a in axes[:-1]]
-            make_plan(self._model, self._run, firsts + axes[-1:])
+            new = axes[-1]
+            picked = np.unique(np.linspace(0, len(new) - 1, min(len(new), CHECKED_NOW))
+                               .round().astype(int))
+            make_plan(self._model, self._run,
+                      firsts + [replace(new, values=new.values[picked], si=new.si[picked])])
         except ArmDynError as err:
             self.show_message(str(err))
             return False

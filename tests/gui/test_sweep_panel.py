@@ -175,6 +175,16 @@ def test_a_bad_field_is_refused_at_once_with_the_cores_message(make_window, qtbo
     assert panel.setup.typed() == [] and panel.setup.point_count() == 0
     assert not panel.start()  # nothing to sweep: refused before any work
     assert panel.setup.add_axis("payload.mass", "0:1:2") and panel.message() == ""
+    # a long axis is checked at once on some of its values; a bad one among the others
+    # is refused by the sweep's own check, with the core's message, before any point
+    masses = ["5", "-1"] + ["5"] * 38
+    assert panel.setup.add_axis("3.mass", ",".join(masses))
+    with pytest.raises(SweepError) as refused:
+        make_plan(model, run, [parse_vary("payload.mass=0:1:2", model, "inverse"),
+                               parse_vary("3.mass=" + ",".join(masses), model, "inverse")])
+    with qtbot.waitSignal(panel.finished, timeout=60_000):
+        assert panel.start()
+    assert panel.message() == str(refused.value) and panel.result is None
 
 
 def test_cancel_keeps_the_points_finished(make_window, qtbot):
