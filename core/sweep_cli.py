@@ -27,7 +27,7 @@ from .cli_options import (Parser, UsageError, as_options, inverse_options, simul
 from .io.results_io import write_trajectory_csv
 from .sim.motions import motion_warnings
 from .sim.stops import simulation_warnings
-from .sweeps.fields import parse_vary, scale_of
+from .sweeps.fields import parse_vary, typed_units
 from .sweeps.plan import FreeFallRun, InverseRun
 from .sweeps.sweep import (SweepCancelled, SweepResult, finish_sweep, sweep_chunks,
                            sweep_csv_text, write_sweep_csv)
@@ -107,20 +107,6 @@ def _base_run(args, robot, axes):
     return FreeFallRun(duration=args.duration, q0=q0, qd0=qd0, damping=args.damping,
                        stops=stops, rtol=args.rtol, atol=args.atol, dt=args.dt,
                        max_wall_time=args.max_wall_time)
-
-
-def _typed_units(axes, units: str) -> list[str]:
-    """The varied columns' units as typed on the command line (deg for angles)."""
-    out = []
-    for axis in axes:
-        scale = np.broadcast_to(scale_of(axis.field, units), (len(axis.columns),))
-        base = [axis.field.unit] * len(axis.columns)
-        if axis.field.pose:
-            base = ["rad" if a else "m" for a in axis.field.angle_mask]
-            if axis.field.key == "qd0":
-                base = [u + "/s" for u in base]
-        out += [u.replace("rad", "deg") if s != 1.0 else u for u, s in zip(base, scale)]
-    return out
 
 
 class _ProgressLine:
@@ -205,7 +191,7 @@ def run_sweep(args, robot) -> int:
         parent = os.path.dirname(os.path.abspath(folder))
         if not os.path.isdir(parent):
             raise UsageError(f"--trajectories {folder}: no such directory: {parent}")
-    units = _typed_units(axes, args.units)
+    units = typed_units(axes, args.units)
     bar = _ProgressLine(sys.stderr)
     chunks = sweep_chunks(robot, run, axes, workers=args.workers,
                           scheduler=args.scheduler, trajectories=folder is not None)

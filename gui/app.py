@@ -51,7 +51,7 @@ EXIT_WAIT_S = 5.0
 #: JPEG quality of --screenshot (Qt's scale 0-100).
 JPEG_QUALITY = 92
 #: What --panel shows: a bottom dock raised, or presentation mode.
-PANELS = ("inspect", "lab", "compare", "presentation")
+PANELS = ("inspect", "lab", "compare", "sweep", "presentation")
 #: The Lab's tabs for --panel lab:TAB, each the start of a tab's title in lower case
 #: (gui/panels/lab_panel.py).
 LAB_TABS = ("recursion", "dh", "inertia", "complexity", "power")
@@ -127,10 +127,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--panel", type=_panel, metavar="PANEL",
                    help="show a panel once the window is open (after the run, if any): "
                    "inspect, lab (or lab:TAB, TAB one of " + ", ".join(LAB_TABS) + "), "
-                   "compare or presentation")
+                   "compare, sweep or presentation")
     p.add_argument("--compare-with", type=model_path, metavar="MODEL",
                    help="with --panel compare: run B is this model file (or bundled model); "
                    "after a run, the same run of B is compared with it")
+    p.add_argument("--vary", action="append", metavar="FIELD=VALUES",
+                   help="with --panel sweep: a field of the grid and its values, as "
+                   "`armdyn sweep --vary` takes them (angles in degrees; repeat for more "
+                   "fields); after a run, the sweep runs in one process")
     return p
 
 
@@ -180,6 +184,8 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
     """The first problem of the output options, or None (before any work is done)."""
     if args.compare_with is not None and (args.panel is None or args.panel[0] != "compare"):
         return "--compare-with goes with --panel compare"
+    if args.vary and (args.panel is None or args.panel[0] != "sweep"):
+        return "--vary goes with --panel sweep"
     if args.screenshot is not None:
         problem = output_problem("--screenshot", args.screenshot)
         if problem is None and image_format(args.screenshot) is None:
@@ -401,7 +407,8 @@ def _run_window(robot, args: argparse.Namespace) -> int:
                 QTimer.singleShot(0, lambda: _start_run(window, args))
             if args.panel is not None:
                 QTimer.singleShot(0, lambda: show_panel(window, *args.panel,
-                                                        compare_with=args.compare_with))
+                                                        compare_with=args.compare_with,
+                                                        vary=args.vary))
         status = app.exec()
         window.shutdown()
         window.deleteLater()
@@ -455,7 +462,8 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
         window.view3d.fit()  # the picture shows where the run ended
     if args.panel is not None:
         problem = show_panel(window, *args.panel, compare_with=args.compare_with,
-                             run=bool(args.free_fall or args.inverse), wait=True)
+                             vary=args.vary, run=bool(args.free_fall or args.inverse),
+                             wait=True)
         if problem is not None:
             print(f"armdyn: --panel {args.panel[0]}: {problem}", file=sys.stderr)
             status = max(status, 1)
@@ -471,13 +479,14 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
 
 
 def show_panel(window, name: str, tab: str | None = None, *, compare_with=None,
-               run: bool = False, wait: bool = False) -> str | None:
-    """--panel: show the Inspect, Lab (its tab `tab`, a LAB_TABS key) or Compare dock in
-    front of the bottom docks, or enter presentation mode. Compare with `compare_with`
-    (a model file) sets it as run B; after a window run (`run`) the comparison runs,
-    and with `wait` this returns when it has ended (the event loop turning meanwhile).
-    Returns None, or what went wrong."""
-    from PySide6.QtCore import QEventLoop, QTimer
+               vary=None, run: bool = False, wait: bool = False) -> str | None:
+    """--panel: show the Inspect, Lab (its tab `tab`, a LAB_TABS key), Compare or Sweep
+    dock in front of the bottom docks, or enter presentation mode. Compare with
+    `compare_with` (a model file) sets it as run B; Sweep with `vary` (FIELD=VALUES
+    texts) adds those axes. After a window run (`run`) the comparison or the sweep
+    (one process) runs, and with `wait` this returns when it has ended (the event loop
+    turning meanwhile); a sweep of two fields or more then shows its heat map of the
+    joint with the largest peak torque. Returns None, or what went wrong."""
     from PySide6.QtWidgets import QApplication
 
     if name == "inspect":
@@ -503,18 +512,30 @@ def show_panel(window, name: str, tab: str | None = None, *, compare_with=None,
             if not panel.compare():
                 return panel.message()
             if wait:
-                loop = QEventLoop()
-                panel.finished.connect(loop.quit)
-                timer = QTimer()
-                timer.setSingleShot(True)
-                timer.timeout.connect(loop.quit)
-                timer.start(int(SCRIPT_TIMEOUT_S * 1000))
-                if panel.is_running():
-                    loop.exec()
-                timer.stop()
-                if panel.is_running():
-                    panel.cancel()
-                    return "the comparison timed out"
+                problem = _wait_for(panel, "the comparison")
+                if problem is not None:
+                    return problem
+    elif name == "sweep":
+        panel = window.sweep
+        panel.action.trigger()
+        panel.dock.raise_()
+        for text in vary or ():
+            field, _, values = text.partition("=")
+            if not panel.setup.add_axis(field, values):
+                return panel.message()
+        if vary and run:
+            panel.setup.set_where("one")
+            if not panel.start():
+                return panel.message()
+            if wait:
+                problem = _wait_for(panel, "the sweep")
+                if problem is not None:
+                    return problem
+                result = panel.result
+                if result is None or result.failed == result.size:
+                    return panel.message() or panel.status_text()
+                if len(result.plan.axes) >= 2:
+                    panel.results.show_heat_map(result.worst_joint())
     elif name == "presentation":
         size = window.size()
         window.presentation.set_active(True)
@@ -523,6 +544,28 @@ def show_panel(window, name: str, tab: str | None = None, *, compare_with=None,
             window.resize(size)
     for _ in range(3):  # the docks' layout, then a 0 ms timer's settling
         QApplication.processEvents()
+    return None
+
+
+def _wait_for(panel, what: str) -> str | None:
+    """Turn the event loop until `panel` (Compare's, Sweep's: ``finished``,
+    ``is_running``, ``cancel``) has ended, at most SCRIPT_TIMEOUT_S; None, or that
+    `what` timed out (then cancelled)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    panel.finished.connect(loop.quit)
+    timer = QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(loop.quit)
+    timer.start(int(SCRIPT_TIMEOUT_S * 1000))
+    if panel.is_running():
+        loop.exec()
+    timer.stop()
+    panel.finished.disconnect(loop.quit)
+    if panel.is_running():
+        panel.cancel()
+        return f"{what} timed out"
     return None
 
 

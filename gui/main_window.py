@@ -41,6 +41,7 @@ from .panels.inspect_panel import InspectPanel
 from .panels.lab_dock import install_lab
 from .panels.measured_dock import install_measured
 from .panels.presentation import install_presentation
+from .panels.sweep_dock import install_sweep
 from .panels.run_panel import RunPanel
 from .plots.playback import PlaybackBar
 from .plots.plots_panel import PlotsPanel
@@ -109,6 +110,10 @@ class MainWindow(QMainWindow):
         # a measured motion against the model, and identification from it
         # (gui/panels/measured_dock.py): two docks, View menu, File > Open Measured Motion
         self.measured = install_measured(self, after=self._compare.action)
+        # a run over a grid of changes, its torque envelope (gui/panels/sweep_panel.py):
+        # a dock, View menu, Ctrl+G
+        self._sweep = install_sweep(self, after=self._compare.action)
+        self.sweep_dock = self._sweep.dock
         # presentation mode for a projector (gui/panels/presentation.py): View menu, F5
         self.presentation = install_presentation(self)
         self.session.set_model(self.document.robot)  # every panel shows it now
@@ -190,6 +195,11 @@ class MainWindow(QMainWindow):
     def compare(self):
         """The Compare dock's panel (`gui.panels.compare.ComparePanel`), built on first use."""
         return self._compare.panel
+
+    @property
+    def sweep(self):
+        """The Sweep dock's panel (`gui.panels.sweep_panel.SweepPanel`), built on first use."""
+        return self._sweep.panel
 
     @property
     def lab(self):
@@ -659,6 +669,7 @@ class MainWindow(QMainWindow):
         self._lab.shutdown()
         self._compare.shutdown()
         self.measured.shutdown()
+        self._sweep.shutdown()
         self.tool_drag.shutdown()
         self.push.shutdown()
         self.presentation.shutdown()

@@ -21,6 +21,7 @@ from armdyn.core import (FreeFallRun, InverseRun, SweepCancelled, SweepError, cl
                          forward_kinematics, gravity_torques, load_robot,
                          run_inverse_dynamics, sweep, tool_jacobian)
 from armdyn.core.sweeps import engines
+from armdyn.core.sweeps.fields import LINK_FIELDS, field_choices, resolve_field
 from armdyn.core.sweeps.sweep import SweepResult, make_plan, sweep_chunks
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
@@ -107,6 +108,89 @@ def test_each_point_is_a_run_of_its_own_model(puma):
                     [row[f"peak_qd_{j + 1}"] for j in range(puma.n)],
                     2 * np.abs(q_end - puma.q_home) / T, rtol=1e-3)
                 i += 1
+
+
+def test_a_points_model_and_run_are_the_grid_values_and_give_its_row(puma):
+    """`SweepResult.point(i)` (what the window's Sweep panel runs in the Run panel): the
+    point's model carries the varied link mass and the payload (the last link's mass
+    grows by it, the arm's total mass too), its run the varied duration and target
+    joint; a run of it here, reduced with NumPy, gives the point's row."""
+    target = np.array([0.4, -0.5, 0.7, 0.0, 0.3, 0.0])
+    run = InverseRun(target=target, start=POSE, duration=2.0, dt=0.01)
+    vary = {"payload.mass": [0.0, 4.0], "2.mass": [10.0, 25.0], "T": [1.0, 1.5],
+            "target.3": [0.2, 1.1]}
+    result = result_of(puma, run, vary, workers=1)
+    for i in (0, 5, 10, 15):
+        values = dict(zip(result.columns, result.values[i]))
+        model, point_run = result.point(i)
+        assert model.links[1].mass == values["2.mass"]
+        assert model.links[-1].mass == pytest.approx(puma.links[-1].mass
+                                                     + values["payload.mass"], rel=1e-15)
+        assert model.total_mass == pytest.approx(puma.total_mass - puma.links[1].mass
+                                                 + values["2.mass"] + values["payload.mass"])
+        assert point_run.duration == values["T"] and point_run.start == tuple(POSE)
+        assert point_run.target[2] == values["target.3"]
+        assert np.delete(point_run.target, 2).tolist() == np.delete(target, 2).tolist()
+        traj = run_inverse_dynamics(model, POSE, np.array(point_run.target), values["T"],
+                                    0.01)
+        np.testing.assert_allclose(result.peak_torques()[i], np.abs(traj.tau).max(axis=0),
+                                   rtol=1e-12, atol=1e-12 * np.abs(traj.tau).max())
+
+
+def test_the_field_choices_are_every_field_the_sweep_accepts(puma):
+    """`field_choices`: each name resolves, no two set the same thing, and together they
+    cover the registry: per link every LINK_FIELDS entry (limits where a link has them),
+    the payload's four, and per run kind its fields, whole and per joint."""
+    for kind, run_names in (("inverse", ["T", "target", "start"]),
+                            ("free-fall", ["T", "q0", "qd0", "damping"])):
+        names = field_choices(puma, kind)
+        assert len(set(names)) == len(names)
+        refs = [resolve_field(name, puma, kind) for name in names]
+        with_limits = sum(link.limits is not None for link in puma.links)
+        per_link = len(LINK_FIELDS) * puma.n - 2 * (puma.n - with_limits)
+        per_run = len(run_names) * (1 + puma.n) - puma.n  # T has no joints
+        assert len(names) == per_run + 4 + per_link
+        assert sum(r.what == "link" for r in refs) == per_link
+        assert {r.key for r in refs if r.what == "run"} == set(run_names)
+        # a joint's value and its link's mass resolve to that joint
+        assert resolve_field(f"{puma.n}.mass", puma, kind).joint == puma.n - 1
+
+
+def test_the_envelope_is_the_largest_value_over_the_other_axes(puma):
+    """`SweepResult.envelope` against a loop over the table's rows: per value of the kept
+    axes, the largest of the rows with that value; a failed point is left out."""
+    run, vary = grid_inverse()
+    result = result_of(puma, run, vary, workers=1)
+    result.status[3] = "failed here"  # as a point that failed: left out
+    table = result.table(frame=False)
+    ok = table["status"] == "ok"
+    names = list(vary)
+    for keep in ([0], [2], [0, 2], [2, 0], [1, 2]):
+        env = result.envelope("peak_tau_2", keep)
+        assert env.shape == tuple(len(result.plan.axes[a]) for a in keep)
+        for index in np.ndindex(env.shape):
+            rows = ok.copy()
+            for a, k in zip(keep, index):
+                rows &= table[names[a]] == result.plan.axes[a].values[k]
+            assert env[index] == table["peak_tau_2"][rows].max()
+    peaks = np.array([[row[f"peak_tau_{j + 1}"] for j in range(puma.n)] for row in table[ok]])
+    assert result.worst_joint() == np.unravel_index(np.argmax(peaks), peaks.shape)[1]
+
+
+def test_a_snapshot_keeps_the_points_finished_when_it_was_taken(puma):
+    run, vary = grid_inverse()
+    gen = sweep_chunks(puma, run, vary, workers=1)
+    progress = next(gen)
+    live = progress.result
+    copy = live.snapshot()
+    done = copy.done
+    assert 0 < done < copy.size
+    for _ in gen:  # the sweep goes on filling its own result
+        pass
+    assert live.done == live.size and copy.done == done
+    kept = copy.finished
+    assert copy.rows[kept].tobytes() == live.rows[kept].tobytes()
+    assert np.isnan(copy.rows[~kept]).all() and set(copy.status[~kept]) == {"cancelled"}
 
 
 @pytest.mark.parametrize("samples", [1, 2, 57])

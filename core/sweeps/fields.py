@@ -33,7 +33,8 @@ from ..errors import ArgumentError
 from ..model.parts import Link
 
 __all__ = ["LinkField", "LINK_FIELDS", "PAYLOAD_FIELDS", "Unit", "FieldRef", "Axis",
-           "resolve_field", "parse_values", "parse_vary", "merge_payload", "field_names"]
+           "resolve_field", "parse_values", "parse_vary", "merge_payload", "field_names",
+           "field_choices", "typed_units"]
 
 
 class Unit:
@@ -157,6 +158,24 @@ def field_names(model, kind: str) -> list[str]:
             link.append(name)
     payload = "payload.mass, payload.com.x|y|z"
     return run + [payload, f"LINK.FIELD (FIELD: {', '.join(link)})"]
+
+
+def field_choices(model, kind: str) -> list[str]:
+    """Every field a sweep of a run of `kind` ("inverse" or "free-fall") can vary on
+    `model`, one concrete name each (what a window offers to pick from; each one
+    `resolve_field` accepts): the run's fields (a whole pose, then each joint's value by
+    its 1-based number), the payload's, then each link's `LINK_FIELDS` by the joint's
+    number (its limits only where the link has limits)."""
+    names: list[str] = []
+    for name, (_, per) in RUN_FIELDS[kind].items():
+        names.append(name)
+        if per is not False:
+            names += [f"{name}.{j + 1}" for j in range(model.n)]
+    names += list(PAYLOAD_FIELDS)
+    for j, link in enumerate(model.links):
+        names += [f"{j + 1}.{field}" for field in LINK_FIELDS
+                  if not (field.startswith("limits.") and link.limits is None)]
+    return names
 
 
 def _joint(model, text: str) -> int | None:
@@ -375,6 +394,22 @@ def axis_of(name: str, values, model, kind: str) -> Axis:
             raise ArgumentError(f"{where}: values must be finite, got "
                                 f"{array[bad].ravel()[0]!r}")
     return Axis(name, field, array, array.copy())
+
+
+def typed_units(axes: Sequence[Axis], angle_unit: str) -> list[str]:
+    """The varied columns' units as the values were typed (`parse_vary` with
+    `angle_unit`: "deg" for angles in degrees), one per column of each axis, for the
+    table's CSV (`core.sweeps.sweep.sweep_csv_text`'s ``value_units``)."""
+    out = []
+    for axis in axes:
+        scale = np.broadcast_to(scale_of(axis.field, angle_unit), (len(axis.columns),))
+        base = [axis.field.unit] * len(axis.columns)
+        if axis.field.pose:
+            base = ["rad" if a else "m" for a in axis.field.angle_mask]
+            if axis.field.key == "qd0":
+                base = [u + "/s" for u in base]
+        out += [u.replace("rad", "deg") if s != 1.0 else u for u, s in zip(base, scale)]
+    return out
 
 
 def check_overlaps(axes: Sequence[Axis]) -> None:

@@ -128,6 +128,22 @@ class SweepResult:
         if self.trajectories is not None and batch.trajectories is not None:
             self.trajectories[s:e] = batch.trajectories
 
+    def snapshot(self) -> "SweepResult":
+        """A copy of the points finished so far, safe to read while another thread goes
+        on filling this one (`add` writes a batch's rows and status before it marks them
+        finished, and `finished` is copied first: every point the copy calls finished
+        has its numbers). A point not finished in the copy has NaNs and status
+        "cancelled". The plan is shared."""
+        copy = object.__new__(SweepResult)
+        copy.__dict__.update(self.__dict__)
+        finished = self.finished.copy()
+        copy.finished = finished
+        copy.rows = np.where(finished[:, None], self.rows, np.nan)
+        copy.status = np.where(finished, self.status, NOT_RUN).astype(object)
+        if self.trajectories is not None:
+            copy.trajectories = [t if f else None for t, f in zip(self.trajectories, finished)]
+        return copy
+
     # ----- reading --------------------------------------------------------------------------
     @property
     def size(self) -> int:
@@ -161,6 +177,23 @@ class SweepResult:
         n = self.model.n
         return self.rows[:, :n]
 
+    def envelope(self, name: str, axes: Sequence[int]) -> np.ndarray:
+        """Result column `name` (e.g. "peak_tau_2") over the grid, reduced to the axes
+        `axes` (indices into ``plan.axes``, in the order given): the largest value over
+        every other axis, among the points that succeeded (NaN where none did). Shape:
+        the lengths of `axes`; `envelope(name, [a])` is the column against axis a's
+        values, `envelope(name, [a, b])` a (len a, len b) map."""
+        values = np.where(self.finished & (self.status == "ok"), self.column(name), np.nan)
+        grid = values.reshape(self.plan.shape) if self.plan.axes else values
+        keep = [int(a) for a in axes]
+        others = tuple(k for k in range(grid.ndim) if k not in keep)
+        if others:
+            finite = np.isfinite(grid).any(axis=others)
+            grid = np.where(np.isfinite(grid), grid, -np.inf).max(axis=others)
+            grid = np.where(finite, grid, np.nan)
+        remaining = [k for k in range(len(self.plan.axes)) if k in keep]
+        return np.transpose(grid, [remaining.index(a) for a in keep])
+
     def worst(self, joint: int | None = None) -> int | None:
         """The point with the largest peak |tau| at `joint` (0-based; None: at any joint,
         each joint's peak taken relative to the largest peak of that joint over the
@@ -177,6 +210,14 @@ class SweepResult:
             score = peaks[:, joint]
         score = np.where(ok, score, -np.inf)
         return int(np.argmax(score))
+
+    def worst_joint(self) -> int | None:
+        """The joint (0-based) with the largest peak |tau| over the points that
+        succeeded; None if none did."""
+        ok = self.finished & (self.status == "ok")
+        if not ok.any():
+            return None
+        return int(np.argmax(self.peak_torques()[ok].max(axis=0)))
 
     def point(self, i: int):
         """Point i's model and run (`InverseRun` / `FreeFallRun`): run it as any run."""

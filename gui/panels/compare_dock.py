@@ -29,11 +29,6 @@ class CompareDock(LazyDock):
         """The `ComparePanel` (built now if it was not)."""
         return self.widget
 
-    def shutdown(self) -> None:
-        """Stop the panel's comparison and remove its ghost (if it was built)."""
-        if self.built:
-            self.panel.shutdown()
-
     def _make_panel(self) -> ComparePanel:
         window = self.window
         panel = ComparePanel(window)  # takes the session's model itself

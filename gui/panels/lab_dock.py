@@ -37,11 +37,6 @@ class LabDock(LazyDock):
         """The `LabPanel` (built now if it was not)."""
         return self.widget
 
-    def shutdown(self) -> None:
-        """Stop the panel's timers (if it was built)."""
-        if self.built:
-            self.panel.shutdown()
-
     def _make_panel(self):
         from .lab_panel import LabPanel
 

@@ -28,6 +28,7 @@ class LazyDock:
     on_show     : called each time the action shows the dock, after building
 
     Attributes: ``dock``, ``action``; ``widget`` (built on access), ``built``.
+    `shutdown` calls the widget's ``shutdown()`` (the window closing), if it was built.
     """
 
     def __init__(self, window, title: str, name: str, build: Callable[[], QWidget], *,
@@ -72,6 +73,11 @@ class LazyDock:
             self._widget = self._build()
             self.dock.setWidget(self._widget)
         return self._widget
+
+    def shutdown(self) -> None:
+        """Stop the widget's work (its ``shutdown()``: a job, timers), if it was built."""
+        if self.built:
+            self._widget.shutdown()
 
     def show(self) -> None:
         """Show and raise the dock (building its widget first)."""

@@ -225,6 +225,22 @@ class RunPanel(QWidget):
         self._pause.blockSignals(False)
         self._control.run(spec)
 
+    def show_run(self, spec: RunSpec) -> None:
+        """Run `spec` (on its own model: a sweep's point) with the fields showing its
+        settings: its tab, duration, sample step, and its target or damping."""
+        inverse = spec.kind is RunKind.INVERSE
+        self._tabs.setCurrentIndex(MODE_INVERSE if inverse else MODE_FREE_FALL)
+        self._dt.setValue(spec.dt)
+        if inverse:
+            self.targets.set_seconds(spec.duration)
+            if spec.target is not None:
+                self.set_target_pose(spec.target)
+        else:
+            self.free_fall.set_seconds(spec.duration)
+            if np.ndim(spec.damping) == 0:
+                self.set_damping(float(spec.damping))
+        self.run(spec)
+
     def start_inverse(self, seconds: float) -> None:
         """Run inverse dynamics for `seconds` s (current pose -> target pose)."""
         self._tabs.setCurrentIndex(MODE_INVERSE)
