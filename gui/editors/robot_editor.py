@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSta
 from ..model.document import RobotDocument
 from ..model.draft import (DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS,
                            PLACEMENT_COLUMNS)
-from ..model.mechanism_draft import TYRE, MechanismDraft
+from ..model.mechanism_draft import TYRE
 from .structure_editors import ChainsEditor, ForcesEditor, LoopsEditor, RoadEditor
 from .tables import RobotTableModel, RobotTableView
 
