@@ -368,7 +368,7 @@ class ComparePlots(QWidget):
             return spec.left
         model = self.model_a or self._model
         chosen = self._joint.currentData()
-        revolute = model.is_revolute if chosen is None else model.is_revolute[[chosen]]
+        revolute = model.is_revolute[one_value_joints(model) if chosen is None else [chosen]]
         if np.all(revolute):
             return spec.left
         if not np.any(revolute):
@@ -387,8 +387,7 @@ class ComparePlots(QWidget):
         keys = [f"<span style='color:{ENERGY_STYLE[k][1] if energy else joint_color(k)}'>"
                 f"\u25a0</span>&nbsp;{escape(names[k])}" for k, _a, _b in series]
         missing = "" if energy else left_out(self.model_a or self._model)
-        note = (f"<br><span style='color:#555'>Not plotted here: {escape(missing)} (joints "
-                "of several degrees of freedom; the base's motion is in the Plots dock)"
-                "</span>") if missing else ""
+        note = (f"<br><span style='color:#555'>Not plotted here: {escape(missing)}; see "
+                "the Plots dock's base plots</span>") if missing else ""
         return ("&nbsp;&nbsp;&nbsp;".join(parts) + "<br>" + "&nbsp;&nbsp; ".join(keys)
                 + note)
