@@ -397,15 +397,6 @@ def test_drag_tool_is_off_for_a_floating_model_and_says_why(make_window):
     assert window.files.load(ROBOTS / "puma560_saha.toml") and action.isEnabled()
 
 
-def test_compare_refuses_the_window_s_floating_model_by_name(make_window):
-    window = make_window(ROBOTS / "space_robot.toml")
-    panel = window.compare
-    panel.action.trigger()
-    assert panel.compare() is False
-    assert "'satellite' is a free joint" in panel.message()
-    assert not panel.is_running()
-
-
 def test_a_table_edit_keeps_a_floating_pose_and_a_new_home_moves_it():
     from dataclasses import replace
 
