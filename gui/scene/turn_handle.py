@@ -146,6 +146,8 @@ class TurnHandle(QObject):
                 color=HANDLE_COLOR, outline_translation=False, pass_widget=True,
                 interaction_event="always")
             self.widget.SetScalingEnabled(False)
+            self.widget.GetOutlineProperty().SetLineWidth(2.5)  # a hairline was lost
+            self.widget.GetSelectedFaceProperty().SetOpacity(0.35)  # the face held
             self.widget.AddObserver("StartInteractionEvent", self._on_drag_started)
             self.widget.AddObserver("EndInteractionEvent", self._on_drag_ended)
             self._place()
