@@ -10,7 +10,9 @@ from vtkmodules.vtkCommonDataModel import vtkPolyData
 from vtkmodules.vtkCommonTransforms import vtkTransform
 
 from armdyn.core import Chain, JointType, Link, Mechanism, forward_kinematics, save_mechanism
+from armdyn.core.io.model_files import load_model
 from armdyn.core.model.parts import rotation_rpy
+from armdyn.gui.scene.turn_handle import turnable_joints
 
 from gui_helpers import PUMA, ROBOTS, flush_events
 
@@ -69,11 +71,13 @@ def test_the_box_turns_the_free_body_and_the_angle_sliders_follow(make_window):
     assert handle.widget is None
 
 
-def test_a_model_without_a_free_or_spherical_joint_has_no_turn_handle(make_window):
-    window = make_window(PUMA)
-    action = window.turn_handle.action
-    assert not action.isEnabled() and not action.isVisible()  # the arm's bar as it was
-    assert "has none" in action.toolTip()
+def test_only_bodies_a_person_moves_are_offered():
+    """The PUMA has no free or spherical joint (no Turn Body: its toolbar is as it was);
+    the car's ball joints close its loops and follow: only its chassis is offered."""
+    assert turnable_joints(load_model(PUMA)) == []
+    car = load_model(ROBOTS / "car_jalon.toml")
+    assert [car.joint_types[j].value for j in turnable_joints(car)] == ["free"]
+    assert any(kind.value == "spherical" for kind in car.joint_types)
 
 
 def test_a_ball_joint_is_turned_the_same_way_chosen_from_the_menu(make_window, tmp_path):
