@@ -27,6 +27,7 @@ from vtkmodules.vtkCommonTransforms import vtkTransform
 
 from armdyn.core import JointType, forward_kinematics
 
+from ..look.text import tooltip
 from ..model.pose import driven_joints, quaternion_rotation
 from .arm_scene import Sizes
 
@@ -132,7 +133,7 @@ class TurnHandle(QObject):
         tip = NO_BODY_TIP if self.joint is None else (
             f"{TURN_TIP} (now: joint {self.joint + 1}, "
             f"{self.robot.joint_names[self.joint]}; the arrow chooses another)")
-        self.action.setToolTip(tip)
+        self.action.setToolTip(tooltip(tip))  # a joint's name from the file, as typed
         self.action.setStatusTip(tip)
 
     # ----- on / off -------------------------------------------------------------------
