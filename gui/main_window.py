@@ -48,6 +48,7 @@ from .plots.plots_panel import PlotsPanel
 from .robot_files import RobotFiles
 from .scene.push import install_push
 from .scene.tool_drag import install_tool_drag
+from .scene.turn_handle import install_turn_handle
 from .scene.mass_centre import install_mass_centre
 from .scene.force_elements import install_force_elements
 from .scene.view3d import ArmView
@@ -97,6 +98,8 @@ class MainWindow(QMainWindow):
         self._connect()
         # drag the tool in the 3D view (gui/scene/tool_drag.py): toolbar and View menu
         self.tool_drag = install_tool_drag(self)
+        # turn a free or spherical joint's body in the 3D view (gui/scene/turn_handle.py)
+        self.turn_handle = install_turn_handle(self)
         # push the arm with Ctrl+drag during a live free fall (gui/scene/push.py)
         self.push = install_push(self)
         # a floating system's mass centre, its path and angular momentum, a camera that
@@ -671,6 +674,7 @@ class MainWindow(QMainWindow):
         self.measured.shutdown()
         self._sweep.shutdown()
         self.tool_drag.shutdown()
+        self.turn_handle.shutdown()
         self.push.shutdown()
         self.presentation.shutdown()
         self.playback.pause()

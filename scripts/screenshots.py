@@ -52,6 +52,10 @@ SHOTS: dict[str, list[str]] = {
     "lab-dh": ["puma560_saha", "--panel", "lab:dh", "--size", LARGE],
     "lab-inertia": ["puma560_saha", "--panel", "lab:inertia", "--size", LARGE],
     "lab-power": ["puma560_saha", "--free-fall", "2", "--panel", "lab:power", "--size", LARGE],
+    # floating systems: the human's limbs move, its body turns in space (no ground, no
+    # gravity's hold on the orientation); the car falls onto its road on its tyres
+    "floating-human": ["human_body_jalon", "--inverse", "2", "--size", LARGE],
+    "car-road": ["car_jalon", "--free-fall", "1", "--size", LARGE],
 }
 #: Pictures no command line can take (what they show needs the mouse).
 BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)"}

@@ -6,14 +6,18 @@ rates and wrenches are checked against finite differences of `forward_kinematics
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from armdyn.core import (articulated_body_inertias, forward_dynamics, forward_kinematics,
-                         inverse_dynamics, load_mechanism, tree_inverse_dynamics)
+from armdyn.core import (Chain, JointType, Mechanism, articulated_body_inertias,
+                         forward_dynamics, forward_kinematics, inverse_dynamics,
+                         load_mechanism, mass_matrix, tree_inverse_dynamics)
 from armdyn.core.lab.walkthrough import RIDIM, UDU, ArrowKind, walkthrough
+
+from strategies import any_link, random_state_of_any
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 SERIAL = ["puma560_saha", "stanford_saha2009", "scara", "ur5e"]
@@ -170,3 +174,68 @@ def test_forward_dynamics_intermediates(name):
         else:
             np.testing.assert_allclose(step.quantity("\u03b8''_" + i).value, qdd[k],
                                        rtol=1e-9, atol=1e-9)
+
+
+def _chain_of_several() -> Mechanism:
+    """One chain: a free base, then spherical, universal, revolute, prismatic and
+    spherical joints (random placements, masses and inertias)."""
+    rng = np.random.default_rng(23)
+    kinds = (JointType.FREE, JointType.SPHERICAL, JointType.UNIVERSAL, JointType.REVOLUTE,
+             JointType.PRISMATIC, JointType.SPHERICAL)
+    links = tuple(replace(any_link(rng, kind), name=f"L{k + 1}")
+                  for k, kind in enumerate(kinds))
+    return Mechanism(name="several", chains=(Chain("c", links),))
+
+
+def test_joints_of_several_degrees_of_freedom_step_with_their_subspace_and_block_pivot():
+    """A spherical, universal or free joint is one step: p_i is 6 x k and the UDU^T pivot
+    the k x k block D_i. In a chain, D_i is the Schur complement of the mass matrix's
+    block of joint i in the block of joint i and the joints after it (U D U^T with U
+    unit upper triangular): a second method, the composite-body mass matrix, checks it,
+    and the accelerations solve M θ'' = τ − C(q, θ')."""
+    model = _chain_of_several()
+    q, qd, qdd = random_state_of_any(np.random.default_rng(5), model)
+    tau_fd = np.random.default_rng(6).uniform(-5, 5, model.nv)
+    wt = walkthrough(model, q, qd, qdd, tau_fd=tau_fd)
+    np.testing.assert_allclose(wt.tau, inverse_dynamics(model, q, qd, qdd), rtol=1e-12,
+                               atol=1e-10)
+    M = mass_matrix(model, q)
+    bias = inverse_dynamics(model, q, qd, np.zeros(model.nv))
+    np.testing.assert_allclose(wt.qdd, np.linalg.solve(M, tau_fd - bias), rtol=1e-8,
+                               atol=1e-8)
+    inward = [s for s in wt.of(UDU) if s.phase.startswith("articulated")]
+    outward = [s for s in wt.of(UDU) if s.phase.startswith("accelerations")]
+    assert [s.link for s in inward] == list(range(model.n))[::-1]
+    for step in inward:
+        k, i = step.link, str(step.link + 1)
+        name = model.joint_names[k]
+        own = np.arange(model.nv)[model.v_slice(name)]
+        after = np.arange(own[-1] + 1, model.nv)
+        schur = M[np.ix_(own, own)] - M[np.ix_(own, after)] @ np.linalg.solve(
+            M[np.ix_(after, after)], M[np.ix_(after, own)])
+        nk = len(own)
+        if nk == 1:
+            np.testing.assert_allclose(step.quantity("m\u0302_" + i).value, schur[0, 0],
+                                       rtol=1e-9)
+            continue
+        P = step.quantity("P_" + i).value
+        assert P.shape == (6, nk)
+        np.testing.assert_allclose(np.diag(P.T @ P), np.ones(nk), atol=1e-12)  # unit axes
+        assert step.quantity("\u03c8\u0302_" + i).value.shape == (6, nk)
+        D = step.quantity("D_" + i).value
+        assert D.shape == (nk, nk)
+        np.testing.assert_allclose(D, schur, rtol=1e-9, atol=1e-9 * np.abs(schur).max())
+        np.testing.assert_allclose(np.linalg.det(D), np.prod(step.quantity("d_" + i).value),
+                                   rtol=1e-9)
+        # eq. 19a with the block: phi^_i = phi_i - P_i^T eta_{i,i+1}
+        eta = step.quantity(f"\u03b7_{i},{k + 2}").value
+        np.testing.assert_allclose(step.quantity("\u03c6\u0302_" + i).value,
+                                   step.quantity("\u03c6_" + i).value - P.T @ eta,
+                                   rtol=1e-9, atol=1e-9)
+    for step in outward:
+        own = model.v_slice(model.joint_names[step.link])
+        value = step.quantity(f"\u03b8''_{step.link + 1}").value
+        np.testing.assert_allclose(np.atleast_1d(value), wt.qdd[own], rtol=1e-12)
+    for step in wt.of(RIDIM):
+        if step.phase == "forward recursion" and model.links[step.link].joint == JointType.FREE:
+            assert step.quantity(f"p_{step.link + 1}").value.shape == (6, 6)

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSta
 from ..model.document import RobotDocument
 from ..model.draft import (DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS,
                            PLACEMENT_COLUMNS)
-from ..model.mechanism_draft import FORCE_COLUMNS, ROAD_COLUMNS, MechanismDraft
-from .structure_editors import ChainsEditor, LoopsEditor
-from .tables import RobotTableModel, RobotTableView, StructureTableModel
+from ..model.mechanism_draft import TYRE
+from .structure_editors import ChainsEditor, ForcesEditor, LoopsEditor, RoadEditor
+from .tables import RobotTableModel, RobotTableView
 
 __all__ = ["RobotEditor", "ALL_CHAINS"]
 
@@ -35,8 +35,9 @@ ALL_CHAINS = "All chains (joint order)"
 
 
 class RobotEditor(QWidget):
-    """Tabs "DH parameters" and "Mass and inertia" over one `RobotDocument`; for a
-    mechanism also "Chains" and "Loops" and a chain selector.
+    """Tabs "DH" (parameters) and "Inertia" (mass and inertia) over one `RobotDocument`;
+    for a mechanism also "Chains", "Loops", "Forces" (and "Road" with a road or a tyre)
+    and a chain selector; "Placement" for joints of several degrees of freedom.
 
     Attributes: ``dh_view``, ``inertia_view`` (RobotTableView), ``dh_model``,
     ``inertia_model``, ``chains`` (ChainsEditor), ``loops`` (LoopsEditor),
@@ -66,31 +67,38 @@ class RobotEditor(QWidget):
         self.chains = ChainsEditor(document)
         self.loops = LoopsEditor(document)
         self.loops.chain_for_new = lambda: self.shown_chain
-        # A mechanism's springs, dampers and tyres, and its road: tabs of their own, shown
-        # only for models that have them (rows are the file's: edited, not added here).
-        self.forces_model = StructureTableModel(document, "forces", FORCE_COLUMNS, self)
-        self.road_model = StructureTableModel(document, "road", ROAD_COLUMNS, self)
-        self.forces_view = RobotTableView(self.forces_model)
-        self.road_view = RobotTableView(self.road_model)
-        self.forces_view.setObjectName("forcesTable")
-        self.road_view.setObjectName("roadTable")
+        # A mechanism's springs, dampers and tyres, and its road: tabs of their own (the
+        # road's shown while the model has a road or a tyre), rows added and removed.
+        self.forces = ForcesEditor(document)
+        self.road = RoadEditor(document)
+        self.forces_model, self.forces_view = self.forces.model, self.forces.view
+        self.road_model, self.road_view = self.road.model, self.road.view
 
+        # Short tab names, full ones in the tooltips: a mechanism with joints of several
+        # degrees of freedom has seven tabs, and at 1280x800 the long names pushed Forces
+        # and Road behind the scroll arrows of a 550 px dock.
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.dh_view, "DH parameters")
+        self.tabs.setUsesScrollButtons(True)  # a narrower dock still reaches every tab
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
+        self.tabs.addTab(self.dh_view, "DH")
+        self.tabs.setTabToolTip(0, "DH parameters: joint type, a, b, \u03b1, \u03b8 and limits "
+                                "of each link")
         self.tabs.addTab(self.placement_view, "Placement")
         self.tabs.setTabToolTip(self.tabs.indexOf(self.placement_view),
                                 "Where each spherical, universal and free joint sits (x, y, "
                                 "z; roll, pitch, yaw in its parent's frame) and its home")
-        self.tabs.addTab(self.inertia_view, "Mass and inertia")
+        self.tabs.addTab(self.inertia_view, "Inertia")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.inertia_view),
+                                "Mass and inertia: mass, mass centre and inertia of each link")
         self.tabs.addTab(self.chains, "Chains")
         self.tabs.addTab(self.loops, "Loops")
-        self.tabs.addTab(self.forces_view, "Forces")
-        self.tabs.setTabToolTip(self.tabs.indexOf(self.forces_view),
+        self.tabs.addTab(self.forces, "Forces")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.forces),
                                 "Springs, dampers and tyres: links, points, stiffness, "
                                 "damping, free length or radius")
-        self.tabs.addTab(self.road_view, "Road")
-        self.tabs.setTabToolTip(self.tabs.indexOf(self.road_view),
+        self.tabs.addTab(self.road, "Road")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.road),
                                 "The road's height h along the base x axis (the tyres "
                                 "roll on it)")
         self.tabs.currentChanged.connect(self._on_tab_changed)
@@ -164,11 +172,14 @@ class RobotEditor(QWidget):
             "A loop joint joins two links (or a link and the base) at a point given in "
             "each link's own frame; 0, 0, 0 is the link's far end, the axis of a revolute "
             "or prismatic loop joint z by default.")))
-        self.tools.addWidget(_column(_hint(
+        self.tools.addWidget(_column(self.forces.bar, _hint(
             "Points in each link's own frame; 0, 0, 0 is its far end",
             "A spring-damper acts along the line through its two points; a tyre pushes "
-            "its wheel centre up while the road is nearer than its radius. Elements and "
-            "road points are added or removed in the mechanism file.")))
+            "its wheel centre up while the road is nearer than its radius.")))
+        self.tools.addWidget(_column(self.road.bar, _hint(
+            "Height h along the base x axis; x increases row by row",
+            "The road is linear between its points and flat beyond the ends; the tyres "
+            "roll on it.")))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -222,8 +233,8 @@ class RobotEditor(QWidget):
         page = self.tabs.currentWidget()
         if page is self.chains:
             return self.chains.view
-        if page is self.loops:
-            return self.loops.view
+        if page in (self.loops, self.forces, self.road):
+            return page.view
         assert isinstance(page, RobotTableView)
         return page
 
@@ -310,7 +321,7 @@ class RobotEditor(QWidget):
             if sheet == "loops":
                 return (self.loops, row, key)
             if sheet in ("forces", "road"):
-                return (self.forces_view if sheet == "forces" else self.road_view, row, key)
+                return (self.forces if sheet == "forces" else self.road, row, key)
         return None
 
     # ----- actions ----------------------------------------------------------------
@@ -363,7 +374,7 @@ class RobotEditor(QWidget):
     def _on_tab_changed(self) -> None:
         page = self.tabs.currentWidget()
         self._show_tools(2 if page is self.loops else 1 if page is self.chains
-                         else 3 if page in (self.forces_view, self.road_view) else 0)
+                         else 3 if page is self.forces else 4 if page is self.road else 0)
         if page in self.link_views:
             # the row current in the link table last shown stays current
             other = self._last_link_view if self._last_link_view is not page else page
@@ -445,6 +456,18 @@ class RobotEditor(QWidget):
         for row in range(draft.n):  # every chain's: a car has one such joint per chain
             self.placement_view.setRowHidden(row, draft.joint(row).is_dh)
 
+    def _show_road(self) -> None:
+        """The Road tab is there while the mechanism has road points or a tyre (a tyre
+        added shows it: its road is the plane z = 0 until points are added)."""
+        draft = self.document.draft
+        shown = draft.edits_chains and (
+            bool(draft.road) or any(rec.cells["force_kind"] == TYRE for rec in draft.forces))
+        index = self.tabs.indexOf(self.road)
+        if self.tabs.isTabVisible(index) != shown:
+            self.tabs.setTabVisible(index, shown)
+            if not self.tabs.isTabVisible(self.tabs.currentIndex()):
+                self.tabs.setCurrentIndex(0)
+
     def _after_rows_changed(self, *_args) -> None:
         self._apply_chain_filter()
         self._update_actions()
@@ -455,16 +478,16 @@ class RobotEditor(QWidget):
             self._apply_chain_filter()
         if sheet in ("chains", "loops", "forces", "road"):
             self.show_model_error(self.document.model_error)
+        if sheet in ("forces", "road"):
+            self._show_road()
 
     def _on_reset(self) -> None:
         mechanism = self.document.is_mechanism
         self.chain_bar.setVisible(mechanism)
         for page in (self.chains, self.loops):
             self.tabs.setTabVisible(self.tabs.indexOf(page), mechanism)
-        draft = self.document.draft
-        for page, sheet in ((self.forces_view, "forces"), (self.road_view, "road")):
-            self.tabs.setTabVisible(self.tabs.indexOf(page),
-                                    mechanism and draft.row_count(sheet) > 0)
+        self.tabs.setTabVisible(self.tabs.indexOf(self.forces), mechanism)
+        self._show_road()
         if not self.tabs.isTabVisible(self.tabs.currentIndex()):
             self.tabs.setCurrentIndex(0)
         self._show_placement()

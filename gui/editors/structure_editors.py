@@ -2,12 +2,15 @@
 assembly settings. Every edit goes to `RobotDocument` as an undo command.
 
 - `ChainsEditor`: one row per chain (name, the link it starts on, base xyz in m and
-  rpy in degrees), chains added (on the base, with one link) and removed.
+  rpy in the file's angle unit), chains added (on the base, with one link) and removed.
 - `LoopsEditor`: one row per loop joint (name, revolute / spherical / prismatic, the
   two links, the joint's point and axis in each link's own frame, m), loops added
   (pinning a chain's end where it is) and removed; below, `AssemblyForm`.
 - `AssemblyForm`: the independent joints (the actuated ones by default, or chosen
   links) and the closure tolerance (m and rad).
+- `ForcesEditor`: one row per spring-damper or tyre; either kind added (one that
+  changes no motion until its numbers are typed), rows removed.
+- `RoadEditor`: one row per road point (x, h); points added beyond the last, removed.
 """
 from __future__ import annotations
 
@@ -20,10 +23,12 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QLineEdit, QMenu, QSizePo
 
 from ..look.text import tooltip
 from ..model.document import RobotDocument
-from ..model.mechanism_draft import CHAIN_COLUMNS, LOOP_COLUMNS, MechanismDraft
+from ..model.mechanism_draft import (CHAIN_COLUMNS, FORCE_COLUMNS, LOOP_COLUMNS, ROAD_COLUMNS,
+                                     SPRING_DAMPER, TYRE, MechanismDraft)
 from .tables import ERROR_BACKGROUND, ERROR_FOREGROUND, RobotTableView, StructureTableModel
 
-__all__ = ["StructureEditor", "ChainsEditor", "LoopsEditor", "AssemblyForm"]
+__all__ = ["StructureEditor", "ChainsEditor", "LoopsEditor", "AssemblyForm", "ForcesEditor",
+           "RoadEditor"]
 
 
 class StructureEditor(QWidget):
@@ -124,6 +129,36 @@ class LoopsEditor(StructureEditor):
 
     def _add_loop(self) -> int:
         return self.document.add_loop(self.chain_for_new())
+
+
+class ForcesEditor(StructureEditor):
+    """The Forces tab: a mechanism's spring-dampers and tyres (``add_action`` adds a
+    spring-damper, ``add_tyre_action`` a tyre)."""
+
+    def __init__(self, document: RobotDocument, parent: QWidget | None = None) -> None:
+        super().__init__(document, "forces", FORCE_COLUMNS, "spring",
+                         lambda: document.add_force(SPRING_DAMPER), document.remove_force,
+                         parent)
+        self.add_action.setToolTip("Add a spring-damper from the base to the far end of the "
+                                   "last link (k = c = 0: type its numbers)")
+        self.add_tyre_action = QAction("+ Add tyre", self)
+        self.add_tyre_action.setToolTip("Add a tyre on the far end of the last link (like the "
+                                        "last tyre; choose its link in the links cell)")
+        self.add_tyre_action.triggered.connect(
+            lambda: self.select(document.add_force(TYRE)))
+        self.bar.insertAction(self.remove_action, self.add_tyre_action)
+        self.remove_action.setText("\u2212 Remove")
+        self.remove_action.setToolTip("Remove the current spring-damper or tyre")
+
+
+class RoadEditor(StructureEditor):
+    """The Road tab: the road's points (x, h), added beyond the last and removed."""
+
+    def __init__(self, document: RobotDocument, parent: QWidget | None = None) -> None:
+        super().__init__(document, "road", ROAD_COLUMNS, "point", document.add_road_point,
+                         document.remove_road_point, parent)
+        self.add_action.setToolTip("Add a road point 1 m beyond the last, at its height")
+        self.remove_action.setToolTip("Remove the current road point")
 
 
 class AssemblyForm(QGroupBox):

@@ -154,13 +154,14 @@ class DraftTableModel(QAbstractTableModel):
         if not 0 <= section < len(self.columns):
             return None
         col = self.columns[section]
+        unit = self._doc.draft.column_unit(col)  # angles in the file's unit
         if role == Qt.ItemDataRole.DisplayRole:
             if col.kind == "flag":  # a narrow column: "act." over a mark (tooltip in full)
                 return f"{FLAG_HEADERS.get(col.key, col.title)}\n"
-            unit = col.unit.replace("deg", "\u00b0")
+            unit = unit.replace("deg", "\u00b0")
             return f"{col.title}\n({unit})" if unit else f"{col.title}\n"
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{col.title} ({col.unit}): {col.tip}" if col.unit else col.tip
+            return f"{col.title} ({unit}): {col.tip}" if unit else col.tip
         return None
 
 

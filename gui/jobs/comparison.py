@@ -139,21 +139,23 @@ def comparison_specs(model_a: Robot | Mechanism, model_b: Robot | Mechanism, kin
                      method: FallMethod = FallMethod.MULTIPLIERS,
                      changes: Sequence[Change] = ()) -> tuple[RunSpec, RunSpec]:
     """Runs A and B with the same settings: inverse dynamics q0 -> target (B needs A's
-    number of joints: ValueError), or a free fall from q0 (a B of other joints starts at
-    its home pose), over `duration` s sampled every `dt` s; damping c at every joint of
-    both (B's changed per joint by its DAMPING `changes`); `method` for loops."""
-    if kind is RunKind.INVERSE and model_b.n != model_a.n:
-        raise ValueError(f"run B's model has {model_b.n} joints, A's {model_a.n}: inverse "
-                         "dynamics to the same target needs the same number")
+    joints: ValueError), or a free fall from q0 (a B of other joints starts at its home
+    pose), over `duration` s sampled every `dt` s; damping c at every joint of both (B's
+    changed per joint by its DAMPING `changes`; every rate of a joint of several degrees
+    of freedom); `method` for loops. q0, target: (nq,) A's joint values."""
+    same = model_b.nq == model_a.nq and model_b.nv == model_a.nv
+    if kind is RunKind.INVERSE and not same:
+        raise ValueError(f"run B's model has {model_b.n} joints ({model_b.nv} rates), A's "
+                         f"{model_a.n} ({model_a.nv}): inverse dynamics to the same target "
+                         "needs the same joints")
     q0 = np.array(q0, dtype=float)
     target = np.array(target, dtype=float) if kind is RunKind.INVERSE else q0
-    same = model_b.n == model_a.n
     q0_b = q0 if same else model_b.q_home.copy()
     target_b = target if same else q0_b
     c = float(damping)
     spec_a = RunSpec(model_a, kind, q0, duration, dt, target, c, method)
     spec_b = RunSpec(model_b, kind, q0_b, duration, dt, target_b,
-                     damping_of(changes, model_b.n, c), method)
+                     damping_of(changes, model_b.n, c)[model_b.rate_joint], method)
     return spec_a, spec_b
 
 

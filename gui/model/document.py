@@ -9,10 +9,12 @@ what changed with signals, the way a Qt model would:
   ``rows_about_to_be_moved(src, dst)``, ``rows_moved()``: structure edits
 - ``about_to_reset()`` / ``reset()``: a new robot was loaded, or one replaced the
   tables as an undoable step (`replace_robot`)
-- ``sheet_changed(str)``: cells of a mechanism's "chains", "loops" or "assembly"
-  table may have changed (values, errors, the link names they choose from)
+- ``sheet_changed(str)``: cells of a mechanism's "chains", "loops", "assembly",
+  "forces" or "road" table may have changed (values, errors, the link names they
+  choose from)
 - ``sheet_about_to_reset(str)`` / ``sheet_reset(str)``: rows of that table were added
-  or removed (a chain or loop added, removed, or put back by undo)
+  or removed (a chain, loop, force element or road point added, removed, or put back
+  by undo)
 - ``robot_changed(Robot)``: the last valid robot changed (only valid robots)
 - ``errors_changed()``: the set of refused cells changed
 - ``path_changed(object)``, ``modified_changed(bool)``: file state
@@ -251,19 +253,45 @@ class RobotDocument(QObject):
 
     def add_loop(self, chain: int | None = None) -> int:
         """Append a new loop joint (see `MechanismDraft.new_loop`); returns its index."""
-        draft = self.mechanism_draft
-        record = draft.new_loop(chain)
-        self.undo_stack.push(_InsertLoop(self, len(draft.loops), record,
-                                         f"Add loop {record.cells['loop']}"))
-        return len(draft.loops) - 1
+        record = self.mechanism_draft.new_loop(chain)
+        return self._add_record("loops", record, f"Add loop {record.cells['loop']}")
 
     def remove_loop(self, index: int) -> bool:
         """Remove loop number `index`. False if there is none."""
-        draft = self.mechanism_draft
-        if not 0 <= index < len(draft.loops):
+        return self._remove_record("loops", index, "loop")
+
+    def add_force(self, kind: str) -> int:
+        """Append a new force element of `kind` ("spring-damper" or "tyre"; see
+        `MechanismDraft.new_force`); returns its row."""
+        record = self.mechanism_draft.new_force(kind)
+        return self._add_record("forces", record, f"Add {kind} {record.cells['force']}")
+
+    def remove_force(self, index: int) -> bool:
+        """Remove force element number `index`. False if there is none."""
+        return self._remove_record("forces", index, "force")
+
+    def add_road_point(self) -> int:
+        """Append a road point beyond the last (see `MechanismDraft.new_road_point`);
+        returns its row."""
+        record = self.mechanism_draft.new_road_point()
+        return self._add_record("road", record, "Add road point")
+
+    def remove_road_point(self, index: int) -> bool:
+        """Remove road point number `index`. False if there is none."""
+        return self._remove_record("road", index, None)
+
+    def _add_record(self, sheet: str, record: Record, text: str) -> int:
+        index = len(self.mechanism_draft.records(sheet))
+        self.undo_stack.push(_InsertRecord(self, sheet, index, record, text))
+        return index
+
+    def _remove_record(self, sheet: str, index: int, name_key: str | None) -> bool:
+        records = self.mechanism_draft.records(sheet)
+        if not 0 <= index < len(records):
             return False
-        self.undo_stack.push(_RemoveLoop(self, index,
-                                         f"Remove loop {draft.loops[index].cells['loop']}"))
+        what = (f"{sheet.rstrip('s')} {records[index].cells[name_key]}" if name_key
+                else f"road point {index + 1}")
+        self.undo_stack.push(_RemoveRecord(self, sheet, index, f"Remove {what}"))
         return True
 
     # ----- called by the undo commands --------------------------------------------
@@ -320,20 +348,20 @@ class RobotDocument(QObject):
         self._after(changed, before, min(rows[0], draft.n - 1), draft.n - 1)
         return record, removed
 
-    def _insert_loop(self, index: int, record: Record) -> None:
+    def _insert_record(self, sheet: str, index: int, record: Record) -> None:
         draft = self.mechanism_draft
         before = dict(draft.errors)
-        self.sheet_about_to_reset.emit("loops")
-        changed = draft.insert_loop(index, record)
-        self.sheet_reset.emit("loops")
+        self.sheet_about_to_reset.emit(sheet)
+        changed = draft.insert_record(sheet, index, record)
+        self.sheet_reset.emit(sheet)
         self._after(changed, before, 0, -1)
 
-    def _remove_loop(self, index: int) -> Record:
+    def _remove_record_now(self, sheet: str, index: int) -> Record:
         draft = self.mechanism_draft
         before = dict(draft.errors)
-        self.sheet_about_to_reset.emit("loops")
-        record, changed = draft.remove_loop(index)
-        self.sheet_reset.emit("loops")
+        self.sheet_about_to_reset.emit(sheet)
+        record, changed = draft.remove_record(sheet, index)
+        self.sheet_reset.emit(sheet)
         self._after(changed, before, 0, -1)
         return record
 
@@ -457,27 +485,32 @@ class _RemoveChain(QUndoCommand):
         self._doc._insert_chain(self._c, self._record, self._rows)
 
 
-class _InsertLoop(QUndoCommand):
-    def __init__(self, doc: RobotDocument, index: int, record: Record, text: str) -> None:
+class _InsertRecord(QUndoCommand):
+    """Put a row into a mechanism's loops, forces or road table; undo takes it out."""
+
+    def __init__(self, doc: RobotDocument, sheet: str, index: int, record: Record,
+                 text: str) -> None:
         super().__init__(text)
-        self._doc, self._index, self._record = doc, index, record
+        self._doc, self._sheet, self._index, self._record = doc, sheet, index, record
 
     def redo(self) -> None:
-        self._doc._insert_loop(self._index, self._record)
+        self._doc._insert_record(self._sheet, self._index, self._record)
 
     def undo(self) -> None:
-        self._doc._remove_loop(self._index)
+        self._doc._remove_record_now(self._sheet, self._index)
 
 
-class _RemoveLoop(QUndoCommand):
-    def __init__(self, doc: RobotDocument, index: int, text: str) -> None:
+class _RemoveRecord(QUndoCommand):
+    """Take a row out of a mechanism's loops, forces or road table; undo puts it back."""
+
+    def __init__(self, doc: RobotDocument, sheet: str, index: int, text: str) -> None:
         super().__init__(text)
-        self._doc, self._index = doc, index
+        self._doc, self._sheet, self._index = doc, sheet, index
         self._record: Record | None = None
 
     def redo(self) -> None:
-        self._record = self._doc._remove_loop(self._index).copy()
+        self._record = self._doc._remove_record_now(self._sheet, self._index).copy()
 
     def undo(self) -> None:
         assert self._record is not None
-        self._doc._insert_loop(self._index, self._record)
+        self._doc._insert_record(self._sheet, self._index, self._record)

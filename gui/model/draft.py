@@ -64,6 +64,7 @@ class Column:
     field : the core field the cell belongs to (`core.Link`'s, or a chain's, loop's
             or [assembly]'s as core's errors name it)
     tip   : header tooltip
+    size  : how many numbers a "vector" cell holds (3; a universal joint's home: 2)
     """
 
     key: str
@@ -72,6 +73,7 @@ class Column:
     kind: str
     field: str
     tip: str
+    size: int = 3
 
 
 DH_COLUMNS: tuple[Column, ...] = (
@@ -122,7 +124,8 @@ MECHANISM_DH_COLUMNS: tuple[Column, ...] = DH_COLUMNS + (ACTUATED_COLUMN,)
 _OWN_FRAME = "in the parent's frame (the frame at the end of the link it hangs on)"
 #: Where a spherical, universal or free joint sits and where it starts (a DH row has
 #: none of these: its cells are empty and take no value). Angles are roll, pitch, yaw
-#: (R = Rz(yaw) Ry(pitch) Rx(roll)), shown in degrees like every angle of the tables.
+#: (R = Rz(yaw) Ry(pitch) Rx(roll)), shown in the file's angle unit like every angle of
+#: the tables.
 PLACEMENT_COLUMNS: tuple[Column, ...] = (
     Column("xyz", "x, y, z", "m", "vector", "xyz",
            f"Where the joint's frame sits, {_OWN_FRAME} (spherical, universal, free)"),
@@ -133,6 +136,9 @@ PLACEMENT_COLUMNS: tuple[Column, ...] = (
     Column("home_rpy", "home r, p, y", "deg", "vector", "home",
            "A free or spherical joint's home orientation (roll, pitch, yaw; the file "
            "may give a quaternion, it is shown as angles)"),
+    Column("home_uv", "home \u03b81, \u03b82", "deg", "vector", "home",
+           "A universal joint's home: its two joint angles (about its first axis, then "
+           "the second)", size=2),
 )
 #: The placement keys and the joints that have them.
 _PLACEMENT_JOINTS: dict[str, tuple[JointType, ...]] = {
@@ -140,6 +146,7 @@ _PLACEMENT_JOINTS: dict[str, tuple[JointType, ...]] = {
     "rpy": (JointType.SPHERICAL, JointType.UNIVERSAL, JointType.FREE),
     "home_xyz": (JointType.FREE,),
     "home_rpy": (JointType.SPHERICAL, JointType.FREE),
+    "home_uv": (JointType.UNIVERSAL,),
 }
 
 #: Every column by key.
@@ -157,7 +164,7 @@ _INERTIA_KEYS = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 #: The cells of each core field (core's errors name fields, the table marks cells).
 FIELD_CELLS: dict[str, tuple[str, ...]] = {
     "com": _COM_KEYS, "inertia": _INERTIA_KEYS, "limits": ("lower", "upper"),
-    "home": ("home_xyz", "home_rpy"),
+    "home": ("home_xyz", "home_rpy", "home_uv"),
     **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass", "xyz",
                          "rpy")},
 }
@@ -204,15 +211,15 @@ def cell_edit_text(value: Value, degrees: bool) -> str:
     return _number_text(value, degrees)
 
 
-def cell_display_text(col: Column, value: Value, degrees: bool) -> str:
+def cell_display_text(col: Column, value: Value, degrees: bool, unit: str = "") -> str:
     """A cell value as shown: numbers rounded to 6 significant digits; limits with
-    their unit."""
+    their unit (`unit`: the cell's, "m" or "rad" when not in degrees)."""
     if isinstance(value, bool):
         return "\u2714 yes" if value else "no"
     if isinstance(value, float):
         text = display_text(math.degrees(value) if degrees else value)
         if col.kind == "limit":
-            text += "\u00b0" if degrees else " m"
+            text += "\u00b0" if degrees else f" {unit or 'm'}"
         return text
     if isinstance(value, tuple) and col.kind == "vector":
         return ", ".join(display_text(math.degrees(v) if degrees else v) for v in value)
@@ -225,10 +232,10 @@ def vector_parts(text: str) -> tuple[str, ...]:
     return tuple(p for p in re.split(r"[,;\s]+", text.strip().strip("[]()")) if p)
 
 
-def _parse_vector(text: str, degrees: bool) -> Value:
-    """Three numbers separated by commas, semicolons or blanks (brackets allowed)."""
+def _parse_vector(text: str, degrees: bool, size: int = 3) -> Value:
+    """`size` numbers separated by commas, semicolons or blanks (brackets allowed)."""
     parts = vector_parts(text)
-    if len(parts) != 3:
+    if len(parts) != size:
         return Unparsed(text)
     try:
         return tuple(deg_text_to_rad(p) if degrees else parse_number(p) for p in parts)
@@ -260,10 +267,10 @@ def parse_cell(col: Column, value: object, degrees: bool) -> Value:
         names = tuple(n.strip() for n in str(value).split(";") if n.strip())
         return names or None
     if kind == "vector":
-        if isinstance(value, (tuple, list)) and len(value) == 3 and not any(
+        if isinstance(value, (tuple, list)) and len(value) == col.size and not any(
                 isinstance(v, (bool, str)) for v in value):
             return tuple(math.radians(v) if degrees else float(v) for v in value)
-        return _parse_vector(str(value), degrees)
+        return _parse_vector(str(value), degrees, col.size)
     if isinstance(value, bool):
         return Unparsed(str(value))
     if isinstance(value, (int, float)):
@@ -298,25 +305,26 @@ def link_cells(link: Link) -> dict[str, Value]:
     cells["home_xyz"] = tuple(home[:3]) if has["home_xyz"] else None
     cells["home_rpy"] = (tuple(float(v) for v in quaternion_rpy_angles(home[-4:]))
                          if has["home_rpy"] else None)
+    cells["home_uv"] = tuple(float(v) for v in home) if has["home_uv"] else None
     return cells
 
 
-def _home(joint: JointType, home_xyz: Value, home_rpy: Value,
-          fallback: Link) -> tuple[float, ...] | None:
-    """A link's `home` from its home cells (a quaternion from the angles)."""
+def _home(joint: JointType, placed: dict[str, Value]) -> tuple[float, ...] | None:
+    """A link's `home` from its home cells (a quaternion from the angles; a universal
+    joint's two angles as they are, rad)."""
     if joint == JointType.FREE:
-        return tuple(home_xyz) + quaternion_rpy(home_rpy)
+        return tuple(placed["home_xyz"]) + quaternion_rpy(placed["home_rpy"])
     if joint == JointType.SPHERICAL:
-        return quaternion_rpy(home_rpy)
-    if joint == JointType.UNIVERSAL:  # two angles: no column yet, kept as they were
-        return fallback.home if fallback.joint == joint else None
+        return quaternion_rpy(placed["home_rpy"])
+    if joint == JointType.UNIVERSAL:
+        return tuple(placed["home_uv"]) if placed["home_uv"] is not None else None
     return None
 
 
 def _cells_link(cells: dict[str, Value], fallback: Link,
                 origin: Link | None = None) -> Link:
     """The link the cells describe; an `Unparsed` cell takes `fallback`'s value, and
-    the fields no column shows (a universal joint's home, friction and drives) are
+    the fields no column shows (friction and drives) are
     `fallback`'s. Home cells that read as `fallback`'s or `origin`'s (the row's link as
     loaded) give that link's home exactly: angles read from a quaternion do not make
     the same quaternion bit for bit, and an undo must give back the model it had."""
@@ -335,7 +343,7 @@ def _cells_link(cells: dict[str, Value], fallback: Link,
             placed[k] is None for k in _PLACEMENT_JOINTS if link_has_cell(joint, k)):
         kept = fallback
     home = (kept.home if kept is not None
-            else _home(joint, placed["home_xyz"], placed["home_rpy"], fallback))
+            else _home(joint, placed))
     return replace(
         fallback,
         joint=joint,
@@ -355,7 +363,7 @@ def _cells_link(cells: dict[str, Value], fallback: Link,
 def _same_home(placed: dict[str, Value], link: Link) -> bool:
     """Whether the home cells `placed` read as `link`'s home."""
     cells = link_cells(link)
-    return all(placed[k] == cells[k] for k in ("home_xyz", "home_rpy"))
+    return all(placed[k] == cells[k] for k in FIELD_CELLS["home"])
 
 
 def _probe(link: Link, key: str, raw: object) -> Link:
@@ -371,6 +379,8 @@ def _probe(link: Link, key: str, raw: object) -> Link:
         return replace(link, inertia=tuple(inertia))
     if col.kind == "vector":  # core reads each of the typed numbers, or counts them
         parts = vector_parts(str(raw))
+        if key == "home_uv":  # a universal joint's whole home: core counts the angles
+            return replace(link, home=parts)
         if col.field == "home":  # the typed angles or position, the rest of home kept
             home = list(link.q_values)
             at = 0 if key == "home_xyz" else len(home) - 4
@@ -485,14 +495,24 @@ class RobotDraft:
         """The 1-based number of the row's link as core's messages count it."""
         return row + 1
 
+    @property
+    def angle_unit(self) -> str:
+        """The unit the tables show and read angles in: the file's `angle_unit`, "deg"
+        or "rad" (the values held are radians either way)."""
+        return self.robot.angle_unit
+
+    def column_unit(self, col: Column) -> str:
+        """A column's unit as its header shows it: angles in `angle_unit`."""
+        return col.unit.replace("deg", self.angle_unit)
+
     def unit(self, row: int, key: str, joint: JointType | None = None) -> str:
-        """The unit of one cell ("deg", "m", ...); a limit's unit follows the joint type
-        (the row's, or `joint` if given)."""
+        """The unit of one cell ("deg" or "rad" as the file says, "m", ...); a limit's
+        unit follows the joint type (the row's, or `joint` if given)."""
         col = self.column(key)
         if col.kind == "limit":
             joint = joint or self.joint(row)
-            return "deg" if joint == JointType.REVOLUTE else "m"
-        return col.unit
+            return self.angle_unit if joint == JointType.REVOLUTE else "m"
+        return self.column_unit(col)
 
     def _in_degrees(self, row: int, key: str, joint: JointType | None = None) -> bool:
         return self.unit(row, key, joint) == "deg"
@@ -504,7 +524,7 @@ class RobotDraft:
     def display_text(self, row: int, key: str) -> str:
         """The cell as shown: rounded to 6 significant digits; limits with their unit."""
         return cell_display_text(self.column(key), self.value(row, key),
-                                 self._in_degrees(row, key))
+                                 self._in_degrees(row, key), self.unit(row, key))
 
     # ----- parsing ----------------------------------------------------------------
     def parse(self, row: int, key: str, value: object, joint: JointType | None = None) -> Value:

@@ -6,7 +6,7 @@ the id of its chain, so a chain keeps its rows whatever its name says. Next to t
 link rows it keeps, as cells too, what the link tables do not show:
 
 - the **chains** (one `Record` each): name, the link it starts on ("base": the
-  fixed base), the pose of its frame 0 (xyz in m, rpy in degrees);
+  fixed base), the pose of its frame 0 (xyz in m, rpy in the file's angle unit);
 - the **loops** (one `Record` each): name, joint type, the two links ("base" may
   be the second), the joint's point and axis in each link's own frame;
 - the **assembly** settings (one record): the independent joints and the tolerance.
@@ -228,6 +228,9 @@ class MechanismDraft(RobotDraft):
     assembly: Record = field(default_factory=lambda: assembly_record(Assembly()))
     forces: list[Record] = field(default_factory=list)
     road: list[Record] = field(default_factory=list)
+    #: the road without points the file gave (`Road(())`), kept while no point is
+    #: typed; None: no road (removing every point leaves none, as before the first)
+    pointless_road: Road | None = None
     model_error: str = ""
     _touched: list[tuple[int, str]] = field(default_factory=list, repr=False)
 
@@ -240,7 +243,9 @@ class MechanismDraft(RobotDraft):
                    loops=[loop_record(loop) for loop in mech.loops],
                    assembly=assembly_record(mech.assembly),
                    forces=[force_record(e) for e in mech.forces],
-                   road=road_records(mech.road))
+                   road=road_records(mech.road),
+                   pointless_road=mech.road if mech.road is not None and not mech.road.points
+                   else None)
 
     # ----- cells of every table -----------------------------------------------------
     @staticmethod
@@ -390,13 +395,59 @@ class MechanismDraft(RobotDraft):
                        "link_a": name, "link_b": BASE, "at_a": (0.0, 0.0, 0.0),
                        "at_b": point, "axis_a": (0.0, 0.0, 1.0), "axis_b": axis})
 
-    def insert_loop(self, index: int, record: Record) -> bool:
-        self.loops.insert(index, record.copy())
+    # ----- rows of the loops, forces and road tables --------------------------------
+    def records(self, sheet: str) -> list[Record]:
+        """The rows of the "loops", "forces" or "road" table (the list itself)."""
+        return {"loops": self.loops, "forces": self.forces, "road": self.road}[sheet]
+
+    def insert_record(self, sheet: str, index: int, record: Record) -> bool:
+        """Put a row (a copy of `record`) at `index` of a table; True if the model changed."""
+        self.records(sheet).insert(index, record.copy())
         return self.revalidate()
 
-    def remove_loop(self, index: int) -> tuple[Record, bool]:
-        record = self.loops.pop(index)
+    def remove_record(self, sheet: str, index: int) -> tuple[Record, bool]:
+        """Remove row `index` of a table; return it (for undo) and whether the model
+        changed."""
+        record = self.records(sheet).pop(index)
         return record, self.revalidate()
+
+    def new_force(self, kind: str) -> Record:
+        """A new force element of `kind` (SPRING_DAMPER or TYRE), named as no other is,
+        that changes no motion until its numbers are typed: a spring-damper from the base
+        origin to the far end of the last link, its free length their distance at home,
+        k = c = 0; a tyre on the last link's far end like the last tyre (stiffness, damping,
+        radius), or 1e5 N/m, 1e3 N s/m, 0.3 m if there is none."""
+        taken = {str(r.cells["force"]) for r in self.forces}
+        word = "spring" if kind == SPRING_DAMPER else "tyre"
+        k = len(self.forces) + 1
+        while f"{word} {k}" in taken:
+            k += 1
+        mech = self.robot
+        last = mech.link_names[-1]
+        if kind == TYRE:
+            like = next((r.cells for r in reversed(self.forces)
+                         if r.cells["force_kind"] == TYRE), None)
+            k_c_r = ((like["force_k"], like["force_c"], like["force_length"]) if like
+                     else (1e5, 1e3, 0.3))
+            return Record({"force": f"{word} {k}", "force_kind": TYRE,
+                           "force_links": (last,), "force_at_a": (0.0, 0.0, 0.0),
+                           "force_at_b": None, "force_k": k_c_r[0], "force_c": k_c_r[1],
+                           "force_length": k_c_r[2]})
+        end = forward_kinematics(mech, mech.q_home).frames[mech.link_names.index(last) + 1]
+        return Record({"force": f"{word} {k}", "force_kind": SPRING_DAMPER,
+                       "force_links": (BASE, last), "force_at_a": (0.0, 0.0, 0.0),
+                       "force_at_b": (0.0, 0.0, 0.0), "force_k": 0.0, "force_c": 0.0,
+                       "force_length": float(np.linalg.norm(end[:3, 3]))})
+
+    def new_road_point(self) -> Record:
+        """A road point 1 m beyond the last (x strictly increases) at its height; the
+        first point at x = 0, h = 0."""
+        last = next((r.cells for r in reversed(self.road)
+                     if not isinstance(r.cells["road_x"], Unparsed)
+                     and not isinstance(r.cells["road_h"], Unparsed)), None)
+        if last is None:
+            return Record({"road_x": 0.0, "road_h": 0.0})
+        return Record({"road_x": float(last["road_x"]) + 1.0, "road_h": float(last["road_h"])})
 
     # ----- editing ----------------------------------------------------------------
     def changes_for(self, row: int, key: str, value: Value) -> list[tuple[int, str, Value]]:
@@ -486,7 +537,7 @@ class MechanismDraft(RobotDraft):
             asm = self.assembly.cells
             forces = tuple(_force_element(rec.cells) for rec in self.forces)
             road = (Road(tuple((_raw(r.cells["road_x"]), _raw(r.cells["road_h"]))
-                               for r in self.road)) if self.road or old.road else None)
+                               for r in self.road)) if self.road else self.pointless_road)
             return Mechanism(name=old.name, chains=tuple(chains), loops=tuple(loops),
                              gravity=old.gravity, description=old.description,
                              forces=forces, road=road,

@@ -46,7 +46,6 @@ from ..jobs.runs import DEFAULT_DT, RunKind, RunOutcome, RunSpec
 from ..plots.playback import PlaybackBar
 from ..scene.compare_ghost import GHOST_COLOR, GHOST_OPACITY, CompareGhost
 from .compare_form import CompareForm
-from ..model.support import compare_refusal
 from .compare_plots import ComparePlots
 from .compare_run import ComparisonRun
 
@@ -211,10 +210,6 @@ class ComparePanel(QWidget):
         """Start the comparison (a running one is stopped first). False, with the
         message shown, if run B's model or the runs cannot be set up."""
         self._run.stop()
-        reason = compare_refusal(self.model)
-        if reason is not None:
-            self.form.show_error(f"Cannot compare: {reason}")
-            return False
         try:
             model_b = self.build_b()
             spec_a, spec_b = self.run_specs(model_b)

@@ -21,7 +21,6 @@ from armdyn.core import ArmDynError, Mechanism, Robot
 from ..jobs.comparison import Change, ChangeField, ChangeOp, apply_changes, describe_changes
 from ..jobs.runs import RunKind
 from ..look.scroll import scroll_area
-from ..model.support import compare_refusal
 from armdyn.core.io.model_files import load_model
 
 __all__ = ["CompareForm"]
@@ -227,10 +226,6 @@ class CompareForm(QWidget):
             model = load_model(path)
         except (ArmDynError, OSError, ValueError) as err:
             self.show_error(f"Cannot read {path}: {err}")
-            return False
-        reason = compare_refusal(model)
-        if reason is not None:
-            self.show_error(f"Cannot compare {Path(path).name}: {reason}")
             return False
         self._file_model, self._file_path = model, Path(path)
         self._path.setText(Path(path).name)

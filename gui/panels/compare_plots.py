@@ -4,6 +4,11 @@ A quantity (joint angles, rates, torques / forces, energy) for all joints or one
 solid and B dashed in the joints' colours (`gui.look.colors`), and below it the
 difference B - A on the same (linked) time axis. All joints of an arm with both kinds:
 the prismatic ones on a right axis (m, N), as in the Results plots.
+
+A model with joints of several degrees of freedom (a floating base, a spherical or
+universal joint) is compared on its joints of one value, as the Plots dock draws them
+(their value is one column of q, their rate one of qd and tau), and on its energy; the
+legend names the joints left out (their motion: the Plots dock's base plots).
 """
 from __future__ import annotations
 
@@ -50,6 +55,27 @@ def _display_scale(spec: PlotSpec, model) -> np.ndarray:
     """(n,) factor from SI to the shown units: degrees for revolute joints where the
     plot shows angles."""
     return np.where(model.is_revolute, 180.0 / math.pi if spec.to_deg else 1.0, 1.0)
+
+
+def one_value_joints(model) -> list[int]:
+    """The joints (0-based) a comparison plots: those of one value (revolute, prismatic)."""
+    return [j for j, kind in enumerate(model.joint_types) if kind.is_dh]
+
+
+def joint_columns(model, field: str) -> np.ndarray:
+    """(n,) the column of each joint in a run's `field` ("q": its value in q; "qd",
+    "tau": its rate), -1 for a joint of several degrees of freedom (not plotted)."""
+    out = np.full(model.n, -1, dtype=int)
+    for j in one_value_joints(model):
+        out[j] = (model.values_of([j]) if field == "q" else model.rates_of([j]))[0]
+    return out
+
+
+def left_out(model) -> str:
+    """The joints a comparison does not plot, named ("1 satellite (free)"), or ""."""
+    kinds = model.joint_types
+    return ", ".join(f"{j + 1} {name} ({kinds[j].value})"
+                     for j, name in enumerate(model.link_names) if not kinds[j].is_dh)
 
 
 class ComparePlots(QWidget):
@@ -199,18 +225,28 @@ class ComparePlots(QWidget):
         spec = _spec(field)
         ya = np.asarray(getattr(a, field), dtype=float)[:rows]
         yb = np.asarray(getattr(b, field), dtype=float)[:rows] if len(b) else None
-        if field != "energy":
-            ya = ya * _display_scale(spec, self.model_a)
-            if yb is not None:
-                yb = yb * _display_scale(spec, self.model_b)
-        columns = range(ya.shape[1])
+        if field == "energy":
+            columns = list(range(ya.shape[1]))
+            at_a = at_b = np.arange(ya.shape[1])
+        else:  # a joint's column (its value or its rate), in display units
+            at_a = joint_columns(self.model_a, field)
+            at_b = joint_columns(self.model_b, field) if self.model_b is not None else at_a
+            scale_a = _display_scale(spec, self.model_a)
+            scale_b = _display_scale(spec, self.model_b) if self.model_b is not None \
+                else scale_a
+            columns = one_value_joints(self.model_a)
         chosen = self._joint.currentData()
         if chosen is not None:
             columns = [chosen]
         out = []
         for k in columns:
-            col_b = yb[:, k] if yb is not None and k < yb.shape[1] else np.full(rows, np.nan)
-            out.append((k, ya[:, k], col_b))
+            col_a = ya[:, at_a[k]]
+            has_b = yb is not None and k < len(at_b) and at_b[k] >= 0
+            col_b = yb[:, at_b[k]] if has_b else np.full(rows, np.nan)
+            if field != "energy":
+                col_a = col_a * scale_a[k]
+                col_b = col_b * scale_b[k] if has_b else col_b
+            out.append((k, col_a, col_b))
         return a.t[:rows], out
 
     def difference(self) -> tuple[np.ndarray, np.ndarray]:
@@ -234,9 +270,10 @@ class ComparePlots(QWidget):
             for k, (name, _colour, _dash) in enumerate(ENERGY_STYLE):
                 self._joint.addItem(name, k)
         else:
+            model = self.model_a or self._model
             self._joint.addItem("All joints", None)
-            for i, name in enumerate(self._model.link_names):
-                self._joint.addItem(f"{i + 1} {name}", i)
+            for i in one_value_joints(model):
+                self._joint.addItem(f"{i + 1} {model.link_names[i]}", i)
         self._joint.setCurrentIndex(keep if 0 <= keep < self._joint.count() else 0)
         self._joint.blockSignals(False)
 
@@ -331,7 +368,7 @@ class ComparePlots(QWidget):
             return spec.left
         model = self.model_a or self._model
         chosen = self._joint.currentData()
-        revolute = model.is_revolute if chosen is None else model.is_revolute[[chosen]]
+        revolute = model.is_revolute[one_value_joints(model) if chosen is None else [chosen]]
         if np.all(revolute):
             return spec.left
         if not np.any(revolute):
@@ -349,4 +386,8 @@ class ComparePlots(QWidget):
             [f"{i + 1} {n}" for i, n in enumerate((self.model_a or self._model).link_names)]
         keys = [f"<span style='color:{ENERGY_STYLE[k][1] if energy else joint_color(k)}'>"
                 f"\u25a0</span>&nbsp;{escape(names[k])}" for k, _a, _b in series]
-        return ("&nbsp;&nbsp;&nbsp;".join(parts) + "<br>" + "&nbsp;&nbsp; ".join(keys))
+        missing = "" if energy else left_out(self.model_a or self._model)
+        note = (f"<br><span style='color:#555'>Not plotted here: {escape(missing)}; see "
+                "the Plots dock's base plots</span>") if missing else ""
+        return ("&nbsp;&nbsp;&nbsp;".join(parts) + "<br>" + "&nbsp;&nbsp; ".join(keys)
+                + note)

@@ -44,6 +44,7 @@ from armdyn.core.lab.walkthrough import RIDIM, UDU, ArrowKind, Step, Walkthrough
 
 from ..scene.arm_scene import Sizes
 from .complexity_panel import ComplexityPanel
+from .inspect_panel import RATE_NAMES
 from ..scene.lab_overlays import ARROW_COLORS, LabOverlay
 from .power_panel import PowerPanel
 from ..look.scroll import scroll_area
@@ -380,13 +381,14 @@ class LabPanel(QWidget):
     # ==================================================================================
     def set_robot(self, robot) -> None:
         """A new valid robot or mechanism (the pose follows with `set_pose`)."""
-        same_size = self.robot is not None and self.robot.n == robot.n
+        same_size = (self.robot is not None and self.robot.nq == robot.nq
+                     and self.robot.nv == robot.nv)
         self.robot = robot
         self.overlay.set_robot(robot, Sizes.of(robot).reach)
         if not same_size:
             self.q = robot.q_home.copy()
-            rev = robot.is_revolute
-            self.set_rates(np.where(rev, 0.5, 0.1), np.where(rev, 1.0, 0.2))
+            angular = robot.rate_is_angular  # (nv,): a free joint's [ω; v] has both
+            self.set_rates(np.where(angular, 0.5, 0.1), np.where(angular, 1.0, 0.2))
             self.index = 0
         self.dh_link.blockSignals(True)
         current = self.dh_link.currentIndex()
@@ -401,18 +403,19 @@ class LabPanel(QWidget):
         self._schedule()
 
     def set_pose(self, q) -> None:
-        """The window's pose, (n,) rad / m."""
+        """The window's pose, (nq,) rad / m (a quaternion per spherical or free joint)."""
         self.q = np.array(q, dtype=float)
         self._schedule()
 
     def set_rates(self, qd, qdd) -> None:
-        """Joint rates and accelerations of the walkthrough, (n,) each (rad/s, rad/s^2;
-        m/s, m/s^2 for prismatic joints)."""
+        """Joint rates and accelerations of the walkthrough, (nv,) each (rad/s, rad/s^2;
+        m/s, m/s^2 for prismatic joints and a free joint's v); a column per rate, headed
+        by its joint's number ("1 \u03c9x" for a joint of several)."""
         self.qd = np.array(qd, dtype=float)
         self.qdd = np.array(qdd, dtype=float)
         self.rates.blockSignals(True)
         self.rates.setColumnCount(len(self.qd))
-        self.rates.setHorizontalHeaderLabels([str(k + 1) for k in range(len(self.qd))])
+        self.rates.setHorizontalHeaderLabels(self._rate_headers(len(self.qd)))
         for r, values in enumerate((self.qd, self.qdd)):
             for c, x in enumerate(values):
                 self.rates.setItem(r, c, QTableWidgetItem(f"{x:g}"))
@@ -420,6 +423,15 @@ class LabPanel(QWidget):
         self.rates.setFixedHeight(self.rates.horizontalHeader().height()
                                   + 2 * self.rates.rowHeight(0) + 4)
         self._schedule()
+
+    def _rate_headers(self, nv: int) -> list[str]:
+        """A header per rate: the joint's number, and which rate of a joint of several."""
+        robot = self.robot
+        if robot is None or robot.nv != nv:
+            return [str(k + 1) for k in range(nv)]
+        return [f"{j + 1} {part}".strip()
+                for j, kind in enumerate(robot.joint_types)
+                for part in RATE_NAMES.get(kind.value, ("",))]
 
     def _on_rate_edited(self, item: QTableWidgetItem) -> None:
         try:
@@ -442,11 +454,11 @@ class LabPanel(QWidget):
     def flush(self) -> None:
         """Recompute now: walkthrough, DH transforms, inertia shapes, overlays."""
         self._debounce.stop()
-        if self.robot is None or self.q.shape != (self.robot.n,) \
-                or self.qd.shape != (self.robot.n,):
+        if self.robot is None or self.q.shape != (self.robot.nq,) \
+                or self.qd.shape != (self.robot.nv,):
             return
         drive = self.drive.currentData()
-        tau_fd = np.zeros(self.robot.n) if drive == "zero" else None
+        tau_fd = np.zeros(self.robot.nv) if drive == "zero" else None
         try:
             self.walk = walkthrough(self.robot, self.q, self.qd, self.qdd, tau_fd=tau_fd)
             self.error = ""

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from gui_helpers import PUMA, ROBOTS
 
-from armdyn.core import (Mechanism, cycloidal_trajectory, inverse_dynamics, load_mechanism, load_robot,
-                  simulate)
+from armdyn.core import (Mechanism, center_of_mass, cycloidal_trajectory, inverse_dynamics,
+                         load_mechanism, load_robot, simulate)
+from armdyn.core.io.model_files import load_model
 from armdyn.gui.jobs.comparison import comparison_chunks, comparison_specs
 from armdyn.gui.jobs.runs import FallMethod
 from armdyn.gui.panels.compare import (Change, ChangeField, ChangeOp, RunKind, apply_changes, damping_of)
@@ -18,6 +19,7 @@ from armdyn.gui.panels.compare import (Change, ChangeField, ChangeOp, RunKind, a
 pytestmark = pytest.mark.gui
 
 FOURBAR = ROBOTS / "fourbar.toml"
+SPACE_ROBOT = ROBOTS / "space_robot.toml"
 FOREARM = 2  # link 3 of the PUMA, 0-based
 
 
@@ -279,3 +281,40 @@ def test_prismatic_joints_take_the_right_axis_beside_revolute_ones(make_window, 
             axis = item.getAxis(name)
             assert isinstance(axis, GridAxis)
             assert axis.zValue() < min(item.vb.zValue(), plots._right[item].zValue())
+
+
+def test_a_floating_model_s_damping_change_reaches_every_rate_of_its_joint():
+    space = load_model(SPACE_ROBOT)
+    waist = [Change(1, ChangeField.DAMPING, ChangeOp.SET, 0.7)]
+    a, b = comparison_specs(space, space, RunKind.FREE_FALL, space.q_home, space.q_home,
+                            0.2, damping=0.1, changes=waist)
+    assert np.shape(b.damping) == (space.nv,) and np.array_equal(b.q0, space.q_home)
+    expected = np.full(space.nv, 0.1)
+    expected[space.rates_of([1])] = 0.7
+    assert np.array_equal(b.damping, expected)
+
+
+def test_a_floating_model_is_compared_on_its_joints_and_names_its_base(make_window, qtbot):
+    """The space robot (a satellite on a free joint) with its first arm link twice as
+    heavy: both runs move the arm along the same cycloid, the base reacts; Compare plots
+    the arm's joints (the free joint named as not plotted here), and in each run the
+    mass centre stays where it was (no gravity, no external force)."""
+    window = make_window(SPACE_ROBOT, size=(1400, 900))
+    panel = _compare_mass_scaled(qtbot, window, RunKind.INVERSE, 0.4, 1, 2.0)
+    a, b = panel.result
+    assert len(a) == len(b) > 10 and panel.model_b.links[1].mass == 2 * panel.model_a.links[1].mass
+    for run, model in ((a, panel.model_a), (b, panel.model_b)):
+        centre = np.array([center_of_mass(model, q) for q in run.q])
+        assert np.abs(centre - centre[0]).max() < 1e-6
+    assert np.abs(b.q[-1, :3] - a.q[-1, :3]).max() > 1e-5  # the base moved differently
+    arm = panel.model_a.rates_of(range(1, 7))
+    panel.set_quantity("tau")
+    panel.set_joint(None)
+    t, diff = panel.difference()
+    assert diff.shape == (len(a), 6)
+    assert np.allclose(diff, b.tau[:, arm] - a.tau[:, arm])
+    assert np.abs(diff[:, 0]).max() > 1e-3  # the waist turns a heavier link
+    panel.set_quantity("q")
+    t, diff = panel.difference()
+    assert diff.shape == (len(a), 6) and np.allclose(diff, 0.0, atol=1e-9)  # same cycloid
+    assert "Not plotted here: 1 satellite (free)" in panel.legend_text()

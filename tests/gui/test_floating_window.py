@@ -1,6 +1,6 @@
 """Floating bases in the window (issue #23): the bundled floating models and a URDF opened
 "as floating base" open, pose (a free body's x, y, z, roll, pitch, yaw) and fall; the
-tables keep what they do not show; Compare refuses them by name."""
+tables keep what they do not show (Compare: tests/gui/test_compare.py)."""
 from __future__ import annotations
 
 import math
@@ -14,7 +14,6 @@ from armdyn.core.model.parts import quaternion_rpy, rotation_rpy
 from armdyn.gui.model.mechanism_draft import draft_for
 from armdyn.gui.model.pose import (coordinate_values, pose_coordinates, quaternion_rotation,
                                    with_coordinate)
-from armdyn.gui.model.support import compare_refusal
 
 from gui_helpers import ROBOTS, armdyn
 
@@ -86,11 +85,6 @@ def test_editing_a_floating_mechanism_keeps_placements_homes_forces_and_road():
     assert (edited.links[1].xyz, edited.links[1].rpy) == (mech.links[1].xyz, mech.links[1].rpy)
     assert edited.forces == mech.forces and edited.road == mech.road
     assert np.allclose(edited.q_home, mech.q_home)
-
-
-def test_compare_refuses_a_floating_model_by_name():
-    assert "'satellite' is a free joint" in compare_refusal(_satellite())
-    assert compare_refusal(_satellite().model) is not None
 
 
 # ----- the window -------------------------------------------------------------------
@@ -401,15 +395,6 @@ def test_drag_tool_is_off_for_a_floating_model_and_says_why(make_window):
     window.tool_drag.set_enabled(True)
     assert window.tool_drag.widget is None
     assert window.files.load(ROBOTS / "puma560_saha.toml") and action.isEnabled()
-
-
-def test_compare_refuses_the_window_s_floating_model_by_name(make_window):
-    window = make_window(ROBOTS / "space_robot.toml")
-    panel = window.compare
-    panel.action.trigger()
-    assert panel.compare() is False
-    assert "'satellite' is a free joint" in panel.message()
-    assert not panel.is_running()
 
 
 def test_a_table_edit_keeps_a_floating_pose_and_a_new_home_moves_it():

@@ -179,3 +179,40 @@ def test_overlays_only_while_the_lab_is_shown(qtbot, make_window):
     assert not lab.overlay.visible_arrows()
     assert lab.overlay.highlighted is None
     assert not any(a.GetVisibility() for a in lab.overlay.shape_actors)
+
+
+def test_the_walkthrough_steps_through_a_free_base_with_its_block_pivot(qtbot, make_window):
+    """The space robot (a satellite on a free joint, then an arm): its rates table has a
+    column per rate, and the UDU^T step of the free joint shows P_1 (6 x 6) and the 6 x 6
+    block pivot D_1, which is the mass matrix's base block with the arm eliminated."""
+    from armdyn.core import mass_matrix
+
+    window = make_window(ROBOTS / "space_robot.toml", size=(1500, 950))
+    window.lab_action.trigger()
+    flush_events()
+    lab = window.lab
+    qtbot.waitUntil(lambda: lab.isVisible(), timeout=2000)
+    lab.flush()
+    robot = window.document.robot
+    assert lab.rates.columnCount() == robot.nv
+    assert lab.rates.horizontalHeaderItem(0).text() == "1 \u03c9x"
+    lab.set_algorithm(UDU)
+    inward = [k for k, s in enumerate(lab.steps()) if s.phase.startswith("articulated")]
+    lab.go_to(inward[-1])  # the base is the last joint inward
+    step = lab.current_step()
+    assert step.link == 0 and lab.step_label.text().startswith(f"step {inward[-1] + 1} /")
+    symbols = [q.symbol for q in step.quantities]
+    assert "P_1" in symbols and "D_1" in symbols and "m\u0302_1" not in symbols
+    D = step.quantity("D_1").value
+    M = mass_matrix(robot, lab.q)
+    base = np.arange(robot.nv)[robot.v_slice(robot.joint_names[0])]
+    arm = np.arange(base[-1] + 1, robot.nv)
+    schur = M[np.ix_(base, base)] - M[np.ix_(base, arm)] @ np.linalg.solve(
+        M[np.ix_(arm, arm)], M[np.ix_(arm, base)])
+    np.testing.assert_allclose(D, schur, rtol=1e-9, atol=1e-9 * np.abs(schur).max())
+    row = lab_panel.quantity_row(symbols.index("D_1"))
+    shown = lab.numbers.item(row, 2).text().splitlines()
+    assert len(shown) == 6 and all(len(line.split()) == 6 for line in shown)
+    lab.go_to(len(lab.steps()) - 1)
+    np.testing.assert_allclose(lab.current_step().quantity("\u03b8''").value, lab.qdd,
+                               rtol=1e-8, atol=1e-8)

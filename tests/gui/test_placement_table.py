@@ -4,6 +4,7 @@ as roll, pitch, yaw) in a table of their own, shown only for models that have su
 joints; edits are undoable, bad cells refused with core's message."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -12,7 +13,9 @@ from PySide6.QtCore import Qt
 
 from armdyn.core.io.model_files import load_model
 from armdyn.gui.model.document import RobotDocument
-from armdyn.gui.model.draft import DH_COLUMNS
+from armdyn.core import Chain, JointType, Link, Mechanism
+from armdyn.gui.editors.tables import RobotTableModel
+from armdyn.gui.model.draft import DH_COLUMNS, PLACEMENT_COLUMNS
 
 from gui_helpers import PUMA, ROBOTS, type_into
 
@@ -132,3 +135,51 @@ def test_a_placement_row_pasted_is_one_undo_step(make_window):
     assert view.copy() == "0, 0, 1.2"
     doc.undo_stack.undo()
     assert doc.robot == before
+
+
+def test_a_universal_joint_s_two_home_angles_are_a_column_of_their_own(qtbot):
+    # a chain without loops: its home is the model's home as typed (the car's loops
+    # would move a universal joint to close them)
+    rod = dict(mass=1.0, com=(0.1, 0.0, 0.0), inertia=(1e-3, 4e-3, 4e-3, 0.0, 0.0, 0.0))
+    mech = Mechanism(name="u", chains=(Chain("c", (
+        Link(joint=JointType.UNIVERSAL, xyz=(0.0, 0.0, 0.5), name="cardan", **rod),
+        Link(a=0.2, name="rod", **rod))),))
+    doc = RobotDocument(mech)
+    draft, before = doc.draft, doc.robot
+    link = 0
+    assert draft.has_cell(link, "home_uv") and not draft.has_cell(link, "home_xyz")
+    assert draft.display_text(link, "home_uv") == ", ".join(
+        f"{math.degrees(v):g}" for v in before.links[link].q_values)
+    assert doc.set_text(link, "home_uv", "10, -5")
+    assert doc.robot.links[link].home == (math.radians(10), math.radians(-5))
+    q = doc.robot.q_home[doc.robot.q_slice(doc.robot.joint_names[link])]
+    assert np.allclose(q, np.radians([10, -5]))
+    doc.set_text(link, "home_uv", "10")  # one angle: core's count, naming the link
+    message = doc.errors[(link, "home_uv")]
+    assert "'cardan'" in message and "two angles (2 numbers), got 1" in message
+    doc.set_text(link, "home_uv", "10, abc")
+    assert "expected a number, got 'abc'" in doc.errors[(link, "home_uv")]
+    assert doc.robot.links[link].home == (math.radians(10), math.radians(-5))
+    for _ in range(3):
+        doc.undo_stack.undo()
+    assert doc.robot == before and not doc.errors
+
+
+def test_a_file_in_radians_shows_and_reads_its_angles_in_radians(qtbot):
+    human = dataclasses.replace(load_model(HUMAN), angle_unit="rad")
+    doc = RobotDocument(human)
+    draft = doc.draft
+    free = next(r for r in range(draft.n) if draft.joint(r).value == "free")
+    model = RobotTableModel(doc, PLACEMENT_COLUMNS)
+    header = model.headerData(model.column_of("home_rpy"), Qt.Orientation.Horizontal)
+    assert header.endswith("(rad)")
+    assert doc.set_text(free, "home_rpy", f"0, 0, {math.pi / 2!r}")
+    assert draft.edit_text(free, "home_rpy") == f"0, 0, {math.pi / 2!r}"
+    home = doc.robot.links[free].home
+    assert np.allclose(home[3:], (0.0, 0.0, math.sqrt(0.5), math.sqrt(0.5)))
+    dh = next(r for r in range(draft.n) if draft.joint(r) == JointType.REVOLUTE)
+    assert draft.unit(dh, "theta") == "rad" and draft.unit(dh, "lower") == "rad"
+    assert doc.set_text(dh, "theta", "0.25")
+    assert doc.robot.links[dh].theta == 0.25
+    assert model.headerData(model.column_of("rpy"), Qt.Orientation.Horizontal) \
+        .endswith("(rad)")
