@@ -146,7 +146,7 @@ _PLACEMENT_JOINTS: dict[str, tuple[JointType, ...]] = {
 #: core's `Link` fields (`core.model.robot.DRIVE_FIELDS`). Revolute and prismatic joints
 #: only; always SI and per radian, whatever a file's angle unit.
 DRIVE_COLUMNS: tuple[Column, ...] = (
-    Column("friction_viscous", "viscous c_v", "N m s/rad | N s/m", "number",
+    Column("friction_viscous", "viscous c_v", "N m s | N s/m", "number",
            "friction_viscous", "Viscous friction c_v >= 0: the joint force c_v qd (N m s/rad "
            "for a revolute joint, N s/m for a prismatic one)"),
     Column("friction_coulomb", "Coulomb c_c", "N m | N", "number", "friction_coulomb",

@@ -3,7 +3,7 @@ fields that law needs (`gui.jobs.motion_choice` says what each takes).
 
 A combo box of the laws, and below it one small page per law:
 
-- cycloid, quintic: nothing more (the targets and the duration above and below)
+- cycloid, quintic: nothing more (the targets and the duration below)
 - trapezoid: the blend time (0: T/3)
 - via points: the list of via points; "Add the target as via point at t =" takes the
   target rows' pose at that time (the motion runs current pose -> via points -> target)
@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayo
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
-from armdyn.core import Mechanism, Robot
+from armdyn.core import JointType, Mechanism, Robot
 from armdyn.core.errors import ArgumentError
 from armdyn.core.sim.measured import Motion
 
@@ -94,6 +94,10 @@ class MotionPage(QWidget):
         for kind in MotionKind:
             self.combo.addItem(kind.value, kind)
         self.combo.setToolTip("The law the joints follow (docs/motions.md)")
+        # as wide as the dock gives it, not as its longest entry (a narrow Run dock)
+        self.combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(12)
         self.combo.currentIndexChanged.connect(self._on_kind)
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
@@ -125,19 +129,21 @@ class MotionPage(QWidget):
                                  "target, by a cubic spline at rest at both ends."))
             self.via_list = QListWidget()
             self.via_list.setObjectName("viaPoints")
-            self.via_list.setMaximumHeight(90)
+            self.via_list.setMaximumHeight(72)
             form.addRow(self.via_list)
             self.via_time = _box(1.0, 0.001, 600.0, 3, 0.1, " s")
-            add = QPushButton("Add the target as via point")
+            self.via_time.setToolTip("When the motion passes the via point, s from its start")
+            add = QPushButton("Add target as via point")
+            add.setToolTip("The target rows' pose becomes a via point at the time beside; "
+                           "then set the next target")
             add.clicked.connect(lambda: self.add_via(self.via_time.value()))
             clear = QPushButton("Clear")
             clear.clicked.connect(self.clear_via)
-            row = QHBoxLayout()
+            row = QHBoxLayout()  # two rows: the Run dock may be narrow
             row.addWidget(add, 1)
-            row.addWidget(QLabel("at"))
-            row.addWidget(self.via_time)
             row.addWidget(clear)
             form.addRow(row)
+            form.addRow("at t =", self.via_time)
         elif kind is MotionKind.FOURIER:
             form.addRow(_caption("Swings about the current pose: a Fourier series "
                                  "(Swevers 1997), periodic in 1/f."))
@@ -189,9 +195,7 @@ class MotionPage(QWidget):
             form.addRow(self.open_button)
             form.addRow("Cut-off:", self.cutoff)
             form.addRow(self.measured_info)
-        else:
-            form.addRow(_caption("Rest to rest from the current pose to the target."))
-        return page
+        return page  # cycloid, quintic: the combo says it all (rest to rest)
 
     # ----- the choice -----------------------------------------------------------------
     def kind(self) -> MotionKind:
@@ -234,8 +238,13 @@ class MotionPage(QWidget):
 
     # ----- model ----------------------------------------------------------------------
     def set_robot(self, robot: Robot | Mechanism | None, same_joints: bool) -> None:
-        """Via points and a read log are kept when the joints keep their number and types."""
+        """Via points and a read log are kept when the joints keep their number and types;
+        the Fourier page shows the swing of the joint types the model has."""
         self._robot = robot
+        types = set(robot.model.joint_types) if robot is not None else set()
+        form = self._pages[MotionKind.FOURIER].layout()
+        form.setRowVisible(self.swing_deg, JointType.REVOLUTE in types or robot is None)
+        form.setRowVisible(self.swing_m, JointType.PRISMATIC in types)
         if not same_joints:
             self.clear_via()
             self.loader.cancel()
@@ -267,6 +276,8 @@ class MotionPage(QWidget):
                      else f"{x:.3f} m" for j, x in enumerate(q[:VIA_JOINTS_SHOWN])]
             more = ", \u2026" if q.size > VIA_JOINTS_SHOWN else ""
             self.via_list.addItem(f"t = {t:.3f} s: {', '.join(shown)}{more}")
+            item = self.via_list.item(self.via_list.count() - 1)
+            item.setToolTip(item.text())  # the list may be narrower than the text
 
     # ----- measured motion ------------------------------------------------------------
     @Slot()

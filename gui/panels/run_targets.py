@@ -193,6 +193,10 @@ class TargetsPage(QWidget):
         self._copy = QPushButton("Copy current pose to target")
         self._copy.clicked.connect(self._copy_current)
         v.addWidget(self._copy)
+        # takes the height the targets leave when a law has none (the fields stay on top)
+        self._filler = QWidget()
+        self._filler.hide()
+        v.addWidget(self._filler, 1)
         self._duration = QWidget()
         form = QFormLayout(self._duration)
         form.setContentsMargins(0, 0, 0, 0)
@@ -355,6 +359,7 @@ class TargetsPage(QWidget):
     def _on_kind(self, kind) -> None:
         for w in (self._header, self._targets, self._copy):
             w.setVisible(kind.uses_target)
+        self._filler.setVisible(not kind.uses_target)
         self._duration.setVisible(kind is not MotionKind.MEASURED)
 
     @Slot()

@@ -1325,7 +1325,7 @@ class PlotsPanel(QWidget):
         """Build one curve per joint (legend: robot.link_names); clears the data. The
         loop plots are offered (and shown) only for a mechanism with loops; the motor
         torques only for a model with a gear (shown beside the joint torques when the
-        model gets its first gear)."""
+        model gets its first gear, if fewer than four plots are shown)."""
         self._robot = robot
         self._pending = []
         self._timer.stop()
@@ -1344,8 +1344,10 @@ class PlotsPanel(QWidget):
         for key in GEARED_PLOTS:
             self._buttons[key].setVisible(geared)
         shown = [k for k in self.visible_plots() if k in self.available_plots()]
-        if geared and not was_geared and "joint_torques" in shown:
-            shown.insert(shown.index("joint_torques") + 1, "motor_torques")  # beside it
+        if geared and not was_geared and "joint_torques" in shown and len(shown) < 4:
+            # beside the joint torques where there is room (four plots fill the panel;
+            # then the Motor button, now shown, adds it)
+            shown.insert(shown.index("joint_torques") + 1, "motor_torques")
         if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
             shown = list(MECHANISM_DEFAULT_PLOTS)
         elif floating and not was_floating:  # (joint angles if it has joints of one value)
