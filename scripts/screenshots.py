@@ -49,7 +49,9 @@ SHOTS: dict[str, list[str]] = {
     "lab-power": ["puma560_saha", "--free-fall", "2", "--panel", "lab:power", "--size", LARGE],
 }
 #: Pictures no command line can take (what they show needs the mouse).
-BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)"}
+BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)",
+           "run-measured": "the Run dock of a PUMA (1600x1000) after Motion: Measured "
+                           "motion (log), Open measured motion... on a 200 Hz log of 4 s"}
 
 
 def heavy_elbow_puma(folder: Path) -> Path:
