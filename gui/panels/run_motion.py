@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFileDialog, QFormLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLineEdit, QListWidget, QPushButton,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from armdyn.core import JointType, Mechanism, Robot
@@ -38,6 +38,7 @@ from ..jobs.motion_choice import (DEFAULT_BASE_FREQUENCY, DEFAULT_HARMONICS,
                                   MotionKind)
 from ..jobs.motion_loading import LOG_FILTER, MotionLoader, describe
 from ..model.draft import vector_parts
+from .run_fields import caption, number_box
 
 __all__ = ["MotionPage"]
 
@@ -45,25 +46,6 @@ __all__ = ["MotionPage"]
 REFUSED_COLOR = "#B00020"
 #: A via point's pose is listed with at most this many joints (then "...").
 VIA_JOINTS_SHOWN = 6
-
-
-def _caption(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setStyleSheet("color: #444;")
-    return label
-
-
-def _box(value: float, lo: float, hi: float, decimals: int, step: float, suffix: str
-         ) -> QDoubleSpinBox:
-    box = QDoubleSpinBox()
-    box.setRange(lo, hi)
-    box.setDecimals(decimals)
-    box.setSingleStep(step)
-    box.setValue(value)
-    box.setSuffix(suffix)
-    return box
 
 
 class MotionPage(QWidget):
@@ -120,18 +102,18 @@ class MotionPage(QWidget):
         form = QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
         if kind is MotionKind.TRAPEZOID:
-            self.blend = _box(0.0, 0.0, 300.0, 3, 0.1, " s")
+            self.blend = number_box(0.0, 0.0, 300.0, 3, 0.1, " s")
             self.blend.setSpecialValueText("T/3")
             self.blend.setToolTip("Time to reach the cruise rate, and to stop from it")
             form.addRow("Blend time:", self.blend)
         elif kind is MotionKind.VIA_POINTS:
-            form.addRow(_caption("From the current pose through the via points to the "
+            form.addRow(caption("From the current pose through the via points to the "
                                  "target, by a cubic spline at rest at both ends."))
             self.via_list = QListWidget()
             self.via_list.setObjectName("viaPoints")
             self.via_list.setMaximumHeight(72)
             form.addRow(self.via_list)
-            self.via_time = _box(1.0, 0.001, 600.0, 3, 0.1, " s")
+            self.via_time = number_box(1.0, 0.001, 600.0, 3, 0.1, " s")
             self.via_time.setToolTip("When the motion passes the via point, s from its start")
             add = QPushButton("Add target as via point")
             add.setToolTip("The target rows' pose becomes a via point at the time beside; "
@@ -145,22 +127,23 @@ class MotionPage(QWidget):
             form.addRow(row)
             form.addRow("at t =", self.via_time)
         elif kind is MotionKind.FOURIER:
-            form.addRow(_caption("Swings about the current pose: a Fourier series "
+            form.addRow(caption("Swings about the current pose: a Fourier series "
                                  "(Swevers 1997), periodic in 1/f."))
-            self.base_frequency = _box(DEFAULT_BASE_FREQUENCY, 0.01, 20.0, 3, 0.05, " Hz")
+            self.base_frequency = number_box(DEFAULT_BASE_FREQUENCY, 0.01, 20.0, 3, 0.05,
+                                             " Hz")
             self.harmonics = QSpinBox()
             self.harmonics.setRange(1, 10)
             self.harmonics.setValue(DEFAULT_HARMONICS)
-            self.swing_deg = _box(float(np.degrees(DEFAULT_SWING_RAD)), 0.0, 180.0, 1, 5.0,
-                                  " \u00b0")
-            self.swing_m = _box(DEFAULT_SWING_M, 0.0, 5.0, 3, 0.01, " m")
+            self.swing_deg = number_box(float(np.degrees(DEFAULT_SWING_RAD)), 0.0, 180.0, 1,
+                                        5.0, " \u00b0")
+            self.swing_m = number_box(DEFAULT_SWING_M, 0.0, 5.0, 3, 0.01, " m")
             form.addRow("Base frequency f:", self.base_frequency)
             form.addRow("Harmonics:", self.harmonics)
             form.addRow("Swing, revolute:", self.swing_deg)
             form.addRow("Swing, prismatic:", self.swing_m)
         elif kind in (MotionKind.TOOL_LINE, MotionKind.TOOL_ARC):
             line = kind is MotionKind.TOOL_LINE
-            form.addRow(_caption(("The tool (the last link's frame) moves along a straight "
+            form.addRow(caption(("The tool (the last link's frame) moves along a straight "
                                   "line" if line else "The tool moves along the circular arc "
                                   "through the via point") + "; its orientation is kept."))
             end = QLineEdit()
@@ -183,12 +166,12 @@ class MotionPage(QWidget):
             self.open_button.setToolTip("A CSV log: t, q1..qn [, tau1..taun] "
                                         "(docs/motions.md)")
             self.open_button.clicked.connect(self._ask_log)
-            self.cutoff = _box(0.0, 0.0, 1000.0, 2, 1.0, " Hz")
+            self.cutoff = number_box(0.0, 0.0, 1000.0, 2, 1.0, " Hz")
             self.cutoff.setSpecialValueText("auto")
             self.cutoff.setToolTip("The differentiator's cut-off (auto: 10 Hz, at most a "
                                    "tenth of the sample rate); used when the log has no "
                                    "rates")
-            self.measured_info = _caption("No log read yet.")
+            self.measured_info = caption("No log read yet.")
             self.measured_info.setObjectName("measuredInfo")
             self.measured_info.setTextInteractionFlags(
                 Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -28,6 +28,7 @@ from ..editors.pose_panel import JointList
 from ..jobs.motion_choice import MotionKind
 from ..look.colors import joint_color
 from ..look.text import html, shown_name, tooltip
+from .run_fields import caption, seconds_box
 from .run_motion import MotionPage
 
 __all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
@@ -60,26 +61,6 @@ COLUMN_SPACING = 6
 def _name_text(i: int, name: str) -> str:
     """Joint i's name as its row shows it (number, then the name from the file)."""
     return f"{i + 1} {name}"
-
-
-def seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
-                ) -> QDoubleSpinBox:
-    """A spin box of seconds."""
-    box = QDoubleSpinBox()
-    box.setRange(lo, hi)
-    box.setDecimals(decimals)
-    box.setSingleStep(step)
-    box.setValue(value)
-    box.setSuffix(" s")
-    return box
-
-
-def caption(text: str) -> QLabel:
-    """A page's explanation, wrapped, in grey."""
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setStyleSheet("color: #444;")
-    return label
 
 
 class _TargetRow(QWidget):

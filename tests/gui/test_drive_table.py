@@ -8,26 +8,13 @@ import pytest
 from PySide6.QtCore import Qt
 
 from armdyn.core import inverse_dynamics
-from armdyn.core.io.model_files import load_model, save_model
+from armdyn.core.io.model_files import save_model
 from armdyn.core.io.robot_file import load_robot
-from armdyn.gui.editors.robot_editor import RobotEditor
 from armdyn.gui.editors.tables import ERROR_BACKGROUND
-from armdyn.gui.model.document import RobotDocument
 
-from gui_helpers import PUMA, ROBOTS, type_into
+from gui_helpers import PUMA, ROBOTS, open_robot_editor, type_into
 
 pytestmark = pytest.mark.gui
-
-
-def _editor(qtbot, path):
-    doc = RobotDocument(load_model(path), path)
-    widget = RobotEditor(doc)
-    doc.setParent(widget)
-    qtbot.addWidget(widget)
-    widget.resize(900, 400)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
 
 
 def _cell(view, row: int, key: str):
@@ -36,7 +23,7 @@ def _cell(view, row: int, key: str):
 
 
 def test_drive_cells_reach_the_dynamics_undo_and_the_file(qtbot, tmp_path):
-    editor = _editor(qtbot, PUMA)
+    editor = open_robot_editor(qtbot, PUMA, (900, 400))
     view, doc = editor.drive_view, editor.document
     editor.tabs.setCurrentWidget(view)
     rigid = doc.robot
@@ -70,7 +57,7 @@ def test_drive_cells_reach_the_dynamics_undo_and_the_file(qtbot, tmp_path):
 
 
 def test_a_refused_drive_cell_is_red_with_cores_reason(qtbot):
-    editor = _editor(qtbot, PUMA)
+    editor = open_robot_editor(qtbot, PUMA, (900, 400))
     view, doc = editor.drive_view, editor.document
     before = doc.robot
     for key, text in (("gear_ratio", "0"), ("friction_coulomb", "-1")):
@@ -83,7 +70,7 @@ def test_a_refused_drive_cell_is_red_with_cores_reason(qtbot):
 
 
 def test_a_mechanism_with_loops_refuses_friction_by_name(qtbot):
-    editor = _editor(qtbot, ROBOTS / "fourbar.toml")
+    editor = open_robot_editor(qtbot, ROBOTS / "fourbar.toml", (900, 400))
     doc = editor.document
     before = doc.robot
     index = _cell(editor.drive_view, 0, "friction_viscous")
