@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QPushButton, QStyle, QT
 from armdyn.core import ArmDynError, JointStops, Mechanism, PointPull, Robot
 from armdyn.core.sim.trajectory import Trajectory
 
+from ..jobs.motion_choice import MotionKind
 from ..jobs.runs import FallMethod, RunKind, RunResult, RunSpec
 from ..look.scroll import scroll_area
 from .free_fall_page import FreeFallPage
@@ -105,6 +106,10 @@ class RunPanel(QWidget):
                             "The integrator chooses its own, finer steps.")
         common = QFormLayout()
         common.addRow("Output sample step dt:", self._dt)
+        self._common = common
+        # a measured motion is run at its own samples: no dt of its own
+        self._tabs.currentChanged.connect(self._show_dt)
+        self.targets.motion.kind_changed.connect(self._show_dt)
 
         self._run = QPushButton("Run")
         self._pause = QPushButton("Pause")
@@ -340,6 +345,12 @@ class RunPanel(QWidget):
         self._update_buttons()
         if self._session is not None:
             self._session.end_run(result)
+
+    @Slot()
+    def _show_dt(self, *_args) -> None:
+        measured = (self._tabs.currentIndex() == MODE_INVERSE
+                    and self.targets.motion.kind() is MotionKind.MEASURED)
+        self._common.setRowVisible(self._dt, not measured)
 
     @Slot(object)
     def _on_measured_loaded(self, _motion) -> None:

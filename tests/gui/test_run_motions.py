@@ -134,6 +134,7 @@ def test_a_measured_log_is_read_in_a_job_and_run_at_its_samples(qtbot, panel, tm
     panel.finished.connect(result.append)
     with qtbot.waitSignal(panel.finished, timeout=30000):
         page.open_log(str(good))  # read, then run
+    assert not panel._dt.isVisibleTo(panel)  # the log's own samples: no dt
     info = page.measured_info.text()
     assert f"{t.size} samples" in info and "500 Hz" in info and "cut-off" in info, info
     traj = result[0]
