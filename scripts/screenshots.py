@@ -58,7 +58,9 @@ SHOTS: dict[str, list[str]] = {
     "car-road": ["car_jalon", "--free-fall", "1", "--size", LARGE],
 }
 #: Pictures no command line can take (what they show needs the mouse).
-BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)"}
+BY_HAND = {"push": "Ctrl+drag on the arm during a live free fall (Run > Free fall, Live)",
+           "run-measured": "the Run dock of a PUMA (1600x1000) after Motion: Measured "
+                           "motion (log), Open measured motion... on a 200 Hz log of 4 s"}
 #: Pictures another script takes (what they show needs a log it writes first).
 BY_SCRIPT = {name: "scripts/measured_screenshots.py"
              for name in ("measured", "measured-1280x800", "identify", "identify-1280x800")}

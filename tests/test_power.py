@@ -106,3 +106,24 @@ def test_times_must_increase(puma):
     twice = Trajectory.concatenate([fall, fall])
     with pytest.raises(ValueError, match="increasing"):
         power_balance(twice)
+
+
+def test_stream_counts_friction_and_closes_the_balance(puma):
+    from dataclasses import replace
+    geared = puma.with_links([replace(link, friction_viscous=0.8, friction_coulomb=1.5,
+                                      gear_ratio=60.0, rotor_inertia=2e-4)
+                              for link in puma.links])
+    q0 = puma.q_home + np.radians([0, 40, -30, 0, 20, 0])
+    chunks = list(simulate_chunks(geared, 0.5, q0=q0, stops=False, chunk_duration=0.05))
+    blind, stream = PowerBalanceStream(), PowerBalanceStream(model=geared)
+    for chunk in chunks:
+        blind.append(chunk)
+        stream.append(chunk)
+    got, without = stream.result(), blind.result()
+    whole = power_balance(simulate(geared, 0.5, q0=q0, stops=False), model=geared)
+    np.testing.assert_allclose(got.residual, whole.residual, rtol=0, atol=1e-12)
+    # friction takes energy out; counted, the balance closes; ignored, it does not
+    assert got.friction_dissipated > 0.0
+    assert np.all(got.friction_power <= 0.0)
+    assert abs(got.drift[-1]) < 1e-3 * got.friction_dissipated
+    assert abs(without.drift[-1]) == pytest.approx(got.friction_dissipated, rel=1e-2)

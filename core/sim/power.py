@@ -192,10 +192,13 @@ class PowerBalanceStream:
     a sample not later than the last one kept is dropped).
 
     damping : as `split_power`, for every chunk (set before the first)
+    model   : the run's model, for its joints' friction (`friction_power`; set before
+              the first chunk); None: no friction counted
     """
 
-    def __init__(self, damping=None) -> None:
+    def __init__(self, damping=None, model=None) -> None:
         self.damping = damping
+        self.model = model
         self.reset()
 
     def reset(self) -> None:
@@ -206,6 +209,7 @@ class PowerBalanceStream:
         self._joint = np.zeros(0)
         self._damp = np.zeros(0)
         self._pull = np.zeros(0)
+        self._friction = np.zeros(0)
         self.kind = ""
 
     def __len__(self) -> int:
@@ -233,6 +237,7 @@ class PowerBalanceStream:
                           pull=None if chunk.pull is None else chunk.pull[keep])
         joint, damp = split_power(part, self.damping)
         self._pull = np.concatenate([self._pull, pull_power(part)])
+        self._friction = np.concatenate([self._friction, friction_power(part, self.model)])
         self._t = np.concatenate([self._t, part.t])
         self._E = np.concatenate([self._E, part.energy[:, 2]])
         self._joint = np.concatenate([self._joint, joint])
@@ -246,8 +251,8 @@ class PowerBalanceStream:
     def result(self) -> PowerBalance:
         """The balance of every sample so far (copies)."""
         rate = self._rate.copy()
-        P = self._joint + self._damp + self._pull
+        P = self._joint + self._damp + self._pull + self._friction
         E = self._E
         drift = E - (E[0] if E.size else 0.0) - cumulative_work(self._t, P)
         return PowerBalance(self._t.copy(), rate, self._joint.copy(), self._damp.copy(),
-                            rate - P, drift, self._pull.copy())
+                            rate - P, drift, self._pull.copy(), self._friction.copy())

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSta
                                QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ..model.document import RobotDocument
-from ..model.draft import (DH_COLUMNS, INERTIA_COLUMNS, MECHANISM_DH_COLUMNS,
-                           PLACEMENT_COLUMNS)
+from ..model.draft import (DH_COLUMNS, DRIVE_COLUMNS, INERTIA_COLUMNS,
+                           MECHANISM_DH_COLUMNS, PLACEMENT_COLUMNS)
 from ..model.mechanism_draft import TYRE
 from .structure_editors import ChainsEditor, ForcesEditor, LoopsEditor, RoadEditor
 from .tables import RobotTableModel, RobotTableView
@@ -35,12 +35,14 @@ ALL_CHAINS = "All chains (joint order)"
 
 
 class RobotEditor(QWidget):
-    """Tabs "DH" (parameters) and "Inertia" (mass and inertia) over one `RobotDocument`;
-    for a mechanism also "Chains", "Loops", "Forces" (and "Road" with a road or a tyre)
-    and a chain selector; "Placement" for joints of several degrees of freedom.
+    """Tabs "DH" (parameters), "Inertia" (mass and inertia) and "Drives" (friction and
+    drives) over one `RobotDocument`; for a mechanism also "Chains", "Loops", "Forces"
+    (and "Road" with a road or a tyre) and a chain selector; "Placement" for joints of
+    several degrees of freedom.
 
-    Attributes: ``dh_view``, ``inertia_view`` (RobotTableView), ``dh_model``,
-    ``inertia_model``, ``chains`` (ChainsEditor), ``loops`` (LoopsEditor),
+    Attributes: ``dh_view``, ``inertia_view``, ``drive_view`` (RobotTableView),
+    ``dh_model``, ``inertia_model``, ``drive_model``, ``chains`` (ChainsEditor),
+    ``loops`` (LoopsEditor), ``forces`` (ForcesEditor), ``road`` (RoadEditor),
     ``chain_combo`` and the actions ``add_action``, ``insert_action``,
     ``delete_action``, ``up_action``, ``down_action``.
     """
@@ -57,12 +59,18 @@ class RobotEditor(QWidget):
         # tab of its own, shown only for models that have such joints).
         self.placement_model = RobotTableModel(document, PLACEMENT_COLUMNS, self,
                                                names_in_header=True)
+        # Each joint's friction and drive (gear ratio, rotor inertia): zero friction and a
+        # ratio of 1 unless the file gives them.
+        self.drive_model = RobotTableModel(document, DRIVE_COLUMNS, self,
+                                           names_in_header=True)
         self.dh_view = RobotTableView(self.dh_model)
         self.inertia_view = RobotTableView(self.inertia_model)
         self.placement_view = RobotTableView(self.placement_model)
+        self.drive_view = RobotTableView(self.drive_model)
         self.dh_view.setObjectName("dhTable")
         self.inertia_view.setObjectName("inertiaTable")
         self.placement_view.setObjectName("placementTable")
+        self.drive_view.setObjectName("driveTable")
         self._last_link_view = self.dh_view  # its current row follows to another tab
         self.chains = ChainsEditor(document)
         self.loops = LoopsEditor(document)
@@ -91,6 +99,11 @@ class RobotEditor(QWidget):
         self.tabs.addTab(self.inertia_view, "Inertia")
         self.tabs.setTabToolTip(self.tabs.indexOf(self.inertia_view),
                                 "Mass and inertia: mass, mass centre and inertia of each link")
+        self.tabs.addTab(self.drive_view, "Drives")
+        self.tabs.setTabToolTip(self.tabs.indexOf(self.drive_view),
+                                "Friction and drives: each joint's viscous and Coulomb "
+                                "friction, gear ratio and motor rotor inertia (revolute "
+                                "and prismatic joints)")
         self.tabs.addTab(self.chains, "Chains")
         self.tabs.addTab(self.loops, "Loops")
         self.tabs.addTab(self.forces, "Forces")
@@ -216,7 +229,7 @@ class RobotEditor(QWidget):
 
     @property
     def link_views(self) -> tuple[RobotTableView, ...]:
-        return (self.dh_view, self.placement_view, self.inertia_view)
+        return (self.dh_view, self.placement_view, self.inertia_view, self.drive_view)
 
     @property
     def link_actions(self) -> tuple[QAction, ...]:
@@ -413,7 +426,7 @@ class RobotEditor(QWidget):
             self._chain = min(self._chain, len(draft.chains) - 1)  # a chain was removed
         shown = (set(draft.chain_rows(self._chain))
                  if draft.edits_chains and self._chain is not None else None)
-        for view in (self.dh_view, self.inertia_view):
+        for view in (self.dh_view, self.inertia_view, self.drive_view):
             for row in range(draft.n):
                 view.setRowHidden(row, shown is not None and row not in shown)
         self._show_placement()

@@ -6,7 +6,9 @@ how long, how finely it is sampled, and the options of a free fall. `RunSpec.chu
 returns core's generator with the chunk sizes of the GUI (defined here once), which a
 `gui.jobs.job.Job` runs in a thread:
 
-- inverse dynamics along the cycloid q0 -> target (`core.inverse_dynamics_chunks`)
+- inverse dynamics along the cycloid q0 -> target (`core.inverse_dynamics_chunks`), or
+  along another law or a measured motion (`gui.jobs.motion_choice.MotionChoice`, built
+  in the job's thread)
 - a free fall from q0 at rest (`core.simulate_chunks`), optionally paced to wall-clock
   time for a live run (`core.sim.simulation.real_time`) with a `core.PointPull`
 - with loops, by the penalty method (`core.sim.penalty.penalty_simulate_chunks`)
@@ -27,6 +29,8 @@ from armdyn.core import (JointStops, Mechanism, PointPull, Robot, inverse_dynami
 from armdyn.core.sim.penalty import penalty_simulate_chunks, penalty_step
 from armdyn.core.sim.driver import real_time
 from armdyn.core.sim.trajectory import Trajectory
+
+from .motion_choice import MotionChoice
 
 __all__ = ["RunKind", "FallMethod", "RunSpec", "RunOutcome", "RunResult", "ID_CHUNK_SAMPLES", "SIM_CHUNK_S",
            "SIM_CHUNK_WALL_S", "LIVE_CHUNK_S", "DEFAULT_DT", "GUI_MAX_WALL_TIME",
@@ -92,6 +96,9 @@ class RunSpec:
     step     : penalty method: the step h, s (None: `core.sim.penalty.penalty_step`, from
                the mechanism's frequencies)
     newton_iterations : penalty method: Newton iterations per solve
+    motion   : inverse dynamics along another law than the cycloid, or a measured
+               motion (None: the cycloid q0 -> target; a measured motion's duration is
+               its own)
     """
 
     model: Robot | Mechanism
@@ -107,6 +114,7 @@ class RunSpec:
     pull: PointPull | None = None
     step: float | None = None
     newton_iterations: int = DEFAULT_NEWTON_ITERATIONS
+    motion: MotionChoice | None = None
 
     @property
     def n(self) -> int:
@@ -125,8 +133,11 @@ class RunSpec:
 
     @property
     def label(self) -> str:
-        """For display: "Inverse dynamics", "Free fall", "Free fall (penalty)",
-        "Free fall (live)"."""
+        """For display: "Inverse dynamics", "Inverse dynamics (quintic)", "Free fall",
+        "Free fall (penalty)", "Free fall (live)"."""
+        if self.kind is RunKind.INVERSE and self.motion is not None \
+                and not self.motion.is_cycloid:
+            return f"{self.kind.title} ({self.motion.kind.word})"
         if self.penalty:
             return "Free fall (penalty)"
         if self.is_live:
@@ -139,6 +150,10 @@ class RunSpec:
         q0 = np.array(self.q0, dtype=float)
         if self.kind is RunKind.INVERSE:
             target = q0 if self.target is None else np.array(self.target, dtype=float)
+            if self.motion is not None and not self.motion.is_cycloid:
+                motion = self.motion.build(self.model, q0, target, self.duration)
+                return inverse_dynamics_chunks(self.model, motion, dt_out=self.dt,
+                                               chunk_samples=ID_CHUNK_SAMPLES)
             return inverse_dynamics_chunks(self.model, q0, target, self.duration,
                                            dt_out=self.dt, chunk_samples=ID_CHUNK_SAMPLES)
         common = dict(q0=q0, qd0=np.zeros(self.model.nv), damping=self.damping, dt_out=self.dt,

@@ -25,13 +25,13 @@ from typing import ClassVar, Union
 
 from armdyn.core import JointType, Link, LoopJointType, Robot, RobotError
 from armdyn.core.model.parts import quaternion_rpy
-from armdyn.core.model.robot import validate_link
+from armdyn.core.model.robot import DRIVE_FIELDS, validate_link
 
 from .pose import quaternion_rpy_angles
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",
-           "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "COLUMNS", "link_has_cell",
+           "MECHANISM_DH_COLUMNS", "PLACEMENT_COLUMNS", "DRIVE_COLUMNS", "COLUMNS", "link_has_cell",
            "new_link", "new_robot", "link_cells", "parse_cell", "cell_edit_text",
            "cell_display_text", "vector_parts"]
 
@@ -149,14 +149,37 @@ _PLACEMENT_JOINTS: dict[str, tuple[JointType, ...]] = {
     "home_uv": (JointType.UNIVERSAL,),
 }
 
+#: A joint's friction and drive (docs/motions.md, "Friction and drives"): the keys are
+#: core's `Link` fields (`core.model.robot.DRIVE_FIELDS`). Revolute and prismatic joints
+#: only; always SI and per radian, whatever a file's angle unit.
+DRIVE_COLUMNS: tuple[Column, ...] = (
+    Column("friction_viscous", "viscous c_v", "N m s | N s/m", "number",
+           "friction_viscous", "Viscous friction c_v >= 0: the joint force c_v qd (N m s/rad "
+           "for a revolute joint, N s/m for a prismatic one)"),
+    Column("friction_coulomb", "Coulomb c_c", "N m | N", "number", "friction_coulomb",
+           "Coulomb friction c_c >= 0: the joint force c_c tanh(qd / 0.01), N m or N"),
+    Column("gear_ratio", "gear ratio r", "", "number", "gear_ratio",
+           "Motor turns per joint turn, > 0 (1: no gear); the motor torque is the joint "
+           "torque / r"),
+    Column("rotor_inertia", "rotor inertia I_r", _KG_M2, "number", "rotor_inertia",
+           "The motor rotor's inertia about its axis, >= 0, kg m\u00b2 at the motor "
+           "(r\u00b2 I_r at the joint)"),
+)
+#: The joints that have friction and drive cells, and their units by joint.
+_DRIVE_JOINTS = (JointType.REVOLUTE, JointType.PRISMATIC)
+_DRIVE_UNITS = {"friction_viscous": ("N m s/rad", "N s/m"), "friction_coulomb": ("N m", "N")}
+_DRIVE_DEFAULTS = {f: (1.0 if f == "gear_ratio" else 0.0) for f in DRIVE_FIELDS}
+
 #: Every column by key.
 COLUMNS: dict[str, Column] = {c.key: c for c in MECHANISM_DH_COLUMNS + INERTIA_COLUMNS
-                              + PLACEMENT_COLUMNS}
+                              + PLACEMENT_COLUMNS + DRIVE_COLUMNS}
 
 
 def link_has_cell(joint: JointType, key: str) -> bool:
     """Whether a link on `joint` has the cell `key` (a DH row has no placement cells, a
-    spherical joint no home position)."""
+    spherical joint no home position, friction or drive)."""
+    if key in _DRIVE_DEFAULTS:
+        return joint in _DRIVE_JOINTS
     return joint in _PLACEMENT_JOINTS.get(key, (joint,))
 
 _COM_KEYS = ("com_x", "com_y", "com_z")
@@ -166,7 +189,7 @@ FIELD_CELLS: dict[str, tuple[str, ...]] = {
     "com": _COM_KEYS, "inertia": _INERTIA_KEYS, "limits": ("lower", "upper"),
     "home": ("home_xyz", "home_rpy", "home_uv"),
     **{k: (k,) for k in ("name", "joint", "a", "b", "alpha", "theta", "mass", "xyz",
-                         "rpy")},
+                         "rpy", *DRIVE_FIELDS)},
 }
 
 _FLAG_WORDS = {"yes": True, "y": True, "true": True, "1": True, "x": True, "on": True,
@@ -306,6 +329,8 @@ def link_cells(link: Link) -> dict[str, Value]:
     cells["home_rpy"] = (tuple(float(v) for v in quaternion_rpy_angles(home[-4:]))
                          if has["home_rpy"] else None)
     cells["home_uv"] = tuple(float(v) for v in home) if has["home_uv"] else None
+    driven = link_has_cell(link.joint, DRIVE_FIELDS[0])
+    cells.update({f: float(getattr(link, f)) if driven else None for f in DRIVE_FIELDS})
     return cells
 
 
@@ -324,8 +349,8 @@ def _home(joint: JointType, placed: dict[str, Value]) -> tuple[float, ...] | Non
 def _cells_link(cells: dict[str, Value], fallback: Link,
                 origin: Link | None = None) -> Link:
     """The link the cells describe; an `Unparsed` cell takes `fallback`'s value, and
-    the fields no column shows (friction and drives) are
-    `fallback`'s. Home cells that read as `fallback`'s or `origin`'s (the row's link as
+    a joint with no friction and drive cells (spherical, universal, free) has none. Home
+    cells that read as `fallback`'s or `origin`'s (the row's link as
     loaded) give that link's home exactly: angles read from a quaternion do not make
     the same quaternion bit for bit, and an undo must give back the model it had."""
     def pick(key: str, default):
@@ -344,8 +369,12 @@ def _cells_link(cells: dict[str, Value], fallback: Link,
         kept = fallback
     home = (kept.home if kept is not None
             else _home(joint, placed))
+    drive = {f: (pick(f, getattr(fallback, f)) if link_has_cell(joint, f) else None)
+             for f in DRIVE_FIELDS}
+    drive = {f: _DRIVE_DEFAULTS[f] if v is None else v for f, v in drive.items()}
     return replace(
         fallback,
+        **drive,
         joint=joint,
         xyz=placed["xyz"] or (0.0, 0.0, 0.0), rpy=placed["rpy"] or (0.0, 0.0, 0.0),
         home=home,
@@ -512,6 +541,8 @@ class RobotDraft:
         if col.kind == "limit":
             joint = joint or self.joint(row)
             return self.angle_unit if joint == JointType.REVOLUTE else "m"
+        if key in _DRIVE_UNITS:
+            return _DRIVE_UNITS[key][(joint or self.joint(row)) != JointType.REVOLUTE]
         return self.column_unit(col)
 
     def _in_degrees(self, row: int, key: str, joint: JointType | None = None) -> bool:
@@ -535,18 +566,24 @@ class RobotDraft:
         overrides the row's joint type (to read limits pasted with a new type). A
         cell the row's joint does not have (a DH row's placement) holds None.
         """
-        if key in _PLACEMENT_JOINTS and not link_has_cell(joint or self.joint(row), key):
+        if ((key in _PLACEMENT_JOINTS or key in _DRIVE_DEFAULTS)
+                and not link_has_cell(joint or self.joint(row), key)):
             return None
         return parse_cell(self.column(key), value, self._in_degrees(row, key, joint))
 
     def changes_for(self, row: int, key: str, value: Value) -> list[tuple[int, str, Value]]:
         """The cell changes that setting one cell implies.
 
-        Changing the joint type clears the limits (degrees do not become metres).
+        Changing the joint type clears the limits (degrees do not become metres), and
+        friction and drive: a spherical, universal or free joint has none, and a revolute
+        joint's per radian are not a prismatic joint's per metre (they start at their
+        defaults).
         """
         changes = [(row, key, value)]
         if key == "joint" and isinstance(value, JointType) and value != self.joint(row):
             changes += [(row, "lower", None), (row, "upper", None)]
+            changes += [(row, f, _DRIVE_DEFAULTS[f] if link_has_cell(value, f) else None)
+                        for f in DRIVE_FIELDS]
         return changes
 
     def new_row(self, index: int) -> Row:

@@ -22,6 +22,7 @@ class LabDock(LazyDock):
         self._robot = None
         self._q = None
         self._run: list = []  # chunks of the current run, for the power tab
+        self._spec = None  # the current run's RunSpec, for the power tab
         super().__init__(window, "Lab", "labDock", self._make_panel,
                          action_text="Teaching &Lab", shortcut="Ctrl+L",
                          status_tip="Recursion walkthrough, DH frames row by row, "
@@ -47,6 +48,8 @@ class LabDock(LazyDock):
             panel.power.reset()
         if self._q is not None:
             panel.set_pose(self._q)
+        if self._spec is not None:
+            panel.power.start_run(self._spec)
         for chunk in self._run:
             panel.power.append(chunk)
         self._run = []
@@ -54,7 +57,7 @@ class LabDock(LazyDock):
         session.model_changed.connect(panel.set_robot)
         session.pose_changed.connect(panel.set_pose)
         session.model_changed.connect(panel.power.reset)
-        session.run_started.connect(panel.power.reset)
+        session.run_started.connect(panel.power.start_run)
         session.chunk.connect(panel.power.append)
         return panel
 
@@ -66,9 +69,9 @@ class LabDock(LazyDock):
         if not self.built:
             self._q = q
 
-    def _on_run_started(self, *_args) -> None:
+    def _on_run_started(self, spec) -> None:
         if not self.built:
-            self._run = []
+            self._run, self._spec = [], spec
 
     def _on_chunk(self, chunk) -> None:
         if not self.built:

@@ -1,11 +1,13 @@
 """The Lab's power tab (issue #10): during a run, the rate of change of the total energy
-against the power of the joint forces and the damping, live; their difference, the
-residual, is the integration error.
+against the power of the joint forces, the damping and the joints' friction, live; their
+difference, the residual, is the integration error. The energy includes the motor
+rotors' kinetic energy; what friction dissipated is summed in the line below (issue #24).
 
 Fed by the run's chunks (`RunPanel.chunk`, connected by `gui.panels.lab_dock.install_lab`) into
-a `core.sim.power.PowerBalanceStream`; a new run (`RunPanel.started`) or a new robot starts
-over. Two plots with linked time axes: dE/dt, P_joint + P_damping, P_damping and P_joint
-(W); the residual dE/dt - P (W), with the largest residual and the accumulated energy
+a `core.sim.power.PowerBalanceStream`; a new run (`start_run(spec)`: its model, for the
+friction, and its damping) or a new robot starts over. Two plots with linked time axes:
+dE/dt, P = P_joint + P_damping + P_pull + P_friction, and each of them (W); the
+residual dE/dt - P (W), with the largest residual and the accumulated energy
 drift (J) in a line below. Curves are created once and refreshed with setData from a
 timer while chunks arrive. No physics here: the numbers come from `core.sim.power`.
 """
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 from armdyn.core.sim.power import PowerBalance, PowerBalanceStream
 from armdyn.core.sim.trajectory import Trajectory
 
+from ..jobs.runs import RunKind
 from ..plots.plots_panel import (LABEL_STYLE, CompactGraphics, adopt_menus,
                                  align_axis_widths, grid_axes, legend_beside,
                                  style_like_results)
@@ -29,20 +32,25 @@ __all__ = ["PowerPanel", "REFRESH_MS"]
 REFRESH_MS = 100
 CURVES = (  # key, legend, colour, style, width
     ("energy_rate", "dE/dt (recorded energy)", "#000000", Qt.PenStyle.SolidLine, 2),
-    ("power", "P = P_joint + P_damping (+ P_pull)", "#D55E00", Qt.PenStyle.DashLine, 2),
+    ("power", "P = P_joint + P_damping (+ P_pull + P_friction)", "#D55E00",
+     Qt.PenStyle.DashLine, 2),
     ("damping_power", "P_damping = \u2212\u03a3 c q\u0307\u00b2", "#0072B2",
      Qt.PenStyle.DotLine, 1),
     ("joint_power", "P_joint = q\u0307 \u00b7 \u03c4", "#009E73", Qt.PenStyle.DotLine, 1),
     # a pull (push the arm, core.sim.pull); zero in runs without one
     ("pull_power", "P_pull = F \u00b7 v_p", "#CC79A7", Qt.PenStyle.DotLine, 1),
+    # the joints' friction (core.kernels.drives); zero in a model without
+    ("friction_power", "P_friction = \u2212q\u0307 \u00b7 f(q\u0307)", "#E69F00",
+     Qt.PenStyle.DotLine, 1),
 )
 
 
 class PowerPanel(QWidget):
     """Live power balance of the window's runs.
 
-    Methods: `reset()` (a new run), `append(chunk)` (a Trajectory chunk), `balance()`
-    (the PowerBalance so far), `set_damping(c)`, `shutdown()`.
+    Methods: `start_run(spec)` (a new run), `reset()` (forget it), `append(chunk)` (a
+    Trajectory chunk), `balance()` (the PowerBalance so far), `set_damping(c)`,
+    `shutdown()`.
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -120,6 +128,13 @@ class PowerPanel(QWidget):
         damping, other runs' all drive (`core.sim.power.split_power`)."""
         self.stream.damping = damping
 
+    def start_run(self, spec) -> None:
+        """A new run (`gui.jobs.runs.RunSpec`): its model's friction is counted, its
+        damping (a free fall's) split from the drives' power; the samples start over."""
+        self.stream.model = spec.model
+        self.stream.damping = spec.damping if spec.kind is RunKind.FREE_FALL else None
+        self.reset()
+
     def reset(self, *_args) -> None:
         """Forget the samples (a new run or a new robot)."""
         self.stream.reset()
@@ -156,9 +171,10 @@ class PowerPanel(QWidget):
         self._dirty = False
         pb = self.stream.result()
         values = {"energy_rate": pb.energy_rate,
-                  "power": pb.joint_power + pb.damping_power + pb.pull_power,
+                  "power": (pb.joint_power + pb.damping_power + pb.pull_power
+                            + pb.friction_power),
                   "damping_power": pb.damping_power, "joint_power": pb.joint_power,
-                  "pull_power": pb.pull_power,
+                  "pull_power": pb.pull_power, "friction_power": pb.friction_power,
                   "residual": pb.residual}
         for key, y in values.items():
             ok = np.isfinite(y)
@@ -171,12 +187,15 @@ class PowerPanel(QWidget):
         if len(pb):
             r = np.abs(pb.residual[np.isfinite(pb.residual)])
             big = np.abs(pb.energy_rate[np.isfinite(pb.energy_rate)])
+            friction = (f"; friction dissipated {pb.friction_dissipated:.4g} J"
+                        if np.any(pb.friction_power) else "")
             self.summary.setText(
                 f"{len(pb)} samples to t = {pb.t[-1]:.3g} s: largest |dE/dt \u2212 P| = "
                 f"{(r.max() if r.size else 0.0):.3g} W (largest |dE/dt| "
                 f"{(big.max() if big.size else 0.0):.3g} W); energy drift E \u2212 E\u2080 "
-                f"\u2212 \u222bP dt = {pb.drift[-1]:.3g} J. The residual is the integration "
-                f"error (plus the O(dt\u2076) error of the finite differences for dE/dt).")
+                f"\u2212 \u222bP dt = {pb.drift[-1]:.3g} J{friction}. The residual is the "
+                f"integration error (plus the O(dt\u2076) error of the finite differences for "
+                f"dE/dt).")
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)

@@ -1,10 +1,14 @@
 """The run panel: choose a computation, run it in a background job, stream its results.
 
 Two modes, one tab each:
-  * Inverse dynamics: the torques along a cycloidal rest-to-rest motion from the
-    current pose to a target pose (`core.inverse_dynamics_chunks`). For a mechanism
-    with loops only the actuated joints have targets: they move along the cycloid and
-    the other joints follow the loops. (`gui.panels.run_targets.TargetsPage`)
+  * Inverse dynamics: the torques along a motion (`core.inverse_dynamics_chunks`): a
+    rest-to-rest law from the current pose to a target pose (cycloid, quintic,
+    trapezoid), via points, a Fourier excitation, a line or arc of the tool, or a
+    measured motion read from a log ("Open measured motion...", which runs it once
+    read). For a mechanism with loops only the actuated joints have targets: they move
+    along the motion and the other joints follow the loops; a floating system moves
+    along the cycloid only (core refuses the others by name).
+    (`gui.panels.run_targets.TargetsPage`, `gui.panels.run_motion.MotionPage`)
   * Free fall: the arm released at rest from the current pose with no joint torques,
     optionally damped, with end stops at the joint limits; live or not; a mechanism
     with loops may use the penalty method. (`gui.panels.free_fall_page.FreeFallPage`)
@@ -30,9 +34,10 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QPushButton, QStyle, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from armdyn.core import JointStops, Mechanism, PointPull, Robot
+from armdyn.core import ArmDynError, JointStops, Mechanism, PointPull, Robot
 from armdyn.core.sim.trajectory import Trajectory
 
+from ..jobs.motion_choice import MotionKind
 from ..jobs.runs import FallMethod, RunKind, RunResult, RunSpec
 from ..look.scroll import scroll_area
 from .free_fall_page import FreeFallPage
@@ -101,6 +106,10 @@ class RunPanel(QWidget):
                             "The integrator chooses its own, finer steps.")
         common = QFormLayout()
         common.addRow("Output sample step dt:", self._dt)
+        self._common = common
+        # a measured motion is run at its own samples: no dt of its own
+        self._tabs.currentChanged.connect(self._show_dt)
+        self.targets.motion.kind_changed.connect(self._show_dt)
 
         self._run = QPushButton("Run")
         self._pause = QPushButton("Pause")
@@ -113,6 +122,9 @@ class RunPanel(QWidget):
         for b in (self._run, self._pause, self._stop):
             buttons.addWidget(b)
         self._status = RunStatus(self._control, self)
+        self.targets.motion.measured_loaded.connect(self._on_measured_loaded)
+        self.targets.motion.loader.refused.connect(
+            lambda message: self._status.set_line(message))
 
         params = QWidget()
         top = QVBoxLayout(params)
@@ -203,8 +215,10 @@ class RunPanel(QWidget):
             raise ValueError("no model to run")
         dt, q0 = self._dt.value(), self._pose.copy()
         if self._tabs.currentIndex() == MODE_INVERSE:
-            return RunSpec(self._robot, RunKind.INVERSE, q0, self.targets.seconds(), dt,
-                           target=self.target_pose())
+            motion = self.targets.motion.choice()  # ArgumentError: a point field's text
+            return RunSpec(self._robot, RunKind.INVERSE, q0,
+                           motion.duration(self.targets.seconds()), dt,
+                           target=self.target_pose(), motion=motion)
         fall = self.free_fall
         return RunSpec(self._robot, RunKind.FREE_FALL, q0, fall.seconds(), dt,
                        damping=fall.damping(), method=fall.fall_method(), stops=fall.stops(),
@@ -218,7 +232,11 @@ class RunPanel(QWidget):
             if self._robot is None:
                 self._status.set_line("Load a robot first.")
                 return
-            spec = self.spec()
+            try:
+                spec = self.spec()
+            except ArmDynError as err:  # a field the run cannot start from, by name
+                self._status.set_line(str(err))
+                return
         self._pause.blockSignals(True)
         self._pause.setChecked(False)
         self._pause.setText("Pause")
@@ -343,6 +361,20 @@ class RunPanel(QWidget):
         self._update_buttons()
         if self._session is not None:
             self._session.end_run(result)
+
+    @Slot()
+    def _show_dt(self, *_args) -> None:
+        measured = (self._tabs.currentIndex() == MODE_INVERSE
+                    and self.targets.motion.kind() is MotionKind.MEASURED)
+        self._common.setRowVisible(self._dt, not measured)
+
+    @Slot(object)
+    def _on_measured_loaded(self, _motion) -> None:
+        """A log was read: run inverse dynamics along it (unless a run is going)."""
+        self._status.set_line("Measured motion read; running inverse dynamics along it.")
+        if self._robot is not None and not self._control.is_running():
+            self._tabs.setCurrentIndex(MODE_INVERSE)
+            self.run()
 
     @Slot(bool)
     def _on_pause_toggled(self, paused: bool) -> None:

@@ -1,4 +1,5 @@
-"""The Run panel's inverse-dynamics page: the target pose of every joint and the duration.
+"""The Run panel's inverse-dynamics page: the motion law (`gui.panels.run_motion`), the
+target pose of every joint and the duration.
 
 Targets belong to revolute and prismatic joints: a floating base, and a joint of several
 degrees of freedom, get no row (the cycloid moves joint values one by one). A floating
@@ -24,8 +25,11 @@ from armdyn.core import (JointType, LoopClosureError, Mechanism, Robot,
 from armdyn.core.algorithms.mechanism_pose import follow_independent
 
 from ..editors.pose_panel import JointList
+from ..jobs.motion_choice import MotionKind
 from ..look.colors import joint_color
 from ..look.text import html, shown_name, tooltip
+from .run_fields import caption, seconds_box
+from .run_motion import MotionPage
 
 __all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
 
@@ -57,26 +61,6 @@ COLUMN_SPACING = 6
 def _name_text(i: int, name: str) -> str:
     """Joint i's name as its row shows it (number, then the name from the file)."""
     return f"{i + 1} {name}"
-
-
-def seconds_box(value: float, lo: float, hi: float, decimals: int = 2, step: float = 0.5
-                ) -> QDoubleSpinBox:
-    """A spin box of seconds."""
-    box = QDoubleSpinBox()
-    box.setRange(lo, hi)
-    box.setDecimals(decimals)
-    box.setSingleStep(step)
-    box.setValue(value)
-    box.setSuffix(" s")
-    return box
-
-
-def caption(text: str) -> QLabel:
-    """A page's explanation, wrapped, in grey."""
-    label = QLabel(text)
-    label.setWordWrap(True)
-    label.setStyleSheet("color: #444;")
-    return label
 
 
 class _TargetRow(QWidget):
@@ -148,7 +132,9 @@ class _TargetRow(QWidget):
 
 
 class TargetsPage(QWidget):
-    """The inverse-dynamics page: targets (`target_pose`), duration (`seconds`)."""
+    """The inverse-dynamics page: the law (``motion``, a `MotionPage`), targets
+    (`target_pose`), duration (`seconds`). The targets hide for the laws that have none
+    (Fourier excitation, a measured motion), the duration for a measured motion."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,27 +153,38 @@ class TargetsPage(QWidget):
         self._ranges = np.zeros((0, 2))  # spin-box range of every joint, shown units
 
         v = QVBoxLayout(self)
-        v.addWidget(caption("Joint torques / forces needed to move the arm along a cycloidal "
-                            "rest-to-rest motion from the current pose to the target pose "
-                            "(inverse dynamics)."))
+        v.addWidget(caption("Joint torques / forces the drives must deliver to move the arm "
+                            "along a motion (inverse dynamics), friction and rotor inertia "
+                            "included."))
         self._floating_note = caption(
             "The floating base has no motor: it is not driven to a target but moves as the "
             "joints push it, with the system's momentum kept (the base plots show it).")
         self._floating_note.hide()
         v.addWidget(self._floating_note)
-        header = QHBoxLayout()
+        self.motion = MotionPage(self.target_pose)
+        v.addWidget(self.motion)
+        self._header = QWidget()
+        header = QHBoxLayout(self._header)
+        header.setContentsMargins(0, 0, 0, 0)
         for text, stretch in (("Joint", 1), ("Current", 0), ("Target", 0)):
             header.addWidget(QLabel(f"<b>{text}</b>"), stretch)
-        v.addLayout(header)
+        v.addWidget(self._header)
         self._targets = JointList(lambda: _TargetRow(self))
         v.addWidget(self._targets, 1)
         self._copy = QPushButton("Copy current pose to target")
         self._copy.clicked.connect(self._copy_current)
         v.addWidget(self._copy)
-        form = QFormLayout()
+        # takes the height the targets leave when a law has none (the fields stay on top)
+        self._filler = QWidget()
+        self._filler.hide()
+        v.addWidget(self._filler, 1)
+        self._duration = QWidget()
+        form = QFormLayout(self._duration)
+        form.setContentsMargins(0, 0, 0, 0)
         self._seconds = seconds_box(2.0, 0.05, 600.0)
         form.addRow("Duration T:", self._seconds)
-        v.addLayout(form)
+        v.addWidget(self._duration)
+        self.motion.kind_changed.connect(self._on_kind)
 
     # ----- layout ---------------------------------------------------------------------
     def preferred_width(self) -> int:
@@ -237,6 +234,7 @@ class TargetsPage(QWidget):
         else:
             self._targets_edited = False
             self._set_default_targets()
+        self.motion.set_robot(robot, same_joints)
         # last: showing it lays the page out again, which binds the rows in sight
         self._floating_note.setVisible(JointType.FREE in types)
 
@@ -337,6 +335,13 @@ class TargetsPage(QWidget):
         if not self._setting_targets and i >= 0:
             self._target_shown[i] = value
             self._targets_edited = True
+
+    @Slot(object)
+    def _on_kind(self, kind) -> None:
+        for w in (self._header, self._targets, self._copy):
+            w.setVisible(kind.uses_target)
+        self._filler.setVisible(not kind.uses_target)
+        self._duration.setVisible(kind is not MotionKind.MEASURED)
 
     @Slot()
     def _copy_current(self) -> None:

@@ -56,7 +56,7 @@ from PySide6.QtWidgets import (
     QWidget, QWidgetAction,
 )
 
-from armdyn.core import JointType, Mechanism, Robot
+from armdyn.core import JointType, Mechanism, Robot, gear_ratios
 from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_units
 from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory, sample_count
@@ -146,6 +146,9 @@ SPECS = (
              "prismatic (m/s)", " \u00b0/s", " m/s", True),
     PlotSpec("joint_torques", "Joint torques / forces", "Torques / forces", "tau", "torque (N m)",
              "prismatic (N)", " N m", " N", False),
+    # a geared model's (GEARED_PLOTS): each joint torque divided by its gear ratio
+    PlotSpec("motor_torques", "Motor torques / forces (joint \u00f7 gear ratio)", "Motor",
+             "tau", "motor torque (N m)", "prismatic (N)", " N m", " N", False),
     PlotSpec("energy", "Energy", "Energy", "energy", "energy (J)", "", " J", " J", False),
     PlotSpec("cut_forces", "Cut-joint forces", "Cut forces", "cut_forces",
              "force (N, N m)", "", " N", " N m", False),
@@ -166,6 +169,9 @@ FLOATING_SPECS = (
 SPECS = SPECS + FLOATING_SPECS
 #: The plots that only a mechanism with loops has.
 LOOP_PLOTS = ("cut_forces", "loop_residual")
+#: The plots that only a model with a gear (a ratio other than 1) has: the motor side of
+#: the joint torques, tau / r (`core.motor_torques`).
+GEARED_PLOTS = ("motor_torques",)
 #: The plots that only a floating system (a free joint) has.
 FLOATING_PLOTS = tuple(spec.key for spec in FLOATING_SPECS)
 #: What a floating system shows first (the others are a click away).
@@ -759,7 +765,8 @@ class _Plot:
         entries: list[_Entry] = []
         self.columns = None
         if robot is None or (self.spec.key in LOOP_PLOTS and not robot.loops) or (
-                self.spec.key in FLOATING_PLOTS and not _free_joints(robot)):
+                self.spec.key in FLOATING_PLOTS and not _free_joints(robot)) or (
+                self.spec.key in GEARED_PLOTS and not _geared(robot)):
             self.scale = np.ones(0)
         elif self.spec.key in FLOATING_PLOTS:
             self._build_floating(robot, entries)
@@ -808,6 +815,8 @@ class _Plot:
                                       unit, idle, str(i + 1)))
             deg = 180.0 / np.pi if self.spec.to_deg else 1.0
             self.scale = np.where(revolute[shown], deg, 1.0)
+            if self.spec.key in GEARED_PLOTS:  # the motor's side: tau / r
+                self.scale = self.scale / gear_ratios(robot)[robot.rates_of(shown)]
         self.legend.set_entries(entries)
         cache = (QGraphicsItem.CacheMode.DeviceCoordinateCache
                  if len(self.curves) <= CACHED_CURVES_MAX else QGraphicsItem.CacheMode.NoCache)
@@ -1119,10 +1128,10 @@ class PlotsPanel(QWidget):
         self.spike_note.hide()
         layout.addWidget(self.spike_note)
         layout.addWidget(self._scroll)
-        for key in LOOP_PLOTS + FLOATING_PLOTS:
+        for key in LOOP_PLOTS + FLOATING_PLOTS + GEARED_PLOTS:
             self._buttons[key].setVisible(False)
         self._arrange([p for p in self._all_plots
-                       if p.spec.key not in LOOP_PLOTS + FLOATING_PLOTS])
+                       if p.spec.key not in LOOP_PLOTS + FLOATING_PLOTS + GEARED_PLOTS])
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(900, 900)
@@ -1314,7 +1323,9 @@ class PlotsPanel(QWidget):
 
     def set_robot(self, robot: Robot | Mechanism | None) -> None:
         """Build one curve per joint (legend: robot.link_names); clears the data. The
-        loop plots are offered (and shown) only for a mechanism with loops."""
+        loop plots are offered (and shown) only for a mechanism with loops; the motor
+        torques only for a model with a gear (shown beside the joint torques when the
+        model gets its first gear, if fewer than four plots are shown)."""
         self._robot = robot
         self._pending = []
         self._timer.stop()
@@ -1328,7 +1339,15 @@ class PlotsPanel(QWidget):
             self._buttons[key].setVisible(loops)
         for key in FLOATING_PLOTS:
             self._buttons[key].setVisible(floating)
+        geared = robot is not None and _geared(robot)
+        was_geared = not self._buttons[GEARED_PLOTS[0]].isHidden()
+        for key in GEARED_PLOTS:
+            self._buttons[key].setVisible(geared)
         shown = [k for k in self.visible_plots() if k in self.available_plots()]
+        if geared and not was_geared and "joint_torques" in shown and len(shown) < 4:
+            # beside the joint torques where there is room (four plots fill the panel;
+            # then the Motor button, now shown, adds it)
+            shown.insert(shown.index("joint_torques") + 1, "motor_torques")
         if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
             shown = list(MECHANISM_DEFAULT_PLOTS)
         elif floating and not was_floating:  # (joint angles if it has joints of one value)
@@ -1344,8 +1363,10 @@ class PlotsPanel(QWidget):
         """The plots of the current model (the loop plots only with loops)."""
         loops = self._robot is not None and bool(self._robot.loops)
         floating = self._robot is not None and bool(_free_joints(self._robot))
+        geared = self._robot is not None and _geared(self._robot)
         return [p for p in self._all_plots if (loops or p.spec.key not in LOOP_PLOTS)
-                and (floating or p.spec.key not in FLOATING_PLOTS)]
+                and (floating or p.spec.key not in FLOATING_PLOTS)
+                and (geared or p.spec.key not in GEARED_PLOTS)]
 
     def available_plots(self) -> list[str]:
         """The keys of the plots this model has (the loop plots need loops)."""
@@ -1697,6 +1718,11 @@ def spike_reason(robot, traj: Trajectory | None, field: str, peaks: list[int]) -
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def _geared(robot: Robot | Mechanism) -> bool:
+    """Whether a joint of the model has a gear ratio other than 1."""
+    return bool(np.any(gear_ratios(robot) != 1.0))
+
+
 def _free_joints(robot: Robot | Mechanism) -> list[int]:
     """The model's free joints (floating bodies), in joint order."""
     return [j for j, kind in enumerate(robot.model.joint_types) if kind is JointType.FREE]

@@ -123,3 +123,19 @@ def widget_pixel(window, point) -> QPoint:
     dx, dy, _ = renderer.GetDisplayPoint()
     ratio = view.plotter.devicePixelRatioF()
     return QPoint(round(dx / ratio), round(view.plotter.height() - dy / ratio))
+
+
+def open_robot_editor(qtbot, path: Path, size: tuple[int, int] = (700, 400)):
+    """A shown `RobotEditor` over a new document of the model file at `path`."""
+    from armdyn.core.io.model_files import load_model
+    from armdyn.gui.editors.robot_editor import RobotEditor
+    from armdyn.gui.model.document import RobotDocument
+
+    doc = RobotDocument(load_model(path), path)
+    widget = RobotEditor(doc)
+    doc.setParent(widget)
+    qtbot.addWidget(widget)
+    widget.resize(*size)
+    widget.show()
+    qtbot.waitExposed(widget)
+    return widget

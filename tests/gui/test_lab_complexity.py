@@ -128,3 +128,42 @@ def test_power_tab_follows_a_damped_free_fall(qtbot, make_window):
         run.start_free_fall(0.2)
     flush_events()
     assert len(power.stream) == len(again.args[0]) < len(traj)
+
+
+def test_power_tab_counts_friction_and_the_rotors_along_a_quintic(qtbot, make_window,
+                                                                  tmp_path):
+    from dataclasses import replace
+
+    from armdyn.core.io.model_files import load_model, save_model
+    from armdyn.gui.jobs.motion_choice import MotionKind
+    from gui_helpers import PUMA
+
+    c_v, c_c = 0.8, 1.5
+    puma = load_model(PUMA)
+    geared = puma.with_links([
+        replace(link, friction_viscous=c_v, friction_coulomb=c_c, gear_ratio=60.0,
+                rotor_inertia=2e-4) for link in puma.links])
+    path = tmp_path / "geared.toml"
+    save_model(geared, path)
+    window = make_window(path, size=(1500, 950))
+    window.lab_action.trigger()
+    flush_events()
+    lab = window.lab
+    titles = [lab.tabs.tabText(i) for i in range(lab.tabs.count())]
+    lab.tabs.setCurrentIndex(titles.index("Power"))
+    run = window.run_panel
+    run.targets.motion.set_kind(MotionKind.QUINTIC)
+    with qtbot.waitSignal(run.finished, timeout=30000) as done:
+        run.start_inverse(1.0)
+    traj = done.args[0]
+    flush_events()
+    power = lab.power
+    qtbot.waitUntil(lambda: len(power.stream) == len(traj), timeout=5000)
+    pb = power.balance()
+    # friction's power, written out: -(c_v qd^2 + c_c qd tanh(qd / 0.01)) per joint
+    expected = -(c_v * traj.qd ** 2 + c_c * traj.qd * np.tanh(traj.qd / 0.01)).sum(axis=1)
+    np.testing.assert_allclose(pb.friction_power, expected, rtol=1e-12, atol=1e-12)
+    # the drives' work = the energy's change (rotors included) + what friction dissipated
+    assert np.abs(pb.residual).max() < 1e-3 * np.abs(expected).max()
+    assert abs(pb.drift[-1]) < 1e-4 * pb.friction_dissipated
+    qtbot.waitUntil(lambda: "friction dissipated" in power.summary.text(), timeout=3000)

@@ -8,25 +8,16 @@ from PySide6.QtWidgets import QComboBox
 
 from armdyn.core import JointType
 from armdyn.core.io.robot_file import load_robot
-from armdyn.gui.model.document import RobotDocument
-from armdyn.gui.editors.robot_editor import RobotEditor
 from armdyn.gui.editors.tables import ERROR_BACKGROUND
 
-from gui_helpers import PUMA, type_into
+from gui_helpers import PUMA, open_robot_editor, type_into
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
 def editor(qtbot):
-    doc = RobotDocument(load_robot(PUMA), PUMA)
-    widget = RobotEditor(doc)
-    doc.setParent(widget)
-    qtbot.addWidget(widget)
-    widget.resize(700, 400)
-    widget.show()
-    qtbot.waitExposed(widget)
-    return widget
+    return open_robot_editor(qtbot, PUMA)
 
 
 def cell(view, row: int, key: str):
