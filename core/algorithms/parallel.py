@@ -62,8 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import (ArgumentError, LoopClosureError, MechanismError,
-                      SingularConfigurationError)
+from ..errors import ArgumentError, MechanismError, SingularConfigurationError
 from ..kernels.data import data_of, new_workspace
 from ..kernels.dynamics import state_quantities_kernel
 from ..kernels.layout import LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL

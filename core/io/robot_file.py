@@ -67,7 +67,6 @@ from .atomic import write_atomically
 from ..errors import RobotError, RobotFileError
 from ..model.parts import DEFAULT_GRAVITY, JointType, Link
 from ..model.robot import DRIVE_FIELDS, Robot
-from ..model.units import MAX_ABS
 from .toml_io import MAX_FILE_BYTES
 from .toml_io import (ANGLE_UNITS, Where, check_keys, decode_utf8, deg_text, describe,
                       display_path, float_text, key_on_line, number, numbers,

@@ -31,8 +31,7 @@ import re
 import stat
 import tomllib
 from datetime import date, datetime, time
-from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero,
-                     InvalidOperation, Overflow)
+from decimal import Decimal
 
 from ..errors import MechanismError, RobotError
 from ..model.units import MAX_ABS, decimal_text, deg_text, deg_to_rad, float_text

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from ..algorithms.inverse_kinematics import NEAR_SINGULAR, solve_position, tool_jacobian
+from ..algorithms.inverse_kinematics import solve_position, tool_jacobian
 from ..algorithms.kinematics import forward_kinematics
 from ..errors import ArgumentError, MotionError
 from ..model.arguments import finite_array, joint_vector, model_of, positive_number

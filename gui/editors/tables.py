@@ -20,7 +20,7 @@ from ..look.colors import joint_color
 from ..look.text import shown_name
 from ..model.document import RobotDocument
 from ..model.draft import Column
-from ..model.mechanism_draft import BASE, MechanismDraft
+from ..model.mechanism_draft import BASE
 
 __all__ = ["DraftTableModel", "RobotTableModel", "StructureTableModel", "ChoiceDelegate",
            "JointTypeDelegate", "RobotTableView", "ERROR_BACKGROUND"]

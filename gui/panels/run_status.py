@@ -106,7 +106,6 @@ class RunStatus(QObject):
         on the button beside the bar and shown in their window (and the tooltip)."""
         self._line, self._rich = line, rich
         self.label.setText(line if rich else escape(line))
-        count = len(self._messages)
         self.label.setToolTip(tooltip("\n".join([self._plain_line()]
                                                  + [f"\u2022 {m}" for m in self._messages])))
         self._update_button()
