@@ -59,7 +59,8 @@ def test_rate_and_torque_limits_are_kept_and_named(unconstrained):
     # the report's peaks are the motion's
     assert np.allclose(found.peak_rate, np.abs(qd).max(axis=0), rtol=1e-3)
     assert np.allclose(found.peak_torque, tau.max(axis=0), rtol=1e-3)
-    assert np.isfinite(found.condition_number)
+    # it starts within the limits (the random start shrunk) and improves from there
+    assert found.condition_number < 0.5 * found.initial_condition_number  # 2.8e5 -> 31
 
 
 def test_a_torque_limit_below_holding_the_middle_pose_is_refused(unconstrained):

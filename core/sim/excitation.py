@@ -130,7 +130,7 @@ def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
         return float(np.sum(np.maximum(np.abs(values) / ((1.0 - LIMIT_MARGIN) * bound) - 1.0,
                                        0.0) ** 2))
 
-    def objective(x):
+    def terms(x):  # (log cond, the excess over the limits), at the times t
         q, qd, qdd = law(x).sample(t)
         Y = joint_torque_regressor(m, q, qd, qdd)
         Wb = Y.reshape(samples * n, -1)[:, independent]
@@ -140,12 +140,20 @@ def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
         excess += relative_excess(qd, rate) + relative_excess(qdd, accel)
         if torque is not None:
             excess += relative_excess(Y @ pi, torque)
-        return float(np.log(sv[0] / max(sv[-1], 1e-300)) + LIMIT_PENALTY * excess)
+        return float(np.log(sv[0] / max(sv[-1], 1e-300))), float(excess)
+
+    def objective(x):
+        log_cond, excess = terms(x)
+        return log_cond + LIMIT_PENALTY * excess
 
     at_rest = limit_violations(m, law(np.zeros(2 * n * L)), rate, accel, torque)
     if at_rest:  # holding q0 breaks a limit: no motion about q0 keeps it
         raise at_rest[0]
     x0 = np.random.default_rng(seed).uniform(-0.5, 0.5, 2 * n * L)
+    for _ in range(SHRINK_STEPS):  # start within the limits: the optimiser then improves
+        if terms(x0)[1] == 0.0:   # the conditioning instead of fighting the penalty
+            break
+        x0 = SHRINK * x0
     initial = excitation_condition(m, law(x0), samples)
     fit = minimize(objective, x0, method="L-BFGS-B", bounds=[(-1.0, 1.0)] * x0.size,
                    options={"maxiter": max_iterations})
