@@ -123,19 +123,27 @@ class _Worker:
         self.process.start()
         child.close()
         self.batch: Batch | None = None
+        self.ending = False
 
     def send(self, batch: Batch) -> None:
         self.batch = batch
         self.conn.send(batch)
 
-    def stop(self, at_once: bool) -> None:
-        """Ask the worker to end (at once: terminate it) and reap it."""
-        process = self.process
-        if not at_once:
+    def finish(self) -> None:
+        """Tell the worker there is no more work: it ends (its exit, tens of ms for a
+        process as large as ours, then overlaps the other workers' last batches)."""
+        if not self.ending:
+            self.ending = True
             try:
                 self.conn.send(None)
             except OSError:
                 pass
+
+    def stop(self, at_once: bool) -> None:
+        """Ask the worker to end (at once: terminate it) and reap it."""
+        process = self.process
+        if not at_once:
+            self.finish()
             process.join(STOP_WAIT_S)
         if process.is_alive():
             process.terminate()
@@ -196,10 +204,16 @@ def pool_results(plan: SweepPlan, batches: Iterable[Batch], workers: int,
                 if pending:
                     worker.send(pending.popleft())
                     busy[worker.conn] = worker
+                else:
+                    worker.finish()
             yield out
     finally:
-        for worker in pool:  # cancelled (or failed) with batches out: stop at once
-            worker.stop(at_once=bool(busy))
+        at_once = bool(busy)  # cancelled (or failed) with batches out: stop at once
+        if not at_once:
+            for worker in pool:  # all told first: they end together, not one by one
+                worker.finish()
+        for worker in pool:
+            worker.stop(at_once)
 
 
 # ----- Dask ----------------------------------------------------------------------------------
