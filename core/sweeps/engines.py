@@ -26,10 +26,12 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from importlib.machinery import ModuleSpec
 from multiprocessing.connection import wait as wait_for
 
 import numpy as np
@@ -156,16 +158,27 @@ class _Worker:
 
 
 def _start_workers(ctx, plan: SweepPlan, count: int) -> list[_Worker]:
-    """`count` workers, SIGINT blocked while they start (a Ctrl+C then is the parent's)."""
+    """`count` workers, SIGINT blocked while they start (a Ctrl+C then is the parent's).
+    A worker from the forkserver (or spawned) would first run the parent's main script
+    again, as multiprocessing does to find the functions it defines: the window's
+    launcher imports Qt and the 3D view, a benchmark script Pinocchio and Dask, seconds
+    per worker and per sweep (bench.py item 10: 7.4 s instead of about 1 s for 2,500
+    points). A worker needs only the plan (armdyn's own classes), so the main module is
+    named "__main__" while they start, which multiprocessing leaves alone."""
     block = hasattr(signal, "pthread_sigmask")
     if block:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    main = sys.modules["__main__"]
+    spec = getattr(main, "__spec__", None)
+    if ctx.get_start_method() != "fork":
+        main.__spec__ = ModuleSpec("__main__", None)
     try:
         workers: list[_Worker] = []
         for _ in range(count):
             workers.append(_Worker(ctx, plan, [w.conn for w in workers]))
         return workers
     finally:
+        main.__spec__ = spec
         if block:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
