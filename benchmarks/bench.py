@@ -61,8 +61,8 @@ best of several interleaved repeats, and the verdicts use ratios:
 11. identification (docs/identification.md):
    the joint-torque regressor of the PUMA for 10,000 samples vs the batch inverse
    dynamics of the same samples                               target ratio <= 2
-   (wall time, and the CPU time beside it: 7.9 vs 3.6 ms = 2.2 at load 10 on the shared
-   2-core machine, 26 before the regressor's compiled kernel)
+   (wall time, and the CPU time beside it: 7.7-7.9 vs 3.6-4.1 ms = 1.9 to 2.2 at load
+   7-12 on the shared 2-core machine, 26 before the regressor's compiled kernel)
    identify() from a 60 s log at 1 kHz (a Fourier motion, 360,000 torque rows)
                                                               target < 2 s
 
