@@ -212,7 +212,8 @@ class MotionError(ArgumentError):
     ('shoulder') reaches 95.3 deg at t = 1.25 s, 5.3 deg past its upper limit (90 deg)"``.
 
     Attributes: ``joint`` (1-based, or None), ``time`` (s, or None), ``what`` (the limit
-    broken: "lower limit", "upper limit", "rate limit", "acceleration limit")."""
+    broken: "lower limit", "upper limit", "rate limit", "acceleration limit", "torque
+    limit")."""
 
     def __init__(self, reason: str, *, joint: int | None = None, time: float | None = None,
                  what: str = "") -> None:

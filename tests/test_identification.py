@@ -12,7 +12,7 @@ import pytest
 
 from armdyn.core import (FourierSeries, IdentificationError, Motion, identify,
                          inverse_dynamics, load_robot, parameter_vector, pseudo_inertia)
-from armdyn.core.sim.identification import is_consistent, pseudo_inertia_of
+from armdyn.core.sim.identification import is_consistent, one_blas_thread, pseudo_inertia_of
 from pinocchio_reference import pinocchio_model
 
 BAND = 0.01
@@ -192,3 +192,19 @@ def test_a_mechanism_comes_back_a_mechanism_with_the_truths_torques():
     scale = np.abs(inverse_dynamics(truth, q, qd, qdd)).max()
     assert np.all(found.rms < 1e-6 * scale)
     assert found.model.links[1].friction_viscous == pytest.approx(0.7, rel=1e-4)
+
+
+def test_the_fit_runs_on_one_blas_thread():
+    """OpenBLAS's threads oversubscribe a busy machine (20 s instead of 1 s for the PUMA's
+    60 s log): identify() runs inside one_blas_thread, which must hold every BLAS
+    library numpy and SciPy loaded to one thread, and give the threads back after."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    assert before  # numpy's OpenBLAS at least
+    with one_blas_thread():
+        assert blas_threads() == [1] * len(before)
+    assert blas_threads() == before

@@ -268,6 +268,39 @@ def test_the_pool_started_from_a_forkserver_computes_the_same_bits(puma):
                      result_of(puma, run, vary, workers=2, start_method="forkserver"))
 
 
+def test_forkserver_workers_do_not_run_the_main_script_again(tmp_path):
+    """multiprocessing runs a spawned or forkserver worker's parent's main script again
+    (as __mp_main__): the window's launcher or a benchmark would import Qt or Pinocchio
+    in every worker of every sweep. A script that marks such a run, and sweeps on a
+    forkserver pool, leaves no mark."""
+    import subprocess
+    import sys
+    script = tmp_path / "main_script.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "if __name__ != '__main__':\n"
+        "    Path(__file__).with_suffix('.rerun').write_text(__name__)\n"
+        "else:\n"
+        "    import numpy as np\n"
+        "    from armdyn.core import InverseRun, load_robot\n"
+        "    from armdyn.core.sweeps.sweep import sweep_chunks\n"
+        "    robot = load_robot('robots/puma560_saha.toml')\n"
+        "    run = InverseRun(target=robot.q_home + 0.1, duration=0.2)\n"
+        "    gen = sweep_chunks(robot, run, {'payload.mass': np.linspace(0, 5, 400)},\n"
+        "                       workers=2, start_method='forkserver')\n"
+        "    while True:\n"
+        "        try:\n"
+        "            next(gen)\n"
+        "        except StopIteration as stop:\n"
+        "            print(stop.value.engine, stop.value.failed)\n"
+        "            break\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=Path(__file__).parents[1],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "local", "processes", "0"]
+    assert not script.with_suffix(".rerun").exists()
+
+
 def test_dask_on_a_local_cluster_computes_the_same_bits(puma):
     distributed = pytest.importorskip("distributed", reason="the test extra installs Dask")
     run, vary = grid_inverse()

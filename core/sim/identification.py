@@ -56,6 +56,8 @@ same residual).
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -336,13 +338,32 @@ def _consistent_fit(n: int, K: np.ndarray, estimate: np.ndarray,
     return parameters(fit.x)[0]
 
 
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Within it, BLAS and LAPACK (numpy's, SciPy's) run on one thread. Identification's
+    matrices are small (78 columns for a 6-joint arm): OpenBLAS's threads gain nothing on
+    them, and on a machine whose cores are busy they wait for each other: the PUMA's
+    identification from a 60 s log took 20 s with OpenBLAS's default threads on the
+    project's loaded 2-core machine, 1.0 s on one thread (docs/identification.md)."""
+    from threadpoolctl import threadpool_limits  # here: `import armdyn.core` stays lean
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
 def identify(model, motion, validate=None) -> Identification:
     """Identify `model`'s parameters from `motion` (a Motion with torques, e.g.
     `load_motion`); `validate`, a second one, for `validation_rms`. Module docstring for
     the algorithm; the least squares run on the per-joint normal equations
-    (`normal_equations`). Raises IdentificationError (an ArgumentError) for a motion
-    without torques, too few samples, a motion that does not excite every base parameter
-    (named), or a fit worse than zero torque."""
+    (`normal_equations`), on one BLAS thread (`one_blas_thread`). Raises
+    IdentificationError (an ArgumentError) for a motion without torques, too few
+    samples, a motion that does not excite every base parameter (named), or a fit worse
+    than zero torque."""
+    with one_blas_thread():
+        return _identify(model, motion, validate)
+
+
+def _identify(model, motion, validate) -> Identification:
     m = model_of(model)
     n = m.n
     base = base_parameters(m)

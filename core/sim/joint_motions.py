@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.interpolate import CubicSpline
 
+from ..algorithms.dynamics import inverse_dynamics
 from ..errors import ArgumentError, MotionError
 from ..model.arguments import finite_array, joint_vector, model_of, positive_number
 from .trajectory import output_grid
@@ -177,8 +178,8 @@ class Trapezoid(_RestToRest):
         triangle 2 sqrt(D_a) at t_b = sqrt(D_a)."""
         q0 = joint_vector(q_start, np.size(q_start), "q_start")
         qT = joint_vector(q_end, q0.size, "q_end")
-        v = _positive_limits(rate_limit, q0.size, "rate_limit")
-        a = _positive_limits(accel_limit, q0.size, "accel_limit")
+        v = positive_limits(rate_limit, q0.size, "rate_limit")
+        a = positive_limits(accel_limit, q0.size, "accel_limit")
         D = np.abs(qT - q0)
         D_v, D_a = float(np.max(D / v)), float(np.max(D / a))
         if D_a == 0.0:
@@ -219,7 +220,9 @@ class Trapezoid(_RestToRest):
         return np.array([0.0, tb * (1 - 1e-12), tb, T / 2.0, T - tb, T])
 
 
-def _positive_limits(x, n: int, name: str) -> np.ndarray:
+def positive_limits(x, n: int, name: str) -> np.ndarray:
+    """x, a scalar or (n,) limit (a rate, an acceleration, a joint force), as (n,) > 0;
+    ArgumentError naming `name` otherwise."""
     v = joint_vector(x, n, name, scalar=True)
     if not np.all(v > 0):
         raise ArgumentError(f"{name} must be > 0 for every joint, got {v}")
@@ -325,26 +328,36 @@ class FourierSeries(JointMotion):
 
 # ----- limits ---------------------------------------------------------------------
 def _value(model, j: int, x: float, rate: int = 0) -> str:
+    """x of joint j as a user reads it: rate 0, 1, 2 a position, rate, acceleration (deg
+    or m based), 3 a joint force (N m or N)."""
+    if rate == 3:
+        return f"{x:.4g} {'N m' if model.is_revolute[j] else 'N'}"
     unit = ("deg", "deg/s", "deg/s^2")[rate] if model.is_revolute[j] else \
         ("m", "m/s", "m/s^2")[rate]
     return f"{math.degrees(x):.4g} {unit}" if model.is_revolute[j] else f"{x:.4g} {unit}"
 
 
-def limit_violations(model, motion: JointMotion, rate_limit=None, accel_limit=None
-                     ) -> list[MotionError]:
+def check_times(motion: JointMotion) -> np.ndarray:
+    """The times at which a motion's limits are checked (`limit_violations`), s:
+    CHECK_SAMPLES over its duration and the law's own extreme times."""
+    return np.union1d(np.linspace(0.0, motion.duration, CHECK_SAMPLES),
+                      np.clip(motion.extreme_times(), 0.0, motion.duration))
+
+
+def limit_violations(model, motion: JointMotion, rate_limit=None, accel_limit=None,
+                     torque_limit=None) -> list[MotionError]:
     """Every joint of `model` that `motion` takes past a limit, one MotionError each (not
-    raised): its joint limits (`Model.joint_limits`), and, when given, |qd| <= rate_limit
-    and |qdd| <= accel_limit (scalars or (n,), rad/s, rad/s^2 or m/s, m/s^2). Looks at
-    CHECK_SAMPLES times over the duration and the law's own extreme times, and names the
-    time of the worst excess per joint and limit."""
+    raised): its joint limits (`Model.joint_limits`), and, when given, |qd| <= rate_limit,
+    |qdd| <= accel_limit and |tau| <= torque_limit, tau the inverse dynamics along the
+    motion (scalars or (n,), rad/s, rad/s^2, N m or m/s, m/s^2, N). Looks at
+    `check_times(motion)` and names the time of the worst excess per joint and limit."""
     m = model_of(model)
     if motion.n != m.n or m.nq != m.n:
         raise ArgumentError(f"the {motion.name} motion moves {motion.n} joints; the model "
                             f"{m.name!r} has {m.n}" if motion.n != m.n else
                             f"the {motion.name} motion moves joint values one by one; "
                             f"{m.name!r} has joints of several degrees of freedom")
-    t = np.union1d(np.linspace(0.0, motion.duration, CHECK_SAMPLES),
-                   np.clip(motion.extreme_times(), 0.0, motion.duration))
+    t = check_times(motion)
     q, qd, qdd = motion.sample(t)
     names = m.joint_names
     out = []
@@ -359,11 +372,17 @@ def limit_violations(model, motion: JointMotion, rate_limit=None, accel_limit=No
                     f"{_value(m, j, q[i, j])} at t = {t[i]:.4g} s, {_value(m, j, past[i])} "
                     f"past its {side} limit ({_value(m, j, limit)})",
                     joint=j + 1, time=float(t[i]), what=f"{side} limit"))
+    tau = None
+    if torque_limit is not None:
+        positive_limits(torque_limit, m.n, "torque_limit")  # before the dynamics
+        tau = inverse_dynamics(m, q, qd, qdd)
     for order, given, what, values in ((1, rate_limit, "rate limit", qd),
-                                       (2, accel_limit, "acceleration limit", qdd)):
+                                       (2, accel_limit, "acceleration limit", qdd),
+                                       (3, torque_limit, "torque limit", tau)):
         if given is None:
             continue
-        bound = _positive_limits(given, m.n, "rate_limit" if order == 1 else "accel_limit")
+        bound = positive_limits(given, m.n, ("rate_limit", "accel_limit",
+                                             "torque_limit")[order - 1])
         for j in range(m.n):
             i = int(np.argmax(np.abs(values[:, j])))
             if abs(values[i, j]) > bound[j] * (1.0 + 1e-9):
@@ -375,8 +394,10 @@ def limit_violations(model, motion: JointMotion, rate_limit=None, accel_limit=No
     return out
 
 
-def check_limits(model, motion: JointMotion, rate_limit=None, accel_limit=None) -> None:
-    """Raise the first of `limit_violations(model, motion, rate_limit, accel_limit)`."""
-    found = limit_violations(model, motion, rate_limit, accel_limit)
+def check_limits(model, motion: JointMotion, rate_limit=None, accel_limit=None,
+                 torque_limit=None) -> None:
+    """Raise the first of `limit_violations(model, motion, rate_limit, accel_limit,
+    torque_limit)`."""
+    found = limit_violations(model, motion, rate_limit, accel_limit, torque_limit)
     if found:
         raise found[0]

@@ -26,10 +26,12 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from importlib.machinery import ModuleSpec
 from multiprocessing.connection import wait as wait_for
 
 import numpy as np
@@ -123,19 +125,27 @@ class _Worker:
         self.process.start()
         child.close()
         self.batch: Batch | None = None
+        self.ending = False
 
     def send(self, batch: Batch) -> None:
         self.batch = batch
         self.conn.send(batch)
 
-    def stop(self, at_once: bool) -> None:
-        """Ask the worker to end (at once: terminate it) and reap it."""
-        process = self.process
-        if not at_once:
+    def finish(self) -> None:
+        """Tell the worker there is no more work: it ends (its exit, tens of ms for a
+        process as large as ours, then overlaps the other workers' last batches)."""
+        if not self.ending:
+            self.ending = True
             try:
                 self.conn.send(None)
             except OSError:
                 pass
+
+    def stop(self, at_once: bool) -> None:
+        """Ask the worker to end (at once: terminate it) and reap it."""
+        process = self.process
+        if not at_once:
+            self.finish()
             process.join(STOP_WAIT_S)
         if process.is_alive():
             process.terminate()
@@ -148,16 +158,27 @@ class _Worker:
 
 
 def _start_workers(ctx, plan: SweepPlan, count: int) -> list[_Worker]:
-    """`count` workers, SIGINT blocked while they start (a Ctrl+C then is the parent's)."""
+    """`count` workers, SIGINT blocked while they start (a Ctrl+C then is the parent's).
+    A worker from the forkserver (or spawned) would first run the parent's main script
+    again, as multiprocessing does to find the functions it defines: the window's
+    launcher imports Qt and the 3D view, a benchmark script Pinocchio and Dask, seconds
+    per worker and per sweep (bench.py item 10: 7.4 s instead of about 1 s for 2,500
+    points). A worker needs only the plan (armdyn's own classes), so the main module is
+    named "__main__" while they start, which multiprocessing leaves alone."""
     block = hasattr(signal, "pthread_sigmask")
     if block:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    main = sys.modules["__main__"]
+    spec = getattr(main, "__spec__", None)
+    if ctx.get_start_method() != "fork":
+        main.__spec__ = ModuleSpec("__main__", None)
     try:
         workers: list[_Worker] = []
         for _ in range(count):
             workers.append(_Worker(ctx, plan, [w.conn for w in workers]))
         return workers
     finally:
+        main.__spec__ = spec
         if block:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
@@ -196,10 +217,16 @@ def pool_results(plan: SweepPlan, batches: Iterable[Batch], workers: int,
                 if pending:
                     worker.send(pending.popleft())
                     busy[worker.conn] = worker
+                else:
+                    worker.finish()
             yield out
     finally:
-        for worker in pool:  # cancelled (or failed) with batches out: stop at once
-            worker.stop(at_once=bool(busy))
+        at_once = bool(busy)  # cancelled (or failed) with batches out: stop at once
+        if not at_once:
+            for worker in pool:  # all told first: they end together, not one by one
+                worker.finish()
+        for worker in pool:
+            worker.stop(at_once)
 
 
 # ----- Dask ----------------------------------------------------------------------------------
