@@ -7,9 +7,10 @@ should neither wait for all of it nor freeze later on a compile, so
 pose an arm) in a worker thread before the window is built, the GUI thread
 processing events meanwhile, with a small splash window if that takes longer than
 SPLASH_DELAY_S; then it leaves the rest to a background thread while the window is in
-use: first a short free fall of the model the window opens, started as the Run panel
-starts one (the very kernels, for the very argument types, that a Run pressed at once
-needs: numba compiles one kernel at a time, so these must not queue behind the others),
+use: first a short free fall and inverse-dynamics run of the model the window opens,
+started as the Run panel starts them (the very kernels, for the very argument types,
+that a Run pressed at once needs: numba compiles one kernel at a time, so these must
+not queue behind the others),
 then ``core.warm_up()`` (every other kernel, runs first). A run started before that is
 done waits only for the kernels it needs (numba compiles each once, under its lock).
 """
@@ -28,7 +29,7 @@ from armdyn.core.kernels.cache import FIRST_COMPILE_TIME, cache_is_cold
 if TYPE_CHECKING:
     from armdyn.core import Mechanism, Robot
 
-__all__ = ["warm_up_kernels", "background_warm_up", "warm_up_free_fall", "SPLASH_MESSAGE",
+__all__ = ["warm_up_kernels", "background_warm_up", "warm_up_runs", "SPLASH_MESSAGE",
            "COLD_SPLASH_MESSAGE"]
 
 log = logging.getLogger(__name__)
@@ -43,8 +44,8 @@ COLD_SPLASH_MESSAGE = ("Compiling the dynamics kernels: the first start of this 
 SPLASH_DELAY_S = 0.3
 #: How often the GUI thread looks whether the worker is done, ms.
 POLL_MS = 20
-#: The open model's free fall that the background warm-up runs first, s of model time.
-FIRST_FALL_S = 0.05
+#: The open model's runs that the background warm-up makes first, s of model time.
+FIRST_RUN_S = 0.05
 
 
 _background: threading.Thread | None = None
@@ -63,8 +64,8 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
 
     A QApplication must exist. Shows a splash window (if `splash`) once the first
     part has taken SPLASH_DELAY_S. `everything_first`: prepare every kernel before
-    returning (a scripted run). `model`: the model the window opens, whose free fall the
-    background warm-up prepares first (`warm_up_free_fall`). A failed warm-up is logged and, if `report_errors`,
+    returning (a scripted run). `model`: the model the window opens, whose runs the
+    background warm-up prepares first (`warm_up_runs`). A failed warm-up is logged and, if `report_errors`,
     its message is shown in a dialog; the application goes on either way (kernels
     then compile on their first use). Returns the error message, or None.
     """
@@ -117,17 +118,19 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     return error
 
 
-def warm_up_free_fall(model: Robot | Mechanism) -> None:
-    """Run a FIRST_FALL_S free fall of `model` from its home pose as the Run panel runs
-    one with its default settings (a `RunSpec`'s chunks: end stops where the model has
-    limits, the method for its loops), to the end: its kernels compiled or loaded."""
+def warm_up_runs(model: Robot | Mechanism) -> None:
+    """Run a FIRST_RUN_S free fall of `model` from its home pose, then an inverse-dynamics
+    run as long, each as the Run panel runs it with its default settings (a `RunSpec`'s
+    chunks: end stops where the model has limits, the method for its loops), to the end:
+    the kernels of the Run button's two runs compiled or loaded."""
     import numpy as np
 
     from .jobs.runs import RunKind, RunSpec
 
-    run = RunSpec(model, RunKind.FREE_FALL, np.array(model.q_home, dtype=float), FIRST_FALL_S)
-    for _ in run.chunks():
-        pass
+    q0 = np.array(model.q_home, dtype=float)
+    for kind in (RunKind.FREE_FALL, RunKind.INVERSE):
+        for _ in RunSpec(model, kind, q0, FIRST_RUN_S, target=q0).chunks():
+            pass
 
 
 def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
@@ -135,8 +138,8 @@ def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
     started = time.monotonic()
     try:
         if model is not None:
-            warm_up_free_fall(model)
-            log.info("the free fall of %s is ready (%.1f s in the background)",
+            warm_up_runs(model)
+            log.info("the runs of %s are ready (%.1f s in the background)",
                      getattr(model, "name", "the model"), time.monotonic() - started)
         core.warm_up()
     except Exception:  # noqa: BLE001 - the kernels then compile on first use
