@@ -136,11 +136,16 @@ def warm_up_runs(model: Robot | Mechanism) -> None:
 def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
     import armdyn.core as core
     started = time.monotonic()
-    try:
-        if model is not None:
+    if model is not None:
+        try:
             warm_up_runs(model)
+        except Exception as e:  # noqa: BLE001 - a model whose run fails: Run will say why
+            log.info("the warm-up runs of the open model stopped (%s); the other kernels "
+                     "go on", e)
+        else:
             log.info("the runs of %s are ready (%.1f s in the background)",
                      getattr(model, "name", "the model"), time.monotonic() - started)
+    try:
         core.warm_up()
     except Exception:  # noqa: BLE001 - the kernels then compile on first use
         log.exception("background warm-up of the dynamics kernels failed")
