@@ -1,20 +1,19 @@
 """ArmDyn core: models (serial arms, trees, closed chains), kinematics and the recursive
-(DeNOC) dynamics. No Qt here."""
+(DeNOC) dynamics. No Qt here.
+
+The public names below are imported on first use (PEP 562 module ``__getattr__``), not
+with the package: ``import armdyn.core`` (which every ``armdyn.core.*`` import runs) then
+costs only numba's cache set-up and the error classes, and a window or a command loads
+just the modules it uses; identification, sweeps and measured motions, with the parts
+of scipy they need (optimize, signal, stats), are loaded when first asked for."""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from .kernels.cache import configure_numba_cache
 
 configure_numba_cache()  # before numba is imported  # noqa: E402
-from .algorithms.dynamics import forward_dynamics, inverse_dynamics
-from .algorithms.tree_dynamics import (
-    ArticulatedBodyInertias,
-    articulated_body_inertias,
-    composite_body_inertias,
-    convective_torques,
-    energy,
-    gravity_torques,
-    mass_matrix,
-    tree_inverse_dynamics,
-    udu_factors,
-)
 from .errors import (
     ArgumentError,
     ArgumentTypeError,
@@ -33,68 +32,76 @@ from .errors import (
     SingularConfigurationError,
     SingularMassMatrixError,
 )
-from .algorithms.kinematics import Kinematics, forward_kinematics
-from .algorithms.momentum import Momentum, center_of_mass, momentum
-from .algorithms.hybrid_dynamics import HybridDynamics, hybrid_dynamics
-from .algorithms.inverse_kinematics import IKResult, solve_position, tool_jacobian
-from .model.model import Model
-from .model.parts import (Assembly, Chain, JointType, Link, Loop, LoopJointType, Placement,
-                          Road, SpringDamper, Tyre)
-from .model.robot import Robot
-from .model.mechanism import Mechanism
-from .algorithms.loops import (
-    assemble,
-    constraint_row_labels,
-    loop_acceleration_term,
-    loop_jacobian,
-    loop_residual,
-    mobility,
-)
-from .algorithms.closed_chains import (
-    ClosedChainInverseDynamics,
-    closed_chain_inverse_dynamics,
-    closed_chain_motion,
-    constrained_forward_dynamics,
-    cut_joint_forces,
-    reduced_mass_matrix,
-    velocity_transformation,
-)
-from .algorithms.matrix_dynamics import (
-    LinkMatrices,
-    joint_action_matrices,
-    lagrange_inverse_dynamics,
-    link_matrices,
-    link_motion_matrices,
-    loop_closure_matrices,
-    matrix_closed_chain_inverse_dynamics,
-    matrix_energy,
-    matrix_inverse_dynamics,
-    matrix_mass_matrix,
-    pseudo_inertia,
-)
-from .io.robot_file import load_robot, save_robot
-from .io.mechanism_file import load_mechanism, save_mechanism
-from .io.urdf import load_urdf, save_urdf
-from .sim.simulation import simulate, simulate_chunks
-from .sim.stops import JointStops
-from .sim.pull import PointPull
-from .sim.motions import cycloidal_trajectory, inverse_dynamics_chunks, run_inverse_dynamics
-from .sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic, Trapezoid,
-                                ViaPoints, check_limits, limit_violations)
-from .sim.measured import Motion
-from .sim.tool_motions import ToolArc, ToolLine
-from .algorithms.drives import friction_torques, gear_ratios, motor_torques
-from .algorithms.torque_parts import TorqueParts, torque_parts
-from .algorithms.regressor import joint_torque_regressor, parameter_names, parameter_vector
-from .io.motion_file import load_motion
-from .sim.identification import Identification, identify
-from .sim.excitation import Excitation, optimise_excitation
-from .sim.trajectory import RunKind, Trajectory, output_grid
-from .sweeps.plan import FreeFallRun, InverseRun
-from .sweeps.engines import ClusterUnavailable
-from .sweeps.sweep import (SweepCancelled, SweepError, SweepProgress, SweepResult, sweep,
-                           sweep_chunks)
-from .warmup import warm_up, warm_up_display
+
+#: Where each public name lives: {module under armdyn.core: names}.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "algorithms.dynamics": ("forward_dynamics", "inverse_dynamics"),
+    "algorithms.tree_dynamics": ("ArticulatedBodyInertias", "articulated_body_inertias",
+                                 "composite_body_inertias", "convective_torques", "energy",
+                                 "gravity_torques", "mass_matrix", "tree_inverse_dynamics",
+                                 "udu_factors"),
+    "algorithms.kinematics": ("Kinematics", "forward_kinematics"),
+    "algorithms.momentum": ("Momentum", "center_of_mass", "momentum"),
+    "algorithms.hybrid_dynamics": ("HybridDynamics", "hybrid_dynamics"),
+    "algorithms.inverse_kinematics": ("IKResult", "solve_position", "tool_jacobian"),
+    "model.model": ("Model",),
+    "model.parts": ("Assembly", "Chain", "JointType", "Link", "Loop", "LoopJointType",
+                    "Placement", "Road", "SpringDamper", "Tyre"),
+    "model.robot": ("Robot",),
+    "model.mechanism": ("Mechanism",),
+    "algorithms.loops": ("assemble", "constraint_row_labels", "loop_acceleration_term",
+                         "loop_jacobian", "loop_residual", "mobility"),
+    "algorithms.closed_chains": ("ClosedChainInverseDynamics",
+                                 "closed_chain_inverse_dynamics", "closed_chain_motion",
+                                 "constrained_forward_dynamics", "cut_joint_forces",
+                                 "reduced_mass_matrix", "velocity_transformation"),
+    "algorithms.matrix_dynamics": ("LinkMatrices", "joint_action_matrices",
+                                   "lagrange_inverse_dynamics", "link_matrices",
+                                   "link_motion_matrices", "loop_closure_matrices",
+                                   "matrix_closed_chain_inverse_dynamics", "matrix_energy",
+                                   "matrix_inverse_dynamics", "matrix_mass_matrix",
+                                   "pseudo_inertia"),
+    "io.robot_file": ("load_robot", "save_robot"),
+    "io.mechanism_file": ("load_mechanism", "save_mechanism"),
+    "io.urdf": ("load_urdf", "save_urdf"),
+    "sim.simulation": ("simulate", "simulate_chunks"),
+    "sim.stops": ("JointStops",),
+    "sim.pull": ("PointPull",),
+    "sim.motions": ("cycloidal_trajectory", "inverse_dynamics_chunks",
+                    "run_inverse_dynamics"),
+    "sim.joint_motions": ("Cycloid", "FourierSeries", "JointMotion", "Quintic", "Trapezoid",
+                          "ViaPoints", "check_limits", "limit_violations"),
+    "sim.measured": ("Motion",),
+    "sim.tool_motions": ("ToolArc", "ToolLine"),
+    "algorithms.drives": ("friction_torques", "gear_ratios", "motor_torques"),
+    "algorithms.torque_parts": ("TorqueParts", "torque_parts"),
+    "algorithms.regressor": ("joint_torque_regressor", "parameter_names", "parameter_vector"),
+    "io.motion_file": ("load_motion",),
+    "sim.identification": ("Identification", "identify"),
+    "sim.excitation": ("Excitation", "optimise_excitation"),
+    "sim.trajectory": ("RunKind", "Trajectory", "output_grid"),
+    "sweeps.plan": ("FreeFallRun", "InverseRun"),
+    "sweeps.engines": ("ClusterUnavailable",),
+    "sweeps.sweep": ("SweepCancelled", "SweepError", "SweepProgress", "SweepResult",
+                     "sweep", "sweep_chunks"),
+    "warmup": ("warm_up", "warm_up_display"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and keep the name here."""
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOME_OF))
+
 
 __all__ = [
     "ArgumentError", "ArgumentTypeError", "Model", "ResultOverflowError", "RunKind",

@@ -44,6 +44,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -59,12 +60,14 @@ from .sim.simulation import simulate
 from .sim.stops import dissipated_energy, simulation_warnings, stop_report
 from .io.model_files import load_model, save_model
 from .io.motion_file import load_motion
-from .sim.identification import Identification, identify
 from .sim.joint_motions import Cycloid, Quintic, Trapezoid
 from .sim.measured import DEFAULT_CUTOFF
 from .sim.motions import motion_warnings, run_inverse_dynamics
 from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
 from .sweep_cli import add_sweep_parser, run_sweep
+
+if TYPE_CHECKING:
+    from .sim.identification import Identification
 
 #: Said on stderr before the first run of a version compiles its kernels (the times
 #: measured on this project's 2-core machine, docs/cli.md).
@@ -242,6 +245,8 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
 
 def _identify(args) -> int:
     """`armdyn identify`: the identification of --output's model from LOG.csv."""
+    from .sim.identification import identify  # scipy.optimize: imported by identify only
+
     if args.output == "-":
         raise UsageError("-o: identify writes a model file; give its name")
     path = model_path(args.robot)

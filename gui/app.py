@@ -385,7 +385,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
         # the GUI thread (a splash says so when it takes long), the rest in the
         # background while the window is in use (all of it first for a scripted run).
         error = warm_up_kernels(splash=not scripted, report_errors=not scripted,
-                                everything_first=scripted)
+                                everything_first=scripted, model=robot)
         if error is not None and scripted:
             print(f"armdyn: warning: the dynamics kernels could not be prepared: {error}",
                   file=sys.stderr)

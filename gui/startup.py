@@ -6,22 +6,31 @@ should neither wait for all of it nor freeze later on a compile, so
 `warm_up_kernels` runs ``core.warm_up_display()`` (the few kernels that draw and
 pose an arm) in a worker thread before the window is built, the GUI thread
 processing events meanwhile, with a small splash window if that takes longer than
-SPLASH_DELAY_S; then it leaves ``core.warm_up()`` (everything else, runs first) to a
-background thread while the window is in use. A run started before that is done
-waits only for the kernels it needs (numba compiles each once, under its lock).
+SPLASH_DELAY_S; then it leaves the rest to a background thread while the window is in
+use: first a short free fall and inverse-dynamics run of the model the window opens,
+started as the Run panel starts them (the very kernels, for the very argument types,
+that a Run pressed at once needs: numba compiles one kernel at a time, so these must
+not queue behind the others),
+then ``core.warm_up()`` (every other kernel, runs first). A run started before that is
+done waits only for the kernels it needs (numba compiles each once, under its lock).
 """
 from __future__ import annotations
 
 import logging
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QProgressBar, QVBoxLayout, QWidget
 
 from armdyn.core.kernels.cache import FIRST_COMPILE_TIME, cache_is_cold
 
-__all__ = ["warm_up_kernels", "background_warm_up", "SPLASH_MESSAGE", "COLD_SPLASH_MESSAGE"]
+if TYPE_CHECKING:
+    from armdyn.core import Mechanism, Robot
+
+__all__ = ["warm_up_kernels", "background_warm_up", "warm_up_runs", "SPLASH_MESSAGE",
+           "COLD_SPLASH_MESSAGE"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +44,8 @@ COLD_SPLASH_MESSAGE = ("Compiling the dynamics kernels: the first start of this 
 SPLASH_DELAY_S = 0.3
 #: How often the GUI thread looks whether the worker is done, ms.
 POLL_MS = 20
+#: The open model's runs that the background warm-up makes first, s of model time.
+FIRST_RUN_S = 0.05
 
 
 _background: threading.Thread | None = None
@@ -46,13 +57,15 @@ def background_warm_up() -> threading.Thread | None:
 
 
 def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
-                    everything_first: bool = False) -> str | None:
+                    everything_first: bool = False,
+                    model: Robot | Mechanism | None = None) -> str | None:
     """Prepare the kernels the window needs off the GUI thread (the event loop runs
     meanwhile), then start the rest in a background thread.
 
     A QApplication must exist. Shows a splash window (if `splash`) once the first
     part has taken SPLASH_DELAY_S. `everything_first`: prepare every kernel before
-    returning (a scripted run). A failed warm-up is logged and, if `report_errors`,
+    returning (a scripted run). `model`: the model the window opens, whose runs the
+    background warm-up prepares first (`warm_up_runs`). A failed warm-up is logged and, if `report_errors`,
     its message is shown in a dialog; the application goes on either way (kernels
     then compile on their first use). Returns the error message, or None.
     """
@@ -99,15 +112,39 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     if error is not None and report_errors:
         _show_error(error)
     if not everything_first and error is None:
-        _background = threading.Thread(target=_warm_up_the_rest, name="armdyn-warm-up-rest",
-                                       daemon=True)
+        _background = threading.Thread(target=_warm_up_the_rest, args=(model,),
+                                       name="armdyn-warm-up-rest", daemon=True)
         _background.start()
     return error
 
 
-def _warm_up_the_rest() -> None:
+def warm_up_runs(model: Robot | Mechanism) -> None:
+    """Run a FIRST_RUN_S free fall of `model` from its home pose, then an inverse-dynamics
+    run as long, each as the Run panel runs it with its default settings (a `RunSpec`'s
+    chunks: end stops where the model has limits, the method for its loops), to the end:
+    the kernels of the Run button's two runs compiled or loaded."""
+    import numpy as np
+
+    from .jobs.runs import RunKind, RunSpec
+
+    q0 = np.array(model.q_home, dtype=float)
+    for kind in (RunKind.FREE_FALL, RunKind.INVERSE):
+        for _ in RunSpec(model, kind, q0, FIRST_RUN_S, target=q0).chunks():
+            pass
+
+
+def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
     import armdyn.core as core
     started = time.monotonic()
+    if model is not None:
+        try:
+            warm_up_runs(model)
+        except Exception as e:  # noqa: BLE001 - a model whose run fails: Run will say why
+            log.info("the warm-up runs of the open model stopped (%s); the other kernels "
+                     "go on", e)
+        else:
+            log.info("the runs of %s are ready (%.1f s in the background)",
+                     getattr(model, "name", "the model"), time.monotonic() - started)
     try:
         core.warm_up()
     except Exception:  # noqa: BLE001 - the kernels then compile on first use

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from ..algorithms.dynamics import inverse_dynamics
 from ..errors import ArgumentError, MotionError
 from ..model.arguments import finite_array, joint_vector, model_of, positive_number
 from .trajectory import output_grid
+
+if TYPE_CHECKING:
+    from scipy.interpolate import CubicSpline
 
 #: Samples per motion that `limit_violations` looks at (plus each law's own extreme
 #: times): a quintic's peak rate is at T/2, exactly on this grid.
@@ -259,6 +262,8 @@ class ViaPoints(JointMotion):
         p = finite_array(p, p.shape, "points")
         object.__setattr__(self, "times", t)
         object.__setattr__(self, "points", p)
+        from scipy.interpolate import CubicSpline  # imported by via-point motions only
+
         object.__setattr__(self, "_spline", CubicSpline(t, p, axis=0, bc_type="clamped"))
 
     @property

@@ -28,8 +28,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import CubicSpline
-from scipy.signal import savgol_coeffs, savgol_filter
 
 from ..errors import ArgumentError
 from ..model.arguments import finite_array, positive_number
@@ -61,6 +59,8 @@ def filter_cutoff(window: int, rate: float, deriv: int = 1) -> float:
     """The -3 dB frequency (Hz) at `rate` Hz of the Savitzky-Golay differentiator of
     `window` samples for derivative `deriv`: the lowest frequency where its gain,
     relative to the exact derivative's, falls to 1/sqrt(2) (a scan, then bisection)."""
+    from scipy.signal import savgol_coeffs  # with scipy.stats: 0.5 s, imported when used
+
     low = 1.0 / math.sqrt(2.0)
     c = savgol_coeffs(window, POLYORDER, deriv=deriv, use="dot")
     grid = np.geomspace(1e-5, 0.5, 400)
@@ -221,6 +221,8 @@ class Motion(JointMotion):
             warnings.append(f"uneven sampling (steps from {steps.min():.4g} s to "
                             f"{steps.max():.4g} s): resampled onto the median step {h:.4g} s "
                             "by a cubic spline")
+            from scipy.interpolate import CubicSpline
+
             q = CubicSpline(t, q, axis=0)(grid)
             for name, x in arrays.items():
                 if x is not None:
@@ -238,6 +240,8 @@ class Motion(JointMotion):
                                     f"differentiator's window of {max(window)} samples (cut-off "
                                     f"{fc:g} Hz at {rate:.4g} Hz): log longer, or raise the "
                                     "cut-off")
+            from scipy.signal import savgol_filter  # imported when used, as above
+
             arrays["qd"] = savgol_filter(q, window[0], POLYORDER, deriv=1, delta=h, axis=0)
             arrays["qdd"] = savgol_filter(q, window[1], POLYORDER, deriv=2, delta=h, axis=0)
             fc = filter_cutoff(window[0], rate, 1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
 from ..algorithms.dynamics import inverse_dynamics
@@ -216,6 +215,8 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
         if t[0] == t_done:
             rows[0], start = y, 1
         if start < t.size:
+            from scipy.integrate import solve_ivp  # a floating run only (0.3 s to import)
+
             sol = solve_ivp(rhs, (t_done, t[-1]), y, method="DOP853", t_eval=t[start:],
                             rtol=1e-10, atol=1e-12)
             if not sol.success:

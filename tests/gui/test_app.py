@@ -1,6 +1,7 @@
 """The `armdyn` command: scripted screenshot runs, bad files, and the Qt-free CLI path."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -50,6 +51,60 @@ def test_command_line_modes_do_not_import_qt(tmp_path):
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert out.read_text().count("\n") > 3
+
+
+#: What opening the window must not import (identification, sweeps, measured motions and
+#: the parts of scipy only they use): a start that loads them is seconds slower.
+NOT_AT_START = ("armdyn.core.sim.identification", "armdyn.core.sim.excitation",
+                "armdyn.core.sim.measured", "armdyn.core.sweeps.sweep", "scipy.optimize",
+                "scipy.signal", "scipy.stats", "scipy.integrate")
+
+WINDOW_START = r"""
+import dataclasses, gc, json, sys
+from PySide6.QtWidgets import QApplication
+from armdyn.core.io.model_files import load_model
+from armdyn.gui.main_window import MainWindow
+from armdyn.gui.jobs.runs import RunKind
+from armdyn.gui.startup import warm_up_runs
+app = QApplication([])
+robot = load_model({puma!r})
+window = MainWindow(robot, None, restore_layout=False)
+window.show()
+app.processEvents()
+loaded = [m for m in {watch!r} if m in sys.modules]
+
+def signatures():
+    from numba.core.registry import CPUDispatcher
+    return {{(d.py_func.__module__, d.py_func.__qualname__, str(s))
+             for d in gc.get_objects() if isinstance(d, CPUDispatcher) for s in d.signatures}}
+
+warm_up_runs(robot)
+prepared = signatures()
+panel, fall = window.run_panel, window.run_panel.free_fall
+inverse = dataclasses.replace(panel.spec(), duration=0.05)  # the Run button's runs
+falling = dataclasses.replace(inverse, kind=RunKind.FREE_FALL, damping=fall.damping(),
+                              method=fall.fall_method(), stops=fall.stops())
+assert panel.spec().kind is RunKind.INVERSE  # the tab a window opens on
+for run in (inverse, falling):
+    for _ in run.chunks():
+        pass
+print(json.dumps({{"loaded": loaded, "new": sorted(map(str, signatures() - prepared)),
+                  "prepared": len(prepared)}}))
+window.close()
+"""
+
+
+def test_the_window_starts_without_identification_and_warms_up_its_runs_first():
+    """The window opens on the PUMA without the modules it does not use, and the runs the
+    background warm-up makes first are the Run button's: the Run panel's own inverse run
+    and free fall afterwards need no kernel (no argument types) that it did not prepare."""
+    result = subprocess.run([sys.executable, "-c",
+                             WINDOW_START.format(puma=str(PUMA), watch=NOT_AT_START)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert out["loaded"] == []
+    assert out["prepared"] > 5 and out["new"] == []
 
 
 def test_usage_errors_are_one_line():
