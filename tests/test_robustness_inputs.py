@@ -119,6 +119,8 @@ def _cases():
         ("motor_torques", core.motor_torques, dict(model=PUMA, tau=z6), ("tau",)),
         ("joint_torque_regressor", core.joint_torque_regressor,
          dict(model=PUMA, q=q, qd=qd, qdd=qdd), ("q", "qd", "qdd")),
+        ("torque_parts", core.torque_parts,
+         dict(model=PUMA, q=q[None], qd=qd[None], qdd=qdd[None]), ("q", "qd", "qdd")),
         ("output_grid", core.output_grid, dict(duration=1.0, dt_out=0.1),
          ("duration", "dt_out")),
         ("run_inverse_dynamics", core.run_inverse_dynamics,
