@@ -101,6 +101,7 @@ class SampleCurve(pg.PlotCurveItem):
         self._ds = 0  # the bin size of the points drawn, 0: nothing drawn yet
         self._points = (np.zeros(0), np.zeros(0))  # the binned (x, y), before clipping
         self._y_span = (0.0, 0.0)  # their finite y extremes
+        self._y_finite = False  # ... if they have any
         self._clip: tuple[float, float] | None = None  # the y limits drawn, None: none
         #: points stroked by the last paint (a part of the curve, or all of it)
         self.points_painted = 0
@@ -187,7 +188,27 @@ class SampleCurve(pg.PlotCurveItem):
         finite = y[np.isfinite(y)]
         self._y_span = ((float(finite.min()), float(finite.max())) if finite.size
                         else (0.0, 0.0))
+        self._y_finite = bool(finite.size)
         self._show_points()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N803
+        """The drawn points' (min, max) along axis `ax` (0: time, 1: y), known from the
+        binning (the first and last time; the y extremes, clipped as drawn) instead of
+        pyqtgraph's scan of every point at each change (its min and max, ~40 us a curve
+        per refresh, 5 s of the humanoid's 600 s fall; issue #20). Other requests (a
+        share of the data, a range of the other axis) go to pyqtgraph."""
+        x = self.xData
+        pen = self.opts["pen"]
+        if (frac < 1.0 or orthoRange is not None or x is None or not len(x)
+                or not self._y_finite or self.opts["fillLevel"] is not None
+                or (pen is not None and not pen.isCosmetic())):
+            return super().dataBounds(ax, frac, orthoRange)
+        if ax == 0:
+            return float(x[0]), float(x[-1])
+        lo, hi = self._y_span
+        if self._clip is not None:
+            lo, hi = (float(np.clip(v, *self._clip)) for v in (lo, hi))
+        return lo, hi
 
     def paint(self, p: QPainter, opt, widget) -> None:
         """Stroke the points within the exposed strip only (all of them when it is the

@@ -85,6 +85,31 @@ def test_a_streamed_curve_draws_what_a_fresh_one_draws(qtbot, view):
         view.removeItem(fresh)
 
 
+@pytest.mark.parametrize("case", ["smooth", "nan and inf", "far spike", "few samples"])
+def test_a_curves_bounds_are_those_pyqtgraph_finds_in_its_points(view, case):
+    """SampleCurve knows its drawn points' bounds from the binning; pyqtgraph scans the
+    same points (a plain PlotCurveItem given them): the same bounds, clipped ones too."""
+    t = np.linspace(0.0, 600.0, 6 if case == "few samples" else 60001)
+    y = np.sin(t) + 0.01 * t
+    if case == "nan and inf":
+        y[[100, 5000]] = np.nan
+        y[7000] = np.inf
+    if case == "far spike":  # drawn at DYNAMIC_RANGE_LIMIT view heights
+        y[30000] = 1e12
+    view.setRange(xRange=(0.0, 600.0), yRange=(-2.0, 8.0), padding=0.0)
+    curve = SampleCurve(pg.mkPen("k", width=2))
+    view.addItem(curve)
+    curve.set_samples(t, y)
+    x_drawn, y_drawn = curve.getData()
+    scanned = pg.PlotCurveItem(x=x_drawn.copy(), y=y_drawn.copy(), pen=pg.mkPen("k", width=2))
+    for ax in (0, 1):
+        assert curve.dataBounds(ax) == scanned.dataBounds(ax), ax
+    assert np.array_equal(curve.dataBounds(1, frac=0.9), scanned.dataBounds(1, frac=0.9))
+    if case == "far spike":
+        assert curve.dataBounds(1)[1] < 1e12
+    view.removeItem(curve)
+
+
 def test_peak_downsample_of_one_is_the_samples():
     t, y = np.arange(5.0), np.arange(5.0) ** 2
     x_out, y_out = peak_downsample(t, y, 1)
