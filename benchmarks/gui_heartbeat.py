@@ -18,15 +18,26 @@ is no display: the script re-runs itself in ``xvfb-run``) and these scenarios ru
 
     .venv/bin/python benchmarks/gui_heartbeat.py                 # all scenarios
     .venv/bin/python benchmarks/gui_heartbeat.py fall600 playback
+    .venv/bin/python benchmarks/gui_heartbeat.py humanplay --profile 25
+
+``--profile N`` profiles the GUI thread (cProfile: only the thread it is enabled on)
+during each measurement and prints its N costliest functions (cumulative time): what
+keeps the thread away from its event loop.
 
 Targets (issue #8): no gap over 50 ms, playback at 60 frames per second, first
 frame under 2 s (200 links) and 10 s (1,000 links). Timings depend on the machine
-and its load; run it on a quiet one.
+and its load; run it on a quiet one. On a loaded one, the CPU times reported beside
+them (``gui_thread_cpu_s``: the GUI thread's during a fall; ``cpu_ms_per_frame``: the
+whole process's, OpenGL rasteriser threads included, per frame of playback) say what
+the work costs whatever share of the CPUs the window gets.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import math
+import pstats
 import os
 import shutil
 import subprocess
@@ -41,6 +52,8 @@ SCENARIOS = ("fall60", "fall600", "playback", "drag200", "first200", "first1000"
              "human60", "human600", "humanplay")
 WINDOW_SIZE = (1600, 1000)
 HEARTBEAT_MS = 5
+#: Functions printed per profiled measurement (`--profile N`); 0: no profile.
+PROFILE_TOP = {"n": 0}
 
 
 def chain_robot(n: int):
@@ -75,12 +88,27 @@ class Heartbeat:
 
     def start(self) -> None:
         self.gaps = []
+        self._profile = cProfile.Profile() if PROFILE_TOP["n"] else None
+        if self._profile is not None:
+            self._profile.enable()
         self._last = time.perf_counter()
+        self._cpu = (time.thread_time(), time.process_time())
         self._timer.start()
 
     def stop(self) -> None:
         self._beat()
         self._timer.stop()
+        #: CPU time while it ran, s: of the GUI thread, and of the whole process (with
+        #: the simulation's thread and the OpenGL rasteriser's): what the work costs
+        #: whatever the machine's load (a loaded machine stretches the wall-clock gaps)
+        self.gui_cpu = time.thread_time() - self._cpu[0]
+        self.process_cpu = time.process_time() - self._cpu[1]
+        if self._profile is not None:
+            self._profile.disable()
+            out = io.StringIO()
+            stats = pstats.Stats(self._profile, stream=out)
+            stats.sort_stats("cumulative").print_stats(PROFILE_TOP["n"])
+            print(out.getvalue(), flush=True)
 
     def _beat(self) -> None:
         now = time.perf_counter()
@@ -171,6 +199,7 @@ def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_sah
     wall = run_fall(window, seconds, beat)
     report(f"{name}{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
            gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
+           gui_thread_cpu_s=f"{beat.gui_cpu:.2f}",
            samples=len(window.trajectory) if window.trajectory is not None else 0)
     if then_playback:
         scenario_playback(window)
@@ -194,7 +223,8 @@ def scenario_playback(window, seconds: float = 4.0) -> None:
     drawn = [t for t in renders.times if t >= t0]
     report("playback", frames_per_s=f"{len(drawn) / wall:.1f}",
            frame_signals_per_s=f"{len(frames) / wall:.1f}",
-           longest_gap_ms=f"{1000 * beat.longest:.0f}")
+           longest_gap_ms=f"{1000 * beat.longest:.0f}",
+           cpu_ms_per_frame=f"{1000 * beat.process_cpu / max(len(drawn), 1):.1f}")
 
 
 def scenario_drag(n: int = 200, seconds: float = 3.0) -> None:
@@ -263,7 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="puma560_saha",
                         help="bundled model of fall60, fall600 and playback (default: "
                         "puma560_saha; humanoid is the tree of issue #20)")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="profile the GUI thread during each measurement and print "
+                        "its N costliest functions")
     args = parser.parse_args(argv)
+    PROFILE_TOP["n"] = args.profile
     unknown = set(args.scenarios) - set(SCENARIOS)
     if unknown:
         parser.error(f"unknown scenario(s) {sorted(unknown)}; choose from {SCENARIOS}")
@@ -275,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         size = f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}x24"
         return subprocess.call([xvfb, "-a", "-s", f"-screen 0 {size}", sys.executable,
-                                __file__, *chosen, "--model", args.model])
+                                __file__, *chosen, "--model", args.model,
+                                "--profile", str(args.profile)])
 
     from PySide6.QtWidgets import QApplication
 

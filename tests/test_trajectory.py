@@ -155,3 +155,22 @@ def test_bundled_robot_seed_001_motion(path):
     z = np.zeros(robot.n)
     assert_close(run.tau[0], inverse_dynamics(robot, q0, z, z), 1e-12, scale_of(tau) + 1.0)
     assert_close(run.tau[-1], inverse_dynamics(robot, qT, z, z), 1e-9, scale_of(tau) + 1.0)
+
+
+@fast(30)
+@given(seeds, st.integers(2, 300), st.integers(1, 8))
+def test_at_interpolates_every_column_as_numpy_does(seed, samples, n):
+    """Trajectory.at blends the two rows around t (one search for all joints): the values
+    np.interp gives column by column, at sample times, between them and beyond the ends."""
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.uniform(1e-3, 0.1, samples))
+    q = rng.normal(size=(samples, n))
+    zeros = np.zeros((samples, n))
+    traj = Trajectory(t=t, q=q, qd=zeros, qdd=zeros, tau=zeros,
+                      energy=np.zeros((samples, 3)))
+    times = np.concatenate([t[rng.integers(0, samples, 5)], rng.uniform(t[0], t[-1], 5),
+                            [t[0] - 1.0, t[0], t[-1], t[-1] + 1.0]])
+    for time in times:
+        expected = [np.interp(time, t, q[:, j]) for j in range(n)]
+        np.testing.assert_allclose(traj.at(float(time)), expected, rtol=1e-12,
+                                   atol=1e-12 * np.abs(q).max())

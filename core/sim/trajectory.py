@@ -190,10 +190,21 @@ class Trajectory:
                    **joined)
 
     def at(self, time: float) -> np.ndarray:
-        """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,)."""
+        """Joint values at `time` (s), linearly interpolated, clamped to the ends; (n,).
+
+        One search for the two samples around `time`, then one blend of their rows (as
+        `np.interp` does column by column: that copied each column of q whole, 10 ms a
+        playback frame for the human's 46 columns of a 600 s run, issue #23)."""
         if len(self) == 0:
             raise ValueError("empty trajectory")
-        return np.array([np.interp(time, self.t, self.q[:, j]) for j in range(self.n)])
+        t, q = self.t, self.q
+        if not time > t[0]:  # (and a NaN time: the first sample)
+            return q[0].copy()
+        if time >= t[-1]:
+            return q[-1].copy()
+        k = int(np.searchsorted(t, time, side="right"))  # t[k-1] <= time < t[k]
+        s = (time - t[k - 1]) / (t[k] - t[k - 1])
+        return q[k - 1] + s * (q[k] - q[k - 1])
 
 
 def sample_count(duration: float, dt_out: float) -> int:

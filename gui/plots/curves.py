@@ -38,11 +38,17 @@ __all__ = ["SampleCurve", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
 DYNAMIC_RANGE_LIMIT = 1e6
 
 
-def peak_downsample(t: np.ndarray, y: np.ndarray, ds: int) -> tuple[np.ndarray, np.ndarray]:
+def peak_downsample(t: np.ndarray, y: np.ndarray, ds: int, *,
+                    known: tuple[np.ndarray, np.ndarray] | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """The samples (t, y), shape (S,) each, in bins of `ds` consecutive samples, each bin
     drawn as two points: (its first time, its largest y) and (its last time, its
     smallest y). The last bin may be shorter; a `ds` over S makes one bin. Returns (x, y)
-    of the points, shape (2 * bins,); for ds <= 1 or S <= 2, the samples as they are."""
+    of the points, shape (2 * bins,); for ds <= 1 or S <= 2, the samples as they are.
+
+    known: the points of the same `ds` for the first samples of these (a run's samples
+    so far, before more came): their whole bins are kept, only the bins after them are
+    computed (a streamed 600 s run binned 60,000 samples a curve at every refresh)."""
     size = len(t)
     if ds <= 1 or size <= 2:
         return t, y
@@ -51,16 +57,28 @@ def peak_downsample(t: np.ndarray, y: np.ndarray, ds: int) -> tuple[np.ndarray, 
     bins = full + (size > full * ds)
     x_out = np.empty((bins, 2))
     y_out = np.empty((bins, 2))
-    whole = y[:full * ds].reshape(full, ds)
-    x_out[:full, 0] = t[0:full * ds:ds]
-    x_out[:full, 1] = t[ds - 1:full * ds:ds]
-    y_out[:full, 0] = whole.max(axis=1)
-    y_out[:full, 1] = whole.min(axis=1)
+    done = 0  # whole bins taken from `known`
+    if known is not None and len(known[0]) >= 2:
+        # every bin of `known` but its last is whole (its last may have been partial)
+        done = min(len(known[0]) // 2 - 1, full)
+        x_out[:done] = known[0][:2 * done].reshape(done, 2)
+        y_out[:done] = known[1][:2 * done].reshape(done, 2)
+    whole = y[done * ds:full * ds].reshape(full - done, ds)
+    x_out[done:full, 0] = t[done * ds:full * ds:ds]
+    x_out[done:full, 1] = t[done * ds + ds - 1:full * ds:ds]
+    y_out[done:full, 0] = whole.max(axis=1)
+    y_out[done:full, 1] = whole.min(axis=1)
     if bins > full:
         rest = y[full * ds:]
         x_out[full] = t[full * ds], t[-1]
         y_out[full] = rest.max(), rest.min()
     return x_out.reshape(-1), y_out.reshape(-1)
+
+
+def _starts_at(a: np.ndarray, b: np.ndarray) -> bool:
+    """True if 1-D view `a` starts at the same memory as `b`, with the same stride."""
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.strides == b.strides)
 
 
 class SampleCurve(pg.PlotCurveItem):
@@ -83,6 +101,7 @@ class SampleCurve(pg.PlotCurveItem):
         self._ds = 0  # the bin size of the points drawn, 0: nothing drawn yet
         self._points = (np.zeros(0), np.zeros(0))  # the binned (x, y), before clipping
         self._y_span = (0.0, 0.0)  # their finite y extremes
+        self._y_finite = False  # ... if they have any
         self._clip: tuple[float, float] | None = None  # the y limits drawn, None: none
         #: points stroked by the last paint (a part of the curve, or all of it)
         self.points_painted = 0
@@ -91,10 +110,18 @@ class SampleCurve(pg.PlotCurveItem):
 
     def set_samples(self, t: np.ndarray, y: np.ndarray) -> None:
         """Draw these samples: times t (s, increasing) and values y, shape (S,) each.
-        The arrays are kept, not copied (views into a growing buffer are fine)."""
+        The arrays are kept, not copied (views into a growing buffer are fine).
+
+        Samples that extend the last ones in place (views from the start of the same
+        buffers, longer, as a streamed run's are) are binned from where those ended:
+        the buffers only ever grow, what they held stays."""
+        extends = (not self._log_y and self._ds > 1 and len(t) >= len(self._t) > 2
+                   and t.base is not None and t.base is self._t.base
+                   and y.base is not None and y.base is self._given_y.base
+                   and _starts_at(t, self._t) and _starts_at(y, self._given_y))
         self._t, self._given_y = t, y
         self._y = np.log10(y) if self._log_y else y
-        self._draw(self._bin_size())
+        self._draw(self._bin_size(), extends)
 
     def samples(self) -> tuple[np.ndarray, np.ndarray]:
         """The samples last given to `set_samples` (t, y), as given."""
@@ -152,14 +179,36 @@ class SampleCurve(pg.PlotCurveItem):
             return None
         return low, high
 
-    def _draw(self, ds: int) -> None:
-        """Bin the samples by `ds` and show the points."""
+    def _draw(self, ds: int, extends: bool = False) -> None:
+        """Bin the samples by `ds` and show the points; `extends`: the samples extend
+        those binned last (`set_samples`), whose whole bins are kept if `ds` is theirs."""
+        known = self._points if extends and ds == self._ds else None
         self._ds = ds
-        x, y = self._points = peak_downsample(self._t, self._y, ds)
+        x, y = self._points = peak_downsample(self._t, self._y, ds, known=known)
         finite = y[np.isfinite(y)]
         self._y_span = ((float(finite.min()), float(finite.max())) if finite.size
                         else (0.0, 0.0))
+        self._y_finite = bool(finite.size)
         self._show_points()
+
+    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N803
+        """The drawn points' (min, max) along axis `ax` (0: time, 1: y), known from the
+        binning (the first and last time; the y extremes, clipped as drawn) instead of
+        pyqtgraph's scan of every point at each change (its min and max, ~40 us a curve
+        per refresh, 5 s of the humanoid's 600 s fall; issue #20). Other requests (a
+        share of the data, a range of the other axis) go to pyqtgraph."""
+        x = self.xData
+        pen = self.opts["pen"]
+        if (frac < 1.0 or orthoRange is not None or x is None or not len(x)
+                or not self._y_finite or self.opts["fillLevel"] is not None
+                or (pen is not None and not pen.isCosmetic())):
+            return super().dataBounds(ax, frac, orthoRange)
+        if ax == 0:
+            return float(x[0]), float(x[-1])
+        lo, hi = self._y_span
+        if self._clip is not None:
+            lo, hi = (float(np.clip(v, *self._clip)) for v in (lo, hi))
+        return lo, hi
 
     def paint(self, p: QPainter, opt, widget) -> None:
         """Stroke the points within the exposed strip only (all of them when it is the

@@ -629,11 +629,14 @@ class _LogAxis(GridAxis):
 
 class _Plot:
     """One PlotItem: curves, legend (in the PlotItem's layout, for export), right axis,
-    cursors. `stale` is True while the curves do not show the series yet."""
+    cursors. `stale` is True while the curves do not show the series yet; `fit_pending`
+    while its y ranges wait to be fitted to a finished run (hidden: `fit_y_ranges`
+    when shown)."""
 
     def __init__(self, spec: PlotSpec, on_scrub, owner: QWidget) -> None:
         self.spec = spec
         self.stale = False
+        self.fit_pending = False
         self.font_scale = 1.0  # x the normal font sizes (`set_font_scale`)
         self.panel_columns = 1  # of the panel's layout: the plot's share of the view's width
         self._title = spec.title
@@ -950,6 +953,7 @@ class _Plot:
         hold spikes takes their robust range instead (`gui.plots.spikes`) and marks
         where samples leave it (`spikes`). The log residual auto-ranges."""
         self.clear_spikes()
+        self.fit_pending = False
         if self.spec.field == "loop_residual":
             self.vb.enableAutoRange(axis=pg.ViewBox.YAxis)
             return
@@ -1208,6 +1212,11 @@ class PlotsPanel(QWidget):
             self._leader = (self._shown or self._all_plots)[0]
         self._graphics.setMinimumHeight(MIN_PLOT_HEIGHT * rows)
         ci.layout.activate()
+        fitted = [plot for plot in plots if plot.fit_pending]  # hidden when a run ended
+        for plot in fitted:
+            plot.fit_y_ranges(self.clip_button.isChecked())
+        if fitted:
+            self._explain_spikes()
         self.align_axes()
         labels = False
         for plot in plots:  # hidden while samples came: draw them now
@@ -1382,6 +1391,7 @@ class PlotsPanel(QWidget):
             plot.series = _Series(len(plot.curves))
             plot.y_bounds, plot.y_grown = {}, set()
             plot.stale = True
+            plot.fit_pending = False
             plot.show_values(None)
             plot.clear_spikes()
         self.spike_note.setText("")
@@ -1439,19 +1449,27 @@ class PlotsPanel(QWidget):
             plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
             plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
         self._set_time_range(t0, max(t1, t0 + MIN_TIME_SPAN))
+        self._fit_y_ranges()
+        self.align_axes()  # the new ranges' labels, before the plots are painted
+
+    def _fit_y_ranges(self) -> None:
+        """Fit the shown plots' y ranges to their samples (clipping spikes if Clip spikes
+        is on) and explain their spikes; the hidden plots' wait until they are shown
+        (`_arrange`): the spike statistics of the human's hidden plots held the GUI
+        thread 130-240 ms at the end of its 600 s run (issue #23)."""
         clip = self.clip_button.isChecked()
         for plot in self._plots:
-            plot.fit_y_ranges(clip)
+            if plot in self._shown:
+                plot.fit_y_ranges(clip)
+            else:
+                plot.clear_spikes()
+                plot.fit_pending = True
         self._explain_spikes()
-        self.align_axes()  # the new ranges' labels, before the plots are painted
 
     @Slot(bool)
     def _on_clip_toggled(self, _on: bool) -> None:
         if self._plots[0].series.size and self._run_duration is None:
-            clip = self.clip_button.isChecked()
-            for plot in self._plots:
-                plot.fit_y_ranges(clip)
-            self._explain_spikes()
+            self._fit_y_ranges()
             self.align_axes()
 
     def clipped_plots(self) -> list[str]:

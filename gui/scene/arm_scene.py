@@ -417,7 +417,7 @@ def build_parts(robot: Robot | Mechanism | Model) -> list[Part]:
     for k in range(robot.n + 1):
         parts.append(Part(f"frame {k}", "frames", k, _triad(s.triad_length), None))
     if mechanism:
-        parts += _branch_parts(robot, s) + _loop_parts(robot, s)
+        parts += _branch_parts(robot, s, coarse) + _loop_parts(robot, s)
     else:
         parts.append(Part("effector", "effector", robot.n, _effector(s), EFFECTOR_COLOR))
     return parts
@@ -580,18 +580,21 @@ def _mechanism_lowest(mech: Mechanism, up: np.ndarray) -> float:
     return float(min(home.min(), (-reached).min() if reached.size else home.min()))
 
 
-def _branch_parts(mech: Mechanism, s: Sizes) -> list[Part]:
+def _branch_parts(mech: Mechanism, s: Sizes, coarse: bool = False) -> list[Part]:
     """A strut from the parent link's origin to the base point of every chain that
-    starts on a link, and a ball where it starts ("root c", in the parent's frame)."""
+    starts on a link, and a ball where it starts ("root c", in the parent's frame);
+    `coarse` (COARSE_ABOVE): with a third of the facets, like the links' (the human's 17
+    branch points at full resolution were 25,000 of its 27,000 triangles)."""
     parts = []
     for c, chain in enumerate(mech.chains):
         if chain.parent is None:
             continue
         frame = _body_frame(mech, chain.parent)
         tip = np.asarray(chain.base.xyz, dtype=float)
-        meshes = [_ball((0, 0, 0), 1.1 * s.link_radius)]
+        meshes = [_ball((0, 0, 0), 1.1 * s.link_radius, coarse)]
         if np.linalg.norm(tip) > _EPS:
-            meshes += [_rod((0, 0, 0), tip, 0.8 * s.link_radius), _ball(tip, s.link_radius)]
+            meshes += [_rod((0, 0, 0), tip, 0.8 * s.link_radius, coarse),
+                       _ball(tip, s.link_radius, coarse)]
         parts.append(Part(f"root {c + 1}", "arm", frame, pv.merge(meshes), BASE_COLOR))
     return parts
 

@@ -29,6 +29,87 @@ def test_peak_downsample_keeps_each_bins_extremes(size, ds):
                                                                       y.max())
 
 
+def written_out_bins(t, y, ds):
+    """The bins of `ds` samples one by one: (first t, max y), (last t, min y) each."""
+    step = min(ds, len(t))
+    x_out, y_out = [], []
+    for k in range(0, len(t), step):
+        chunk = slice(k, min(k + step, len(t)))
+        x_out += [t[chunk][0], t[chunk][-1]]
+        y_out += [y[chunk].max(), y[chunk].min()]
+    return np.array(x_out), np.array(y_out)
+
+
+@pytest.mark.parametrize("before, size, ds", [(1000, 1500, 7), (994, 1001, 7), (3, 50, 9),
+                                              (20, 20, 5), (59, 60001, 59)])
+def test_peak_downsample_from_known_bins_is_the_whole_binning(before, size, ds):
+    """A streamed run's curve keeps the whole bins of the samples it had and bins only
+    what came after: the same points as binning every sample."""
+    rng = np.random.default_rng(before + size)
+    t = np.cumsum(rng.uniform(0.001, 0.01, size))
+    y = rng.normal(size=size)
+    known = peak_downsample(t[:before], y[:before], ds)
+    x_out, y_out = peak_downsample(t, y, ds, known=known)
+    x_ref, y_ref = written_out_bins(t, y, ds)
+    assert np.array_equal(x_out, x_ref) and np.array_equal(y_out, y_ref)
+
+
+def test_a_streamed_curve_draws_what_a_fresh_one_draws(qtbot, view):
+    """Samples growing in one buffer (a run streaming in) are binned from where they
+    ended; a new buffer (the buffer grown, or the next run from the same time) is
+    binned anew: at every step the points are those of a fresh curve."""
+    view.setXRange(0.0, 60.0, padding=0.0)
+    streamed = SampleCurve(pg.mkPen("k"))
+    view.addItem(streamed)
+    rng = np.random.default_rng(7)
+    t = np.linspace(0.0, 60.0, 6001)
+    runs = [np.cumsum(rng.normal(size=6001)), np.cumsum(rng.normal(size=6001))]
+    steps = [(0, 5), (0, 997), (0, 2500), (0, 2501), (0, 6001), (1, 1200), (1, 6001)]
+    t_buf, y_buf = t.copy(), runs[0].copy()
+    for run, size in steps:
+        if run == 1 and y_buf[0] == runs[0][0]:  # the next run: new buffers, same times
+            t_buf, y_buf = t.copy(), runs[1].copy()
+        if size == 2501:  # the buffer grown (copied), as `_Series.reserve` does
+            t_buf, y_buf = t_buf.copy(), y_buf.copy()
+        streamed.set_samples(t_buf[:size], y_buf[:size])
+        fresh = SampleCurve(pg.mkPen("k"))
+        view.addItem(fresh)
+        fresh.set_samples(t[:size].copy(), runs[run][:size].copy())
+        assert streamed.bin_size() == fresh.bin_size()
+        x_s, y_s = streamed.getData()
+        x_f, y_f = fresh.getData()
+        assert np.array_equal(x_s, x_f) and np.array_equal(y_s, y_f), (run, size)
+        if streamed.bin_size() > 1:  # the points are the bins written out
+            x_ref, y_ref = written_out_bins(t[:size], runs[run][:size], streamed.bin_size())
+            assert np.array_equal(x_s, x_ref) and np.array_equal(y_s, y_ref)
+        view.removeItem(fresh)
+
+
+@pytest.mark.parametrize("case", ["smooth", "nan and inf", "far spike", "few samples"])
+def test_a_curves_bounds_are_those_pyqtgraph_finds_in_its_points(view, case):
+    """SampleCurve knows its drawn points' bounds from the binning; pyqtgraph scans the
+    same points (a plain PlotCurveItem given them): the same bounds, clipped ones too."""
+    t = np.linspace(0.0, 600.0, 6 if case == "few samples" else 60001)
+    y = np.sin(t) + 0.01 * t
+    if case == "nan and inf":
+        y[[100, 5000]] = np.nan
+        y[7000] = np.inf
+    if case == "far spike":  # drawn at DYNAMIC_RANGE_LIMIT view heights
+        y[30000] = 1e12
+    view.setRange(xRange=(0.0, 600.0), yRange=(-2.0, 8.0), padding=0.0)
+    curve = SampleCurve(pg.mkPen("k", width=2))
+    view.addItem(curve)
+    curve.set_samples(t, y)
+    x_drawn, y_drawn = curve.getData()
+    scanned = pg.PlotCurveItem(x=x_drawn.copy(), y=y_drawn.copy(), pen=pg.mkPen("k", width=2))
+    for ax in (0, 1):
+        assert curve.dataBounds(ax) == scanned.dataBounds(ax), ax
+    assert np.array_equal(curve.dataBounds(1, frac=0.9), scanned.dataBounds(1, frac=0.9))
+    if case == "far spike":
+        assert curve.dataBounds(1)[1] < 1e12
+    view.removeItem(curve)
+
+
 def test_peak_downsample_of_one_is_the_samples():
     t, y = np.arange(5.0), np.arange(5.0) ** 2
     x_out, y_out = peak_downsample(t, y, 1)

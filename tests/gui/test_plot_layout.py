@@ -189,6 +189,26 @@ def test_stop_impacts_are_said_and_smooth_runs_are_not_clipped(make_window, qtbo
     assert window.plots.clipped_plots() == [] and not window.plots.spike_note.isVisible()
 
 
+def test_a_plot_hidden_when_a_run_ends_is_fitted_and_explained_when_shown(make_window,
+                                                                           qtbot):
+    """The spike statistics of a hidden plot wait until it is shown (the human's hidden
+    plots held the window 130-240 ms at the end of its 600 s fall, issue #23): then it
+    takes its robust range, marks its spikes and the note says why."""
+    window = make_window(ROBOTS / "stanford_saha2009.toml", size=(1600, 1000))
+    plots = window.plots
+    plots.set_visible_plots(["joint_angles"])
+    run(window, qtbot)
+    assert plots.clipped_plots() == [] and not plots.spike_note.isVisible()
+    plots.set_visible_plots(["joint_angles", "joint_torques"])
+    assert plots.clipped_plots() == ["joint_torques"]
+    assert plots.spike_note.isVisible() and "end stop" in plots.spike_note.text()
+    torques = next(p for p in plots._shown if p.spec.key == "joint_torques")
+    _t, values, _rows = torques.view_values(torques.vb)
+    lo, hi = torques.vb.viewRange()[1]
+    assert values.min() < lo or hi < values.max()  # the spikes are beyond the view
+    assert torques.spike_marks[torques.vb].isVisible()
+
+
 def test_spike_range_keeps_humps_and_drops_spikes():
     t = np.linspace(0.0, 3.0, 301)
     wave = np.c_[np.sin(3 * t), 0.5 * np.cos(2 * t)]

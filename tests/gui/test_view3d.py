@@ -11,7 +11,7 @@ from armdyn.core import JointType, forward_kinematics
 from armdyn.core.io.robot_file import load_robot
 from armdyn.gui.scene.arm_scene import LAYERS, Sizes, build_parts, up_vector
 
-from gui_helpers import (PLANAR, PUMA, ROBOT_FILES, SCARA, chain, flush_events, rgb_array,
+from gui_helpers import (PLANAR, PUMA, ROBOT_FILES, ROBOTS, SCARA, chain, flush_events, rgb_array,
                          screen_pixels, wait_for_settled_view)
 
 pytestmark = pytest.mark.gui
@@ -332,3 +332,25 @@ def test_the_window_image_is_what_the_screen_shows(make_window, tmp_path, qtbot)
     corner = view.mapTo(window, QPoint(0, 0))
     area = differ[corner.y():corner.y() + view.height(), corner.x():corner.x() + view.width()]
     assert area.mean() < 0.01
+
+
+def test_a_big_trees_branch_points_are_as_coarse_as_its_links(monkeypatch):
+    """A model of more than COARSE_ABOVE links draws every cylinder and ball with a third
+    of the facets, its branch points too: the human's 17 at full resolution were 25,000
+    of its 27,000 triangles, and a software-GL frame costs in proportion (issue #23).
+    The same model built fine (the threshold at its size) has ~3 times the facets."""
+    from armdyn.core.io.model_files import load_model
+    from armdyn.gui.scene import arm_scene
+
+    human = load_model(ROBOTS / "human_body_jalon.toml")
+    assert human.n > arm_scene.COARSE_ABOVE
+
+    def cells(parts, prefix):
+        return sum(p.mesh.n_cells for p in parts if p.name.startswith(prefix))
+
+    coarse = build_parts(human)
+    monkeypatch.setattr(arm_scene, "COARSE_ABOVE", human.n)  # the same model, drawn fine
+    fine = build_parts(human)
+    assert cells(fine, "root") > 2.5 * cells(coarse, "root")
+    assert cells(fine, "joint") > 2.5 * cells(coarse, "joint")
+    assert sum(p.mesh.n_cells for p in coarse if p.layer == "arm") < 10_000
