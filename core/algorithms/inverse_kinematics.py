@@ -12,6 +12,16 @@ Symbols (base frame; angular rows first, as in Saha's twists t = [w; v]):
            linear rows only when no orientation is asked)
     dq = V diag(s / (s^2 + lambda^2)) U^T r,   J = U diag(s) V^T       (DLS step)
 
+    H      (6, n, n)  dJ/dq (`tool_jacobian_derivative`), Jdot = H qd its time rate:
+                   the tool's acceleration is
+                   [w'; a_p] = J qdd + Jdot qd, so qdd = J^+ (a_task - Jdot qd) (+ a
+                   null-space term when the task has fewer rows than joints)
+    e_j'   = w_(j) x e_j, w_(j) the angular velocity of the link carrying joint j's axis
+                   (the sum of e_k qd_k over the revolute joints k before j)
+    Jdot_j = [e_j'; e_j' x (p - O_j) + e_j x (p' - O_j')]   revolute
+    Jdot_j = [0; e_j']                                      prismatic
+           (O_j and e_j turn with the joints before j; p' - O_j' with j and those after)
+
 Column j of J is also the tool's twist for the unit joint rate qd = e_j: the same
 twist the DeNOC recursion propagates (`core.kernels.denoc.twists`), here taken at p.
 
@@ -33,7 +43,7 @@ import numpy as np
 from ..model.arguments import finite_array, finite_result, joint_vector, model_of
 from .kinematics import forward_kinematics
 
-__all__ = ["IKResult", "tool_jacobian", "damped_least_squares_step", "rotation_error",
+__all__ = ["IKResult", "tool_jacobian", "tool_jacobian_derivative", "damped_least_squares_step", "rotation_error",
            "solve_position", "wrap_revolute"]
 
 #: Default damping lambda of the DLS step (m, or rad for orientation rows).
@@ -55,6 +65,39 @@ def _tool_ancestors(model) -> np.ndarray:
     return moves
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (3), broadcast: np.cross without its per-call overhead
+    (which is most of a small Jacobian's cost)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _strict_ancestors(model) -> np.ndarray:
+    """(n, n) bool: [k, j] when joint k is before joint j on the way from the base."""
+    before = np.zeros((model.n, model.n), dtype=bool)
+    for j in range(model.n):
+        k = model.parent[j]
+        while k >= 0:
+            before[k, j] = True
+            k = model.parent[k]
+    return before
+
+
+def _jacobian(model, kin, revolute: np.ndarray | None = None) -> np.ndarray:
+    """`tool_jacobian` from forward kinematics `kin` already at hand (and
+    `model.is_revolute` as an array, if at hand)."""
+    p = kin.end_effector[:3, 3]
+    e, O = kin.joint_axes, kin.joint_origins
+    if revolute is None:
+        revolute = np.asarray(model.is_revolute, dtype=bool)
+    J = np.zeros((6, model.n))
+    J[:3] = np.where(revolute, e.T, 0.0)                         # w: e_j or 0
+    J[3:] = np.where(revolute, _cross(e, p - O).T, e.T)        # v: e_j x (p - O_j) or e_j
+    J[:, ~_tool_ancestors(model)] = 0.0
+    return J
+
+
 def tool_jacobian(model, q) -> np.ndarray:
     """Geometric Jacobian of the last link's frame, (6, n), base frame.
 
@@ -63,15 +106,39 @@ def tool_jacobian(model, q) -> np.ndarray:
     joint, [0; e_j] for a prismatic one, zero for a joint that does not move the last
     link (another branch of a tree). q: (n,) rad / m.
     """
-    kin = forward_kinematics(model, q)
-    p = kin.end_effector[:3, 3]
-    e, O = kin.joint_axes, kin.joint_origins
-    revolute = np.asarray(model.is_revolute, dtype=bool)
-    J = np.zeros((6, model.n))
-    J[:3] = np.where(revolute, e.T, 0.0)                         # w: e_j or 0
-    J[3:] = np.where(revolute, np.cross(e, p - O).T, e.T)        # v: e_j x (p - O_j) or e_j
-    J[:, ~_tool_ancestors(model)] = 0.0
-    return J
+    return _jacobian(model, forward_kinematics(model, q))
+
+
+def tool_jacobian_derivative(model, q) -> tuple[np.ndarray, np.ndarray]:
+    """The tool Jacobian J (6, n) at q (n,), rad / m, and its derivative H (6, n, n),
+    H[:, j, k] = dJ[:, j] / dq_k (per rad or m; module docstring): Jdot = H qd, and the
+    tool's angular acceleration and the acceleration of its origin are J qdd + Jdot qd
+    (rad/s^2, m/s^2), base frame."""
+    m = model_of(model)
+    q = joint_vector(q, m.n, "q")
+    kin = forward_kinematics(m, q)
+    revolute = np.asarray(m.is_revolute, dtype=bool)
+    J = _jacobian(m, kin, revolute)
+    e = kin.joint_axes
+    D = kin.end_effector[:3, 3] - kin.joint_origins           # p - O_j
+    before = _strict_ancestors(m)                              # [k, j]
+    turns = before & revolute[:, None]                         # a revolute k before j
+    ExE = _cross(e[:, None, :], e[None, :, :])               # [k, j] = e_k x e_j
+    # column j's angular rows (revolute j) and the turn of its axis: e_k x e_j
+    de = np.where(turns[..., None], ExE, 0.0)
+    # revolute j, k before it: (e_k x e_j) x (p - O_j) + e_j x (e_k x (p - O_j));
+    # k after it (or j itself): e_j x dp/dq_k, dp/dq_k = J_v[:, k]
+    dv_before = _cross(de, D[None, :, :]) + _cross(
+        e[None, :, :], np.where(turns[..., None], _cross(e[:, None, :], D[None, :, :]), 0.0))
+    dv_after = np.where(~before[..., None], _cross(e[None, :, :], J[3:].T[:, None, :]), 0.0)
+    dv = np.where(revolute[None, :, None], dv_before + dv_after, de)  # prismatic j: e_j'
+    H = np.zeros((6, m.n, m.n))
+    H[:3] = np.where(revolute[None, :, None], de, 0.0).transpose(2, 1, 0)
+    H[3:] = dv.transpose(2, 1, 0)
+    moves = _tool_ancestors(m)
+    H[:, ~moves, :] = 0.0
+    H[:, :, ~moves] = 0.0
+    return J, H
 
 
 def wrap_revolute(model, q) -> np.ndarray:
@@ -149,9 +216,10 @@ class IKResult:
 
 def _task(model, q, target_point, target_rotation):
     """Task error r and Jacobian rows at q."""
-    T = forward_kinematics(model, q).end_effector
+    kin = forward_kinematics(model, q)
+    T = kin.end_effector
     dp = target_point - T[:3, 3]
-    J = tool_jacobian(model, q)
+    J = _jacobian(model, kin)
     if target_rotation is None:
         return dp, J[3:], 0.0
     dw = rotation_error(target_rotation, T[:3, :3])
@@ -179,7 +247,7 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
     lo, hi = (model.joint_limits.T if limits
               else (np.full(n, -np.inf), np.full(n, np.inf)))
     q = np.clip(q0, lo, hi)
-    r, J, _ = _task(model, q, target_point, target_rotation)
+    r, J, angle = _task(model, q, target_point, target_rotation)
     with np.errstate(over="ignore"):
         cost = finite_result(float(r @ r), "the squared distance to the target")
     lam = damping
@@ -203,11 +271,11 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
         if biggest > max_step:
             full *= max_step / biggest
         q_new = np.clip(q + full, lo, hi)
-        r_new, J_new, _ = _task(model, q_new, target_point, target_rotation)
+        r_new, J_new, angle_new = _task(model, q_new, target_point, target_rotation)
         cost_new = float(r_new @ r_new)
         if cost_new < cost:  # Levenberg-Marquardt: keep the step, trust the model more
             stalled = cost - cost_new <= 1e-15 * max(cost, 1e-300) or not np.any(q_new != q)
-            q, r, J, cost = q_new, r_new, J_new, cost_new
+            q, r, J, angle, cost = q_new, r_new, J_new, angle_new, cost_new
             lam = max(damping, lam / 3.0)
             if stalled:
                 break
@@ -215,7 +283,6 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
             lam *= 4.0
             if lam > 1e6:  # no step lowers the error: as close as it gets
                 break
-    r, J, angle = _task(model, q, target_point, target_rotation)
     residual = float(np.linalg.norm(r[-3:]))
     reached = residual <= tolerance and angle <= tolerance
     s = np.linalg.svd(J, compute_uv=False)
