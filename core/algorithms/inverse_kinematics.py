@@ -84,18 +84,21 @@ def _strict_ancestors(model) -> np.ndarray:
     return before
 
 
-def _jacobian(model, kin, revolute: np.ndarray | None = None) -> np.ndarray:
-    """`tool_jacobian` from forward kinematics `kin` already at hand (and
-    `model.is_revolute` as an array, if at hand)."""
-    p = kin.end_effector[:3, 3]
-    e, O = kin.joint_axes, kin.joint_origins
-    if revolute is None:
-        revolute = np.asarray(model.is_revolute, dtype=bool)
-    J = np.zeros((6, model.n))
-    J[:3] = np.where(revolute, e.T, 0.0)                         # w: e_j or 0
-    J[3:] = np.where(revolute, _cross(e, p - O).T, e.T)        # v: e_j x (p - O_j) or e_j
-    J[:, ~_tool_ancestors(model)] = 0.0
-    return J
+def _jacobian_of(e: np.ndarray, O: np.ndarray, p: np.ndarray, revolute: np.ndarray,
+                 moves: np.ndarray) -> np.ndarray:
+    """J (..., 6, n) from the joint axes e and origins O (..., n, 3) and the tool's origin
+    p (..., 3): the columns of `tool_jacobian`."""
+    eT = np.swapaxes(e, -1, -2)
+    J = np.concatenate([np.where(revolute, eT, 0.0),                       # w: e_j or 0
+                        np.where(revolute, np.swapaxes(_cross(e, p[..., None, :] - O), -1, -2),
+                                 eT)], axis=-2)                 # v: e_j x (p - O_j) or e_j
+    return np.where(moves, J, 0.0)
+
+
+def _jacobian(model, kin) -> np.ndarray:
+    """`tool_jacobian` from forward kinematics `kin` already at hand."""
+    return _jacobian_of(kin.joint_axes, kin.joint_origins, kin.end_effector[:3, 3],
+                        np.asarray(model.is_revolute, dtype=bool), _tool_ancestors(model))
 
 
 def tool_jacobian(model, q) -> np.ndarray:
@@ -113,32 +116,34 @@ def tool_jacobian_derivative(model, q) -> tuple[np.ndarray, np.ndarray]:
     """The tool Jacobian J (6, n) at q (n,), rad / m, and its derivative H (6, n, n),
     H[:, j, k] = dJ[:, j] / dq_k (per rad or m; module docstring): Jdot = H qd, and the
     tool's angular acceleration and the acceleration of its origin are J qdd + Jdot qd
-    (rad/s^2, m/s^2), base frame."""
+    (rad/s^2, m/s^2), base frame. q may be (S, n), S configurations at once: then J is
+    (S, 6, n) and H (S, 6, n, n)."""
     m = model_of(model)
-    q = joint_vector(q, m.n, "q")
-    kin = forward_kinematics(m, q)
+    q = np.asarray(q, dtype=float)
+    Q = [joint_vector(qi, m.n, "q") for qi in (q if q.ndim == 2 else [q])]
+    kins = [forward_kinematics(m, qi) for qi in Q]
+    e = np.array([k.joint_axes for k in kins])                           # (S, n, 3)
+    O = np.array([k.joint_origins for k in kins])
+    p = np.array([k.end_effector[:3, 3] for k in kins])                 # (S, 3)
     revolute = np.asarray(m.is_revolute, dtype=bool)
-    J = _jacobian(m, kin, revolute)
-    e = kin.joint_axes
-    D = kin.end_effector[:3, 3] - kin.joint_origins           # p - O_j
-    before = _strict_ancestors(m)                              # [k, j]
-    turns = before & revolute[:, None]                         # a revolute k before j
-    ExE = _cross(e[:, None, :], e[None, :, :])               # [k, j] = e_k x e_j
-    # column j's angular rows (revolute j) and the turn of its axis: e_k x e_j
-    de = np.where(turns[..., None], ExE, 0.0)
+    moves = _tool_ancestors(m)
+    J = _jacobian_of(e, O, p, revolute, moves)
+    D = (p[:, None, :] - O)[:, None, :, :]                 # [s, ., j] = p - O_j
+    ek, ej = e[:, :, None, :], e[:, None, :, :]           # [s, k, .], [s, ., j]
+    before = _strict_ancestors(m)[None, :, :, None]        # [s, k, j]: k before j
+    turns = before & revolute[None, :, None, None]         # a revolute k before j
+    # the turn of joint j's axis by joint k: e_k x e_j (column j's angular rows)
+    de = np.where(turns, _cross(ek, ej), 0.0)
     # revolute j, k before it: (e_k x e_j) x (p - O_j) + e_j x (e_k x (p - O_j));
     # k after it (or j itself): e_j x dp/dq_k, dp/dq_k = J_v[:, k]
-    dv_before = _cross(de, D[None, :, :]) + _cross(
-        e[None, :, :], np.where(turns[..., None], _cross(e[:, None, :], D[None, :, :]), 0.0))
-    dv_after = np.where(~before[..., None], _cross(e[None, :, :], J[3:].T[:, None, :]), 0.0)
-    dv = np.where(revolute[None, :, None], dv_before + dv_after, de)  # prismatic j: e_j'
-    H = np.zeros((6, m.n, m.n))
-    H[:3] = np.where(revolute[None, :, None], de, 0.0).transpose(2, 1, 0)
-    H[3:] = dv.transpose(2, 1, 0)
-    moves = _tool_ancestors(m)
-    H[:, ~moves, :] = 0.0
-    H[:, :, ~moves] = 0.0
-    return J, H
+    dv_before = _cross(de, D) + _cross(ej, np.where(turns, _cross(ek, D), 0.0))
+    Jv = np.swapaxes(J[:, 3:], -1, -2)[:, :, None, :]    # [s, k, .]
+    dv_after = np.where(~before, _cross(ej, Jv), 0.0)
+    rev_j = revolute[None, None, :, None]
+    dv = np.where(rev_j, dv_before + dv_after, de)       # prismatic j: e_j'
+    H = np.concatenate([np.where(rev_j, de, 0.0), dv], axis=-1).transpose(0, 3, 2, 1)
+    H = np.where(moves[None, None, :, None] & moves[None, None, None, :], H, 0.0)
+    return (J, H) if q.ndim == 2 else (J[0], H[0])
 
 
 def wrap_revolute(model, q) -> np.ndarray:

@@ -73,13 +73,13 @@ class _ToolPath(JointMotion):
         self._timing = Quintic(np.zeros(1), np.ones(1), self.duration)
         self._s = np.linspace(0.0, 1.0, PATH_SAMPLES)
         self._q = np.empty((PATH_SAMPLES, m.n))
-        self._dq = np.empty((PATH_SAMPLES, m.n))  # dq/ds
         self._limits = m.joint_limits.T
         q = self.q_start
         for i, s in enumerate(self._s):
             q = self._solve(q, s, self.duration * self._time_of(s))
             self._q[i] = q
-            self._dq[i] = self._rates(q, s, 1.0, 0.0)[0]
+        self._dq = self._rates(self._q, self._s, np.ones(PATH_SAMPLES),
+                               np.zeros(PATH_SAMPLES))[0]
 
     @property
     def n(self) -> int:
@@ -145,25 +145,31 @@ class _ToolPath(JointMotion):
             rotation_error(R, tool[:3, :3])) <= IK_TOLERANCE
 
     # ----- sampling ---------------------------------------------------------------
-    def _rates(self, q: np.ndarray, s: float, sd: float, sdd: float
-               ) -> tuple[np.ndarray, np.ndarray, float]:
-        """qd and qdd (n,) on the path at q, s with s' = sd (1/s) and s'' = sdd (1/s^2)
-        (module docstring), and the task Jacobian's smallest singular value."""
-        xd = self.point_rate(s)
-        xdd = self.point_curvature(s)
+    def _rates(self, q: np.ndarray, s: np.ndarray, sd: np.ndarray, sdd: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """qd and qdd (S, n) on the path at q (S, n), s (S,) with s' = sd (S,) (1/s) and
+        s'' = sdd (S,) (1/s^2) (module docstring), and the task Jacobian's smallest
+        singular value (S,)."""
+        xd = np.array([self.point_rate(si) for si in s])                   # (S, 3)
+        xdd = np.array([self.point_curvature(si) for si in s])
         if self.orientation:
-            xd, xdd = np.concatenate([self.R0 @ self.phi, xd]), np.concatenate([np.zeros(3),
-                                                                                  xdd])
+            xd = np.concatenate([np.broadcast_to(self.R0 @ self.phi, xd.shape), xd], axis=1)
+            xdd = np.concatenate([np.zeros_like(xdd), xdd], axis=1)
         rows = slice(0, 6) if self.orientation else slice(3, 6)
         J, H = tool_jacobian_derivative(self.model, q)
-        J = J[rows]
+        J, H = J[:, rows], H[:, rows]
         U, sv, Vt = np.linalg.svd(J, full_matrices=False)
-        J_plus = Vt.T @ (U.T / sv[:, None])                   # sv checked on the path
-        qd = J_plus @ (xd * sd)
-        Jd = H[rows] @ qd
-        qdd = J_plus @ (xdd * sd * sd + xd * sdd - Jd @ qd)
-        qdd += (np.eye(self.n) - J_plus @ J) @ (Jd.T @ (J_plus.T @ qd))
-        return qd, qdd, float(sv[-1])
+        with np.errstate(divide="ignore", invalid="ignore"):  # sv checked by the caller
+            J_plus = np.swapaxes(Vt, -1, -2) @ (np.swapaxes(U, -1, -2) / sv[:, :, None])
+        qd = np.einsum("sij,sj->si", J_plus, xd * sd[:, None])
+        Jd = np.einsum("sijk,sk->sij", H, qd)                                # Jdot
+        a = xdd * (sd * sd)[:, None] + xd * sdd[:, None] - np.einsum("sij,sj->si", Jd, qd)
+        qdd = np.einsum("sij,sj->si", J_plus, a)
+        # the rate of J^+ in its null space (zero when J has full column rank)
+        y = np.einsum("sji,sj->si", J_plus, qd)                           # J^+^T qd
+        z = np.einsum("sji,sj->si", Jd, y)                                 # Jdot^T J^+^T qd
+        qdd += z - np.einsum("sij,sjk,sk->si", J_plus, J, z)
+        return qd, qdd, sv[:, -1]
 
     def _guess(self, s: np.ndarray) -> np.ndarray:
         """q (S, n) at s (S,) by the cubic (Hermite) through the solved points around each."""
@@ -181,17 +187,17 @@ class _ToolPath(JointMotion):
                                  (np.size(t),), "times"), 0.0, T)
         s, s1, s2 = (x[:, 0] for x in self._timing.law((t / T)[:, None]))
         q = np.empty((t.size, self.n))
-        qd = np.empty_like(q)
-        qdd = np.empty_like(q)
         guesses = self._guess(s)
         R = self.R0 @ Rotation.from_rotvec(s[:, None] * self.phi).as_matrix()  # R(s), (S, 3, 3)
         for i, ti in enumerate(t):
             # the cubic meets the path to ~1e-8 of a step: most times need no IK step
             q[i] = (guesses[i] if self._on_path(guesses[i], s[i], R[i])
                     else self._solve(guesses[i], s[i], ti))
-            qd[i], qdd[i], smallest = self._rates(q[i], s[i], s1[i] / T, s2[i] / T**2)
-            if smallest < NEAR_SINGULAR:
-                raise self._singular(s[i], ti, smallest)
+        qd, qdd, smallest = self._rates(q, s, s1 / T, s2 / T**2)
+        near = np.flatnonzero(smallest < NEAR_SINGULAR)
+        if near.size:
+            i = near[0]
+            raise self._singular(s[i], t[i], smallest[i])
         return q, qd, qdd
 
 
