@@ -277,12 +277,20 @@ def test_a_two_link_tool_line_follows_its_closed_form_to_the_acceleration():
     assert np.abs(qdd).max() > 0.1  # a real acceleration, not zeros
 
 
-@pytest.mark.parametrize("case", ["puma arc", "ur5e line, position only"])
+@pytest.mark.parametrize("case", ["puma arc", "puma line, large turn",
+                                  "ur5e line, position only"])
 def test_tool_path_qdd_is_the_rate_of_its_qd(case):
     """qdd against the central difference of the sampled qd: a curved path with a turning
-    tool (PUMA), and a redundant task (UR5e, 6 joints on 3 rows: the null-space term)."""
-    from armdyn.core import ToolArc, ToolLine
-    if case == "puma arc":
+    tool (PUMA), a large turn (where the guess from the solved points falls short and the
+    IK takes steps), and a redundant task (UR5e, 6 joints on 3 rows: the null-space
+    term)."""
+    from armdyn.core import ToolArc, ToolLine, forward_kinematics
+    if case == "puma line, large turn":
+        start = _tool(TOOL_Q0)
+        turn = start[:3, :3] @ np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+        motion = ToolLine(PUMA, TOOL_Q0, start[:3, 3] + [0.1, -0.1, 0.05], 2.0,
+                          end_rotation=turn)
+    elif case == "puma arc":
         p0 = _tool(TOOL_Q0)[:3, 3]
         turn = _tool(TOOL_Q0)[:3, :3] @ np.array([[1, 0, 0], [0, 0.8, -0.6], [0, 0.6, 0.8]])
         motion = ToolArc(PUMA, TOOL_Q0, p0 + [0.05, 0.05, 0.0], p0 + [0.1, 0.0, 0.0], 2.0,
@@ -290,12 +298,18 @@ def test_tool_path_qdd_is_the_rate_of_its_qd(case):
     else:
         ur5e = load_robot("robots/ur5e.toml")
         q0 = np.array([0.2, -1.2, 1.4, -1.0, -1.4, 0.3])
-        from armdyn.core import forward_kinematics
         p0 = forward_kinematics(ur5e, q0).end_effector[:3, 3]
         motion = ToolLine(ur5e, q0, p0 + [0.08, -0.05, 0.06], 2.0, orientation=False)
     t = interior(2.0, 15)
     h = 1e-5
-    _, qd, qdd = motion.sample(t)
+    q, qd, qdd = motion.sample(t)
     qd_fd = (motion.sample(t + h)[1] - motion.sample(t - h)[1]) / (2 * h)
     assert np.allclose(qdd, qd_fd, atol=1e-6 * max(1.0, np.abs(qdd).max()))
     assert np.abs(qdd).max() > 1e-3
+    s = Quintic(np.zeros(1), np.ones(1), 2.0).sample(t)[0][:, 0]
+    for qi, si in zip(q, s):  # on the path, whichever way q was found
+        tool = forward_kinematics(motion.model, qi).end_effector
+        assert np.allclose(tool[:3, 3], motion.point(si), atol=1e-8)
+        if motion.orientation:
+            assert np.allclose(tool[:3, :3], motion.rotation(si), atol=1e-8)
+    assert all(x.shape == (0, motion.n) for x in motion.sample(np.zeros(0)))

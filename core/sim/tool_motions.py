@@ -185,6 +185,8 @@ class _ToolPath(JointMotion):
         T = self.duration
         t = np.clip(finite_array(np.atleast_1d(np.asarray(t, dtype=float)),
                                  (np.size(t),), "times"), 0.0, T)
+        if t.size == 0:
+            return (np.zeros((0, self.n)),) * 3
         s, s1, s2 = (x[:, 0] for x in self._timing.law((t / T)[:, None]))
         q = np.empty((t.size, self.n))
         guesses = self._guess(s)
