@@ -12,15 +12,14 @@ Symbols (base frame; angular rows first, as in Saha's twists t = [w; v]):
            linear rows only when no orientation is asked)
     dq = V diag(s / (s^2 + lambda^2)) U^T r,   J = U diag(s) V^T       (DLS step)
 
-    H      (6, n, n)  dJ/dq (`tool_jacobian_derivative`), Jdot = H qd its time rate:
-                   the tool's acceleration is
-                   [w'; a_p] = J qdd + Jdot qd, so qdd = J^+ (a_task - Jdot qd) (+ a
-                   null-space term when the task has fewer rows than joints)
-    e_j'   = w_(j) x e_j, w_(j) the angular velocity of the link carrying joint j's axis
-                   (the sum of e_k qd_k over the revolute joints k before j)
-    Jdot_j = [e_j'; e_j' x (p - O_j) + e_j x (p' - O_j')]   revolute
-    Jdot_j = [0; e_j']                                      prismatic
-           (O_j and e_j turn with the joints before j; p' - O_j' with j and those after)
+    H      (6, n, n)  H[:, j, k] = dJ_j / dq_k (`tool_jacobian_derivative`), Jdot = H qd:
+           revolute k before j (turns axis j):
+               dJ_j/dq_k = [e_k x e_j; (e_k x e_j) x (p - O_j) + e_j x (e_k x (p - O_j))]
+           k = j or after it (moves p only):  dJ_j/dq_k = [0; e_j x J_v,k]
+           prismatic k before j: 0;  prismatic j: [0; e_k x e_j] for a revolute k before j
+    The tool's acceleration is [w'; a_p] = J qdd + Jdot qd, so a task acceleration a
+    needs qdd = J^+ (a - Jdot qd) (plus a null-space term when the task has fewer rows
+    than the arm has joints: `core.sim.tool_motions`).
 
 Column j of J is also the tool's twist for the unit joint rate qd = e_j: the same
 twist the DeNOC recursion propagates (`core.kernels.denoc.twists`), here taken at p.
@@ -43,8 +42,8 @@ import numpy as np
 from ..model.arguments import finite_array, finite_result, joint_vector, model_of
 from .kinematics import forward_kinematics
 
-__all__ = ["IKResult", "tool_jacobian", "tool_jacobian_derivative", "damped_least_squares_step", "rotation_error",
-           "solve_position", "wrap_revolute"]
+__all__ = ["IKResult", "tool_jacobian", "tool_jacobian_derivative",
+           "damped_least_squares_step", "rotation_error", "solve_position", "wrap_revolute"]
 
 #: Default damping lambda of the DLS step (m, or rad for orientation rows).
 DAMPING = 1e-3

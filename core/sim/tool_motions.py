@@ -21,13 +21,14 @@ orientation (in the start frame):
            `core.algorithms.inverse_kinematics.tool_jacobian_derivative`)
 
 At construction the path is solved at PATH_SAMPLES points (and dq/ds = J^+ x' kept
-there); a point the tool cannot reach
-(the IK stops short by more than its tolerance) or a pose near a singularity (the task
-Jacobian's smallest singular value below `core.algorithms.inverse_kinematics.NEAR_SINGULAR`)
-raises MotionError naming where on the path (t, the fraction travelled and the point).
-`sample(t)` solves at t from the cubic through the two solved points around it (their q
-and dq/ds: a guess within ~1e-8 of the path, which the IK meets in a step or two). A model with fewer than six
-joints (or without an orientation asked) follows the position only.
+there); a point the tool cannot reach (the IK stops short by more than its tolerance) or
+a pose near a singularity (the task Jacobian's smallest singular value below
+`core.algorithms.inverse_kinematics.NEAR_SINGULAR`) raises MotionError naming where on
+the path (t, the fraction travelled and the point). `sample(t)` starts at each t from the
+cubic (Hermite) through the two solved points around it, their q and dq/ds: a guess that
+usually meets the path within IK_TOLERANCE already (then no IK step is taken; otherwise
+the IK starts from it), and computes qd and qdd for all times at once. A model with fewer
+than six joints (or without an orientation asked) follows the position only.
 """
 from __future__ import annotations
 
