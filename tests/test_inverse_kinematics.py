@@ -20,6 +20,7 @@ from armdyn.core import Robot, forward_kinematics, load_robot
 from armdyn.core.algorithms.inverse_kinematics import (damped_least_squares_step,
                                                        rotation_error, wrap_revolute)
 from armdyn.core import solve_position, tool_jacobian
+from armdyn.core.algorithms.inverse_kinematics import tool_jacobian_derivative
 from strategies import fast, random_tree, robots, seeds
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
@@ -81,6 +82,34 @@ def test_jacobian_of_random_trees(tree, seed):
     scale = 1.0 + float(np.abs(forward_kinematics(tree, q).origins).max())
     np.testing.assert_allclose(tool_jacobian(tree, q), finite_difference_jacobian(tree, q),
                                atol=1e-7 * scale)
+
+
+def _check_jacobian_derivative(model, q, h: float = 1e-6) -> None:
+    """H[:, :, k] against the central difference of `tool_jacobian` along q_k, and
+    Jdot = H qd against the difference along qd (a second method: J itself is checked
+    against forward kinematics above)."""
+    J, H = tool_jacobian_derivative(model, q)
+    np.testing.assert_allclose(J, tool_jacobian(model, q), atol=1e-14)
+    scale = 1.0 + float(np.abs(forward_kinematics(model, q).origins).max())
+    for k, dq in enumerate(np.eye(model.n) * h):
+        dJ = (tool_jacobian(model, q + dq) - tool_jacobian(model, q - dq)) / (2 * h)
+        np.testing.assert_allclose(H[:, :, k], dJ, atol=1e-7 * scale)
+    qd = np.random.default_rng(1).uniform(-1.0, 1.0, model.n)
+    Jdot = (tool_jacobian(model, q + h * qd) - tool_jacobian(model, q - h * qd)) / (2 * h)
+    np.testing.assert_allclose(H @ qd, Jdot, atol=1e-7 * scale * model.n)
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_jacobian_derivative_is_the_jacobians_rate(name):
+    robot = load_robot(ROBOTS / f"{name}.toml")
+    _check_jacobian_derivative(robot, _random_q(np.random.default_rng(11), robot))
+
+
+@given(random_tree(min_joints=2, max_joints=8), seeds)
+@fast(10)
+def test_jacobian_derivative_of_random_trees(tree, seed):
+    """Joints on another branch neither move the tool nor turn its Jacobian."""
+    _check_jacobian_derivative(tree, _random_q(np.random.default_rng(seed), tree))
 
 
 def test_dls_step_is_the_damped_normal_equations():

@@ -244,3 +244,72 @@ def test_an_unreachable_tool_path_names_where_it_fails():
                                           r"singularity)") as err:
         ToolLine(PUMA, TOOL_Q0, p0 + [3.0, 0.0, 0.0], 1.0)
     assert 0.0 < err.value.time < 1.0
+
+
+def _two_link_ik(p):
+    """Closed-form IK of the two-link planar arm (l1 = l2 = 1 m), elbow up (q2 > 0)."""
+    x, y = p[..., 0], p[..., 1]
+    q2 = np.arccos((x * x + y * y - 2.0) / 2.0)
+    return np.stack([np.arctan2(y, x) - np.arctan2(np.sin(q2), 1.0 + np.cos(q2)), q2], -1)
+
+
+def test_a_two_link_tool_line_follows_its_closed_form_to_the_acceleration():
+    """q from the closed-form IK of the line's points; qd and qdd from its central
+    differences: qdd = J^+ (a - Jdot qd) against an independent second derivative."""
+    from armdyn.core import ToolLine, forward_kinematics
+    arm = load_robot("robots/two_link_planar.toml")
+    q0 = np.array([0.3, 1.2])
+    p0 = forward_kinematics(arm, q0).end_effector[:3, 3]
+    p1 = p0 + [-0.3, 0.25, 0.0]
+    line = ToolLine(arm, q0, p1, 1.5)
+    t = interior(1.5, 23)
+    s_of = Quintic(np.zeros(1), np.ones(1), 1.5)
+
+    def q_closed(ti):
+        return _two_link_ik(p0 + s_of.sample(ti)[0][:, :1] * (p1 - p0))
+
+    h = 1e-4
+    qm, qc, qp = (q_closed(t + d) for d in (-h, 0.0, h))
+    q, qd, qdd = line.sample(t)
+    assert np.allclose(q, qc, atol=1e-8)
+    assert np.allclose(qd, (qp - qm) / (2 * h), atol=1e-6)
+    assert np.allclose(qdd, (qp - 2 * qc + qm) / h**2, atol=1e-4 * max(1.0, np.abs(qdd).max()))
+    assert np.abs(qdd).max() > 0.1  # a real acceleration, not zeros
+
+
+@pytest.mark.parametrize("case", ["puma arc", "puma line, large turn",
+                                  "ur5e line, position only"])
+def test_tool_path_qdd_is_the_rate_of_its_qd(case):
+    """qdd against the central difference of the sampled qd: a curved path with a turning
+    tool (PUMA), a large turn (where the guess from the solved points falls short and the
+    IK takes steps), and a redundant task (UR5e, 6 joints on 3 rows: the null-space
+    term)."""
+    from armdyn.core import ToolArc, ToolLine, forward_kinematics
+    if case == "puma line, large turn":
+        start = _tool(TOOL_Q0)
+        turn = start[:3, :3] @ np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+        motion = ToolLine(PUMA, TOOL_Q0, start[:3, 3] + [0.1, -0.1, 0.05], 2.0,
+                          end_rotation=turn)
+    elif case == "puma arc":
+        p0 = _tool(TOOL_Q0)[:3, 3]
+        turn = _tool(TOOL_Q0)[:3, :3] @ np.array([[1, 0, 0], [0, 0.8, -0.6], [0, 0.6, 0.8]])
+        motion = ToolArc(PUMA, TOOL_Q0, p0 + [0.05, 0.05, 0.0], p0 + [0.1, 0.0, 0.0], 2.0,
+                         end_rotation=turn)
+    else:
+        ur5e = load_robot("robots/ur5e.toml")
+        q0 = np.array([0.2, -1.2, 1.4, -1.0, -1.4, 0.3])
+        p0 = forward_kinematics(ur5e, q0).end_effector[:3, 3]
+        motion = ToolLine(ur5e, q0, p0 + [0.08, -0.05, 0.06], 2.0, orientation=False)
+    t = interior(2.0, 15)
+    h = 1e-5
+    q, qd, qdd = motion.sample(t)
+    qd_fd = (motion.sample(t + h)[1] - motion.sample(t - h)[1]) / (2 * h)
+    assert np.allclose(qdd, qd_fd, atol=1e-6 * max(1.0, np.abs(qdd).max()))
+    assert np.abs(qdd).max() > 1e-3
+    s = Quintic(np.zeros(1), np.ones(1), 2.0).sample(t)[0][:, 0]
+    for qi, si in zip(q, s):  # on the path, whichever way q was found
+        tool = forward_kinematics(motion.model, qi).end_effector
+        assert np.allclose(tool[:3, 3], motion.point(si), atol=1e-8)
+        if motion.orientation:
+            assert np.allclose(tool[:3, :3], motion.rotation(si), atol=1e-8)
+    assert all(x.shape == (0, motion.n) for x in motion.sample(np.zeros(0)))

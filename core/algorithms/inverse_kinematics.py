@@ -12,6 +12,15 @@ Symbols (base frame; angular rows first, as in Saha's twists t = [w; v]):
            linear rows only when no orientation is asked)
     dq = V diag(s / (s^2 + lambda^2)) U^T r,   J = U diag(s) V^T       (DLS step)
 
+    H      (6, n, n)  H[:, j, k] = dJ_j / dq_k (`tool_jacobian_derivative`), Jdot = H qd:
+           revolute k before j (turns axis j):
+               dJ_j/dq_k = [e_k x e_j; (e_k x e_j) x (p - O_j) + e_j x (e_k x (p - O_j))]
+           k = j or after it (moves p only):  dJ_j/dq_k = [0; e_j x J_v,k]
+           prismatic k before j: 0;  prismatic j: [0; e_k x e_j] for a revolute k before j
+    The tool's acceleration is [w'; a_p] = J qdd + Jdot qd, so a task acceleration a
+    needs qdd = J^+ (a - Jdot qd) (plus a null-space term when the task has fewer rows
+    than the arm has joints: `core.sim.tool_motions`).
+
 Column j of J is also the tool's twist for the unit joint rate qd = e_j: the same
 twist the DeNOC recursion propagates (`core.kernels.denoc.twists`), here taken at p.
 
@@ -33,8 +42,8 @@ import numpy as np
 from ..model.arguments import finite_array, finite_result, joint_vector, model_of
 from .kinematics import forward_kinematics
 
-__all__ = ["IKResult", "tool_jacobian", "damped_least_squares_step", "rotation_error",
-           "solve_position", "wrap_revolute"]
+__all__ = ["IKResult", "tool_jacobian", "tool_jacobian_derivative",
+           "damped_least_squares_step", "rotation_error", "solve_position", "wrap_revolute"]
 
 #: Default damping lambda of the DLS step (m, or rad for orientation rows).
 DAMPING = 1e-3
@@ -55,6 +64,42 @@ def _tool_ancestors(model) -> np.ndarray:
     return moves
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (3), broadcast: np.cross without its per-call overhead
+    (which is most of a small Jacobian's cost)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _strict_ancestors(model) -> np.ndarray:
+    """(n, n) bool: [k, j] when joint k is before joint j on the way from the base."""
+    before = np.zeros((model.n, model.n), dtype=bool)
+    for j in range(model.n):
+        k = model.parent[j]
+        while k >= 0:
+            before[k, j] = True
+            k = model.parent[k]
+    return before
+
+
+def _jacobian_of(e: np.ndarray, O: np.ndarray, p: np.ndarray, revolute: np.ndarray,
+                 moves: np.ndarray) -> np.ndarray:
+    """J (..., 6, n) from the joint axes e and origins O (..., n, 3) and the tool's origin
+    p (..., 3): the columns of `tool_jacobian`."""
+    eT = np.swapaxes(e, -1, -2)
+    J = np.concatenate([np.where(revolute, eT, 0.0),                       # w: e_j or 0
+                        np.where(revolute, np.swapaxes(_cross(e, p[..., None, :] - O), -1, -2),
+                                 eT)], axis=-2)                 # v: e_j x (p - O_j) or e_j
+    return np.where(moves, J, 0.0)
+
+
+def _jacobian(model, kin) -> np.ndarray:
+    """`tool_jacobian` from forward kinematics `kin` already at hand."""
+    return _jacobian_of(kin.joint_axes, kin.joint_origins, kin.end_effector[:3, 3],
+                        np.asarray(model.is_revolute, dtype=bool), _tool_ancestors(model))
+
+
 def tool_jacobian(model, q) -> np.ndarray:
     """Geometric Jacobian of the last link's frame, (6, n), base frame.
 
@@ -63,15 +108,41 @@ def tool_jacobian(model, q) -> np.ndarray:
     joint, [0; e_j] for a prismatic one, zero for a joint that does not move the last
     link (another branch of a tree). q: (n,) rad / m.
     """
-    kin = forward_kinematics(model, q)
-    p = kin.end_effector[:3, 3]
-    e, O = kin.joint_axes, kin.joint_origins
-    revolute = np.asarray(model.is_revolute, dtype=bool)
-    J = np.zeros((6, model.n))
-    J[:3] = np.where(revolute, e.T, 0.0)                         # w: e_j or 0
-    J[3:] = np.where(revolute, np.cross(e, p - O).T, e.T)        # v: e_j x (p - O_j) or e_j
-    J[:, ~_tool_ancestors(model)] = 0.0
-    return J
+    return _jacobian(model, forward_kinematics(model, q))
+
+
+def tool_jacobian_derivative(model, q) -> tuple[np.ndarray, np.ndarray]:
+    """The tool Jacobian J (6, n) at q (n,), rad / m, and its derivative H (6, n, n),
+    H[:, j, k] = dJ[:, j] / dq_k (per rad or m; module docstring): Jdot = H qd, and the
+    tool's angular acceleration and the acceleration of its origin are J qdd + Jdot qd
+    (rad/s^2, m/s^2), base frame. q may be (S, n), S configurations at once: then J is
+    (S, 6, n) and H (S, 6, n, n)."""
+    m = model_of(model)
+    q = np.asarray(q, dtype=float)
+    Q = [joint_vector(qi, m.n, "q") for qi in (q if q.ndim == 2 else [q])]
+    kins = [forward_kinematics(m, qi) for qi in Q]
+    e = np.array([k.joint_axes for k in kins])                           # (S, n, 3)
+    O = np.array([k.joint_origins for k in kins])
+    p = np.array([k.end_effector[:3, 3] for k in kins])                 # (S, 3)
+    revolute = np.asarray(m.is_revolute, dtype=bool)
+    moves = _tool_ancestors(m)
+    J = _jacobian_of(e, O, p, revolute, moves)
+    D = (p[:, None, :] - O)[:, None, :, :]                 # [s, ., j] = p - O_j
+    ek, ej = e[:, :, None, :], e[:, None, :, :]           # [s, k, .], [s, ., j]
+    before = _strict_ancestors(m)[None, :, :, None]        # [s, k, j]: k before j
+    turns = before & revolute[None, :, None, None]         # a revolute k before j
+    # the turn of joint j's axis by joint k: e_k x e_j (column j's angular rows)
+    de = np.where(turns, _cross(ek, ej), 0.0)
+    # revolute j, k before it: (e_k x e_j) x (p - O_j) + e_j x (e_k x (p - O_j));
+    # k after it (or j itself): e_j x dp/dq_k, dp/dq_k = J_v[:, k]
+    dv_before = _cross(de, D) + _cross(ej, np.where(turns, _cross(ek, D), 0.0))
+    Jv = np.swapaxes(J[:, 3:], -1, -2)[:, :, None, :]    # [s, k, .]
+    dv_after = np.where(~before, _cross(ej, Jv), 0.0)
+    rev_j = revolute[None, None, :, None]
+    dv = np.where(rev_j, dv_before + dv_after, de)       # prismatic j: e_j'
+    H = np.concatenate([np.where(rev_j, de, 0.0), dv], axis=-1).transpose(0, 3, 2, 1)
+    H = np.where(moves[None, None, :, None] & moves[None, None, None, :], H, 0.0)
+    return (J, H) if q.ndim == 2 else (J[0], H[0])
 
 
 def wrap_revolute(model, q) -> np.ndarray:
@@ -149,9 +220,10 @@ class IKResult:
 
 def _task(model, q, target_point, target_rotation):
     """Task error r and Jacobian rows at q."""
-    T = forward_kinematics(model, q).end_effector
+    kin = forward_kinematics(model, q)
+    T = kin.end_effector
     dp = target_point - T[:3, 3]
-    J = tool_jacobian(model, q)
+    J = _jacobian(model, kin)
     if target_rotation is None:
         return dp, J[3:], 0.0
     dw = rotation_error(target_rotation, T[:3, :3])
@@ -179,7 +251,7 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
     lo, hi = (model.joint_limits.T if limits
               else (np.full(n, -np.inf), np.full(n, np.inf)))
     q = np.clip(q0, lo, hi)
-    r, J, _ = _task(model, q, target_point, target_rotation)
+    r, J, angle = _task(model, q, target_point, target_rotation)
     with np.errstate(over="ignore"):
         cost = finite_result(float(r @ r), "the squared distance to the target")
     lam = damping
@@ -203,11 +275,11 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
         if biggest > max_step:
             full *= max_step / biggest
         q_new = np.clip(q + full, lo, hi)
-        r_new, J_new, _ = _task(model, q_new, target_point, target_rotation)
+        r_new, J_new, angle_new = _task(model, q_new, target_point, target_rotation)
         cost_new = float(r_new @ r_new)
         if cost_new < cost:  # Levenberg-Marquardt: keep the step, trust the model more
             stalled = cost - cost_new <= 1e-15 * max(cost, 1e-300) or not np.any(q_new != q)
-            q, r, J, cost = q_new, r_new, J_new, cost_new
+            q, r, J, angle, cost = q_new, r_new, J_new, angle_new, cost_new
             lam = max(damping, lam / 3.0)
             if stalled:
                 break
@@ -215,7 +287,6 @@ def solve_position(model, q0, target_point, target_rotation=None, *, damping: fl
             lam *= 4.0
             if lam > 1e6:  # no step lowers the error: as close as it gets
                 break
-    r, J, angle = _task(model, q, target_point, target_rotation)
     residual = float(np.linalg.norm(r[-3:]))
     reached = residual <= tolerance and angle <= tolerance
     s = np.linalg.svd(J, compute_uv=False)
