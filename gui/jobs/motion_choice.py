@@ -23,6 +23,8 @@ The laws and what they take from the panel:
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 from enum import Enum
 
@@ -32,7 +34,8 @@ from armdyn.core import forward_kinematics
 from armdyn.core.errors import ArgumentError
 from armdyn.core.sim.joint_motions import (Cycloid, FourierSeries, JointMotion, Quintic,
                                            Trapezoid, ViaPoints)
-from armdyn.core.sim.measured import Motion
+if TYPE_CHECKING:  # a start does not import measured motions
+    from armdyn.core.sim.measured import Motion
 from armdyn.core.sim.tool_motions import ToolArc, ToolLine
 
 __all__ = ["MotionKind", "MotionChoice", "fourier_coefficients", "DEFAULT_SWING_RAD",

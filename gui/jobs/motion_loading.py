@@ -13,13 +13,15 @@ The Run panel uses both (its "Open measured motion..."); a panel that runs its o
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Generator
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from armdyn.core.io.motion_file import load_motion
-from armdyn.core.sim.measured import Motion
+if TYPE_CHECKING:  # a start does not import measured motions
+    from armdyn.core.sim.measured import Motion
 
 from .job import Job
 
@@ -36,6 +38,7 @@ def load_motion_steps(path: str | Path, model=None, cutoff: float | None = None
     `model` when given). Its errors (MotionFileError, naming the file, line and column)
     reach the job's ``failed``."""
     yield None
+    from armdyn.core.io.motion_file import load_motion  # first use: not at start
     return load_motion(path, model, cutoff=cutoff)
 
 

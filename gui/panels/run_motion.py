@@ -21,6 +21,8 @@ builds the motion (its message is the run's).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Callable
 
 import numpy as np
@@ -31,7 +33,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
 
 from armdyn.core import JointType, Mechanism, Robot
 from armdyn.core.errors import ArgumentError
-from armdyn.core.sim.measured import Motion
+if TYPE_CHECKING:  # a start does not import measured motions
+    from armdyn.core.sim.measured import Motion
 
 from ..jobs.motion_choice import (DEFAULT_BASE_FREQUENCY, DEFAULT_HARMONICS,
                                   DEFAULT_SWING_M, DEFAULT_SWING_RAD, MotionChoice,
