@@ -22,7 +22,7 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
 __all__ = ["html", "plain", "plain_label", "tooltip", "shown_name", "NAME_SHOWN",
            "ElidedLabel"]
@@ -62,7 +62,8 @@ def plain_label(text: str = "") -> QLabel:
 
 class ElidedLabel(QLabel):
     """A one-line plain-text label that shrinks to `min_width` px (or its text's width
-    if less) and then shows its text cut with "\u2026" (`full_text` keeps it whole).
+    if less) and then shows its text cut with "\u2026" (`full_text` keeps it whole); it
+    grows no wider than it asks.
     It asks for `preferred_width` px (`set_preferred_width`; default: its text's
     width), so rows of such labels given the same width line up."""
 
@@ -70,6 +71,7 @@ class ElidedLabel(QLabel):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         plain(self)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
         self._full = ""
         self._preferred = 0
         self._min_width = min_width
