@@ -10,14 +10,15 @@ further rows (`heightForWidth`).
 from __future__ import annotations
 
 from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QLayoutItem, QSizePolicy, QWidget
+from PySide6.QtWidgets import QLayout, QLayoutItem, QStyle, QWidget
 
 __all__ = ["FlowLayout"]
 
 
 class FlowLayout(QLayout):
     """Items left to right, wrapped onto a new row where the next would not fit;
-    `spacing` px between items and rows (the style's spacing if negative)."""
+    `spacing` px between items and rows (the style's spacing if negative); each item
+    at its size hint, centred in its row's height."""
 
     def __init__(self, parent: QWidget | None = None, spacing: int = -1) -> None:
         super().__init__(parent)
@@ -41,9 +42,9 @@ class FlowLayout(QLayout):
         if self._spacing >= 0:
             return self._spacing
         parent = self.parentWidget()
-        return parent.style().layoutSpacing(
-            QSizePolicy.ControlType.ToolButton, QSizePolicy.ControlType.ToolButton,
-            Qt.Orientation.Horizontal) if parent is not None else 6
+        style = parent.style().pixelMetric(QStyle.PixelMetric.PM_LayoutHorizontalSpacing) \
+            if parent is not None else -1
+        return style if style >= 0 else 6
 
     def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
         return Qt.Orientation(0)
@@ -80,19 +81,29 @@ class FlowLayout(QLayout):
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
     def _place(self, rect: QRect, move: bool) -> int:
-        """Lay the items out in `rect` (moving them if `move`); returns the height used."""
+        """Lay the items out in `rect` (moving them if `move`), each centred in its row's
+        height; returns the height used (px)."""
         m = self.contentsMargins()
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
         gap = self.spacing()
-        x, y, row_height = area.x(), area.y(), 0
+        rows: list[list[tuple[QLayoutItem, QSize]]] = [[]]
+        x = area.x()
         for item in self._items:
             if item.isEmpty():  # a hidden widget
                 continue
             hint = item.sizeHint()
-            if x > area.x() and x + hint.width() > area.right() + 1:
-                x, y, row_height = area.x(), y + row_height + gap, 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
+            if rows[-1] and x + hint.width() > area.right() + 1:
+                rows.append([])
+                x = area.x()
+            rows[-1].append((item, hint))
             x += hint.width() + gap
-            row_height = max(row_height, hint.height())
-        return y + row_height - rect.y() + m.bottom()
+        y = area.y()
+        for row in rows:
+            height = max((hint.height() for _, hint in row), default=0)
+            x = area.x()
+            for item, hint in row:
+                if move:
+                    item.setGeometry(QRect(QPoint(x, y + (height - hint.height()) // 2), hint))
+                x += hint.width() + gap
+            y += height + gap
+        return max(y - gap, area.y()) - rect.y() + m.bottom()
