@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, Q
 from armdyn.core import Robot
 
 from ..look.colors import joint_color
-from ..look.text import plain_label, shown_name
+from ..look.text import ElidedLabel, shown_name, tooltip
 from ..model.pose import (Coordinate, coordinate_values, driven_joints, pose_coordinates,
                           with_coordinate)
 
@@ -185,7 +185,7 @@ class _JointRow(QWidget):
         self._spec: Coordinate | None = None  # what the widgets are set up for
         self.swatch = QLabel()
         self.swatch.setFixedSize(12, 12)
-        self.label = plain_label()  # the link's name, from the file
+        self.label = ElidedLabel()  # the link's name, from the file; cut where narrow
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setMinimumWidth(120)
         self.spin = QDoubleSpinBox()
@@ -215,11 +215,12 @@ class _JointRow(QWidget):
             kind = self.panel._kinds[spec.joint]
             self.swatch.setStyleSheet(f"background: {joint_color(spec.joint)}; "
                                       "border-radius: 2px;")
-            self.label.setFixedWidth(self.panel._label_width)
-            self.label.setText(shown_name(spec.label) + ("" if spec.driven else "  (follows)"))
-            self.label.setToolTip(f"Joint {spec.joint + 1} ({kind})" + (
+            self.label.set_preferred_width(self.panel._label_width)  # the rows line up
+            text = shown_name(spec.label) + ("" if spec.driven else "  (follows)")
+            self.label.setText(text)
+            self.label.setToolTip(tooltip(f"{text}\nJoint {spec.joint + 1} ({kind})" + (
                 "" if spec.part == "value" else
-                ": its orientation as roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll))"))
+                ": its orientation as roll, pitch, yaw (R = Rz(yaw) Ry(pitch) Rx(roll))")))
             self.label.setEnabled(spec.driven)
             self.slider.setRange(math.floor(spec.lo * ticks), math.ceil(spec.hi * ticks))
             self.slider.setSingleStep(int(per_unit))

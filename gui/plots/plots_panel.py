@@ -52,7 +52,7 @@ from PySide6.QtGui import (QCloseEvent, QColor, QFont, QFontMetricsF, QPainter, 
                            QPixmapCache)
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import (
-    QGraphicsItem, QGraphicsTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout,
+    QGraphicsItem, QGraphicsTextItem, QLabel, QToolButton, QVBoxLayout,
     QWidget, QWidgetAction,
 )
 
@@ -61,6 +61,7 @@ from armdyn.core.algorithms.loops import constraint_row_labels, constraint_row_u
 from armdyn.core.io.atomic import write_atomically
 from armdyn.core.sim.trajectory import Trajectory, sample_count
 from ..look.colors import joint_color
+from ..look.flow import FlowLayout
 from ..look.text import shown_name
 from ..look.images import encode_image
 from ..model.pose import quaternion_rpy_angles
@@ -1079,8 +1080,8 @@ class PlotsPanel(QWidget):
         self._hover_timer.timeout.connect(self._update_hover)
         self._graphics.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._buttons: dict[str, QToolButton] = {}
-        self._controls = QWidget()  # the row of show / hide buttons
-        row = QHBoxLayout(self._controls)
+        self._controls = QWidget()  # the show / hide buttons, wrapped where narrow
+        row = FlowLayout(self._controls)
         row.setContentsMargins(6, 2, 6, 0)
         row.addWidget(QLabel("Show:"))
         for plot in self._all_plots:
@@ -1092,7 +1093,6 @@ class PlotsPanel(QWidget):
             button.toggled.connect(self._on_toggled)
             self._buttons[plot.spec.key] = button
             row.addWidget(button)
-        row.addStretch(1)
         self.clip_button = QToolButton()
         self.clip_button.setText("Clip spikes")
         self.clip_button.setCheckable(True)
