@@ -10,8 +10,9 @@ Without a display it runs each command under `xvfb-run` (the screen is larger th
 any window size, so nothing is cut). The pictures that need a hand on the mouse
 (push.png: dragging the arm during a live free fall) are listed in BY_HAND and left
 as they are; those of the Measured Motion and Identify docks, which need a log written
-first, are taken by scripts/measured_screenshots.py (BY_SCRIPT). `tests/test_docs.py` checks that every picture the docs show is made
-here or listed there, and that every command line is one `armdyn` accepts.
+first, are taken by scripts/measured_screenshots.py (BY_SCRIPT). `tests/test_docs.py`
+checks that every picture the docs show is made here or listed there, and that every
+command line is one `armdyn` accepts.
 """
 from __future__ import annotations
 
@@ -52,9 +53,9 @@ SHOTS: dict[str, list[str]] = {
     "lab-dh": ["puma560_saha", "--panel", "lab:dh", "--size", LARGE],
     "lab-inertia": ["puma560_saha", "--panel", "lab:inertia", "--size", LARGE],
     "lab-power": ["puma560_saha", "--free-fall", "2", "--panel", "lab:power", "--size", LARGE],
-    # floating systems: the human's limbs move, its body turns in space (no ground, no
-    # gravity's hold on the orientation); the car falls onto its road on its tyres
-    "floating-human": ["human_body_jalon", "--inverse", "2", "--size", LARGE],
+    # floating systems: the astronaut (the human, gravity off) moves its arms and its body
+    # turns in space, its momentum kept; the car falls onto its road on its tyres
+    "floating-human": ["astronaut", "--inverse", "3", "--size", LARGE],
     "car-road": ["car_jalon", "--free-fall", "1", "--size", LARGE],
 }
 #: Pictures no command line can take (what they show needs the mouse).
