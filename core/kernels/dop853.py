@@ -87,7 +87,7 @@ from .layout import model_views
 from .passive import record_stop_contacts
 from .pull import LINK as PULL_ACTIVE
 from .pull import pulled_wrenches
-from .rhs import accelerations, state_derivative_kernel
+from .rhs import accelerations
 
 # ---------------------------------------------------------------------------------------
 # Tableau (from SciPy, not retyped). Numba freezes these module globals as constants.
@@ -164,9 +164,11 @@ def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart):
         if pull[PULL_ACTIVE] > 0.0:  # the one branch a run without a pull pays
             # w_i = [(p - o_i) x F; F], F = k (x* - p) - c v_p at this state (core.sim.pull)
             f_ext = pulled_wrenches(mv, pull, q, y[nv:], f_ext)
-    if chart is None:
-        return state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot)
-    chart_rates(mv, q, y[:nv], y[nv:], ydot[:nv])
+    if chart is None:  # qdot = qd (as `core.kernels.rhs.state_derivative_kernel`; no call)
+        for k in range(nv):
+            ydot[k] = y[nv + k]
+    else:
+        chart_rates(mv, q, y[:nv], y[nv:], ydot[:nv])
     return accelerations(mv, ws, q, y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
 
 
