@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import denoc
-from .buffers import compiled_kernel, inlined_kernel
+from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .charts import retract
 from .data import data_views
 from .loops import (closure_acceleration_inline, closure_jacobian, closure_jacobian_inline,
@@ -119,7 +119,7 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     D = data_views(mv, ws)
     J, Y, gamma, qdd_free, rhs, delassus, lam = D.J, D.Y, D.gamma, D.qdd_free, D.rhs, \
         D.delassus, D.lam
-    bad = denoc.forward_dynamics_tree(mv, ws, q, qd, tau, f_ext, mv.gravity, qdd_free)
+    bad = denoc.forward_dynamics_tree_inline(mv, ws, q, qd, tau, f_ext, mv.gravity, qdd_free)
     if bad >= 0:
         return bad
     # J and gamma at (q, qd); D.tdot is the bias pass's (qdd = 0, base accelerating by -g)
@@ -158,6 +158,13 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
             if abs(s) > INCONSISTENT_ROW * (1.0 + size):
                 return mv.n + r
     return -1
+
+
+#: The closed-chain forward dynamics inlined into the single-state kernel
+#: (`core.kernels.dynamics.constrained_state_kernel`): called, it is passed the model views
+#: word by word, as the tree's forward dynamics it calls (inlined into it), a third of a
+#: four-bar's call.
+constrained_forward_dynamics_inline = inline_twin(constrained_forward_dynamics_kernel)
 
 
 @compiled_kernel

@@ -572,3 +572,10 @@ def forward_dynamics_tree(mv, ws, q, qd, tau, f_ext, gravity, qdd):
         return bad
     udu_solve_inline(mv, D, phi, qdd)
     return -1
+
+
+#: The tree's forward dynamics inlined into the single-state kernels, the right-hand side
+#: and the closed-chain kernel: called, it is passed the model views word by word (every
+#: field of `core.kernels.layout`, grown with the force elements and drives), 0.3 us of a
+#: 1.3 us call on the PUMA.
+forward_dynamics_tree_inline = inline_twin(forward_dynamics_tree)

@@ -16,20 +16,14 @@ import math
 import numpy as np
 
 from . import denoc
-from .buffers import closed_kernel, compiled_kernel, inline_twin
-from .constrained import constrained_forward_dynamics_kernel
+from .buffers import closed_kernel, compiled_kernel
+from .constrained import constrained_forward_dynamics_inline, constrained_forward_dynamics_kernel
 from .data import data_views
 from .layout import model_views
 
 #: What the single-state kernels return when an argument has the wrong length, or is
 #: not finite, or the result is not finite (an overflow).
 WRONG_LENGTH, NOT_FINITE, RESULT_NOT_FINITE = -2, -3, -4
-
-#: The tree's forward dynamics inlined into the single-state kernel: called, it is passed
-#: the model views word by word (every field of `core.kernels.layout`, grown with the
-#: force elements and drives), 0.3 us of a 1.3 us call on the PUMA.
-_forward_dynamics_tree_inline = inline_twin(denoc.forward_dynamics_tree)
-
 
 @compiled_kernel
 def _call_gravity(mv, with_gravity, g):
@@ -99,8 +93,8 @@ def forward_dynamics_state_kernel(F, I, ws, q, qd, tau, qdd):
         return WRONG_LENGTH
     if not (_all_finite(q) and _all_finite(qd) and _all_finite(tau)):
         return NOT_FINITE
-    bad = _forward_dynamics_tree_inline(mv, ws, q, qd, tau, data_views(mv, ws).no_wrench,
-                                        mv.gravity, qdd)
+    bad = denoc.forward_dynamics_tree_inline(mv, ws, q, qd, tau,
+                                             data_views(mv, ws).no_wrench, mv.gravity, qdd)
     if bad == -1 and not _all_finite(qdd):
         return RESULT_NOT_FINITE
     return bad
@@ -115,7 +109,7 @@ def constrained_state_kernel(F, I, ws, q, qd, tau, qdd):
         return WRONG_LENGTH
     if not _finite_sum(q, qd, tau):
         return NOT_FINITE
-    bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, data_views(mv, ws).no_wrench,
+    bad = constrained_forward_dynamics_inline(mv, ws, q, qd, tau, data_views(mv, ws).no_wrench,
                                               qdd)
     if bad == -1 and not _all_finite(qdd):
         return RESULT_NOT_FINITE

@@ -8,7 +8,7 @@ mechanism with loops on its loops.
 from __future__ import annotations
 
 from . import denoc
-from .buffers import compiled_kernel, inline_twin, inlined_kernel
+from .buffers import compiled_kernel, inlined_kernel
 from .charts import chart_origin
 from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
 from .data import data_views
@@ -18,12 +18,6 @@ from .loops import closure_residual
 from .passive import applied_joint_forces
 from .pull import LINK as PULL_ACTIVE
 from .pull import pulled_wrenches, record_pull
-
-
-#: The tree's forward dynamics inlined into the right-hand side: called, it is passed the
-#: model views word by word (every field of `core.kernels.layout`), ~0.3 us of every
-#: evaluation of the PUMA's.
-_forward_dynamics_tree_inline = inline_twin(denoc.forward_dynamics_tree)
 
 
 @compiled_kernel
@@ -61,7 +55,7 @@ def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
         f_ext, _ = element_wrenches(mv, D, q, qd, f_ext)
     if mv.m > 0:  # loops: the accelerations that keep them closed
         return constrained_forward_dynamics_kernel(mv, ws, q, qd, applied, f_ext, qdd)
-    return _forward_dynamics_tree_inline(mv, ws, q, qd, applied, f_ext, mv.gravity, qdd)
+    return denoc.forward_dynamics_tree_inline(mv, ws, q, qd, applied, f_ext, mv.gravity, qdd)
 
 
 @compiled_kernel
