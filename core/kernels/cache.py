@@ -48,8 +48,10 @@ def configure_numba_cache() -> None:
 
 #: How long the first run of a version compiles the kernels it needs, as the command line
 #: and the window's splash say it: 125 s of CPU for a four-bar's free fall from the
-#: command line, on this project's 2-core machine (longer when the machine is busy).
-FIRST_COMPILE_TIME = "1 to 3 minutes"
+#: command line on this project's 2-core machine before the integrator took joints of
+#: several degrees of freedom and force elements; every kernel now takes 303 s of CPU,
+#: a four-bar's first run 318 s of wall time on that machine while busy.
+FIRST_COMPILE_TIME = "2 to 5 minutes"
 
 
 def cache_folder() -> Path | None:
