@@ -189,7 +189,9 @@ def test_a_bad_field_is_refused_at_once_with_the_cores_message(make_window, qtbo
 
 def test_cancel_keeps_the_points_finished(make_window, qtbot):
     window, panel = _panel(make_window)
-    for field, values in (("payload.mass", "0:5:60"), ("T", "1:2:5")):
+    # a grid a quiet machine cannot finish between the first batch and the cancel (300
+    # points of 1-2 s runs could: the test then saw every point done)
+    for field, values in (("payload.mass", "0:5:200"), ("T", "2:10:5")):
         assert panel.setup.add_axis(field, values)
     assert panel.start()
     qtbot.waitUntil(lambda: panel.result is not None and panel.result.done > 0,
