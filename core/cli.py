@@ -48,8 +48,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .cli_options import (Parser, UsageError, as_options, inverse_options, positive,
-                          simulate_options, stops_option, typed_pose)
+from .cli_options import (Parser, UsageError, as_options, columns_option, inverse_options,
+                          log_options, measured_motion, positive, simulate_options,
+                          stops_option, typed_pose)
 from .errors import ArgumentError, ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
@@ -60,8 +61,7 @@ from .sim.simulation import simulate
 from .sim.stops import dissipated_energy, simulation_warnings, stop_report
 from .io.model_files import load_model, save_model
 from .io.motion_file import load_motion
-from .sim.joint_motions import Cycloid, Quintic, Trapezoid
-from .sim.measured import DEFAULT_CUTOFF
+from .sim.joint_motions import REST_TO_REST
 from .sim.motions import motion_warnings, run_inverse_dynamics
 from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
 from .sweep_cli import add_sweep_parser, run_sweep
@@ -76,10 +76,6 @@ COMPILE_NOTE = ("armdyn: first run of this version: compiling the dynamics kerne
 #: Bytes of CSV text per number (10 significant digits, sign, exponent and comma), held
 #: twice while it is written (the text and its encoding).
 _CSV_BYTES_PER_NUMBER = 2 * 18
-
-
-#: The rest-to-rest laws of `armdyn inverse --law`.
-_LAWS = {"cycloid": Cycloid, "quintic": Quintic, "trapezoid": Trapezoid}
 
 
 class _OutputError(Exception):
@@ -101,17 +97,7 @@ def _parser() -> Parser:
                         help="a URDF's root link floats on a free joint (docs/floating-bases.md)")
     inv = sub.add_parser("inverse", parents=[common],
                          help="joint torques along a motion: start -> target, or a log")
-    inverse_options(inv, target_required=False)
-    inv.add_argument("--law", choices=tuple(_LAWS), default="cycloid",
-                     help="the rest-to-rest law from --start to --target (cycloid)")
-    inv.add_argument("--motion", metavar="LOG.csv",
-                     help="a measured motion (t,q1..qn[,tau1..taun]) instead of --target; "
-                     "run at its own sample times")
-    inv.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
-                     help="the log's header names for t, q1..qn, tau1..taun")
-    inv.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
-                     help="cut-off of the log's smoothing differentiator, Hz "
-                     f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
+    inverse_options(inv)
     ide = sub.add_parser("identify", help="fit the model's parameters to a log with torques")
     ide.add_argument("robot", help="robot or mechanism file (TOML, see robots/) or URDF")
     ide.add_argument("log", metavar="LOG.csv", help="a measured motion with torques "
@@ -120,11 +106,7 @@ def _parser() -> Parser:
                      help="a second log: the identified model's RMS on it")
     ide.add_argument("-o", "--output", required=True, metavar="MODEL_ID.toml",
                      help="the identified model, written atomically in the input's format")
-    ide.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
-                     help="the logs' header names for t, q1..qn, tau1..taun")
-    ide.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
-                     help="cut-off of the logs' smoothing differentiator, Hz "
-                     f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
+    log_options(ide, "logs'")
     sim = sub.add_parser("simulate", parents=[common], help="free-fall simulation")
     simulate_options(sim)
     add_sweep_parser(sub, common)  # armdyn sweep inverse|simulate
@@ -193,41 +175,16 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
                    f"wrote {where}")
 
 
-def _columns(text: str | None) -> dict[str, str] | None:
-    """--columns 't=time,q1=pos a' as {'t': 'time', 'q1': 'pos a'}."""
-    if text is None:
-        return None
-    out = {}
-    for item in text.split(","):
-        ours, sep, theirs = item.partition("=")
-        if not sep or not ours.strip() or not theirs.strip():
-            raise UsageError(f"--columns: expected NAME=HEADER pairs separated by commas, "
-                              f"got {item!r}")
-        out[ours.strip()] = theirs.strip()
-    return out
-
-
 def _inverse(args, robot, loops: bool) -> Trajectory:
     """The run of `armdyn inverse`: along the log of --motion, or along --law from --start
     to --target over -T."""
-    if args.motion is not None:
-        if args.target is not None or args.start is not None:
-            raise UsageError("--motion gives the whole motion: leave out --target and --start")
-        motion = load_motion(args.motion, robot, _columns(args.columns), args.cutoff)
+    motion = measured_motion(args, robot)
+    if motion is not None:
         _check_memory(robot, len(motion))
-        for warning in motion.warnings:
-            print(f"armdyn: warning: {args.motion}: {warning}", file=sys.stderr)
-        if motion.cutoff is not None:
-            print(f"armdyn: {args.motion}: rates and accelerations by Savitzky-Golay "
-                  f"differentiation at {motion.rate:.5g} Hz, windows of {motion.window[0]} and "
-                  f"{motion.window[1]} samples, cut-off {motion.cutoff:.3g} Hz",
-                  file=sys.stderr)
         traj = run_inverse_dynamics(robot, motion)
         for warning in traj.warnings:
             print(f"armdyn: warning: {warning}", file=sys.stderr)
         return traj
-    if args.columns is not None or args.cutoff is not None:
-        raise UsageError("--columns and --cutoff read a log: give --motion LOG.csv")
     if args.target is None:
         raise UsageError("give --target (a pose) or --motion (a log)")
     driven = robot.actuated if loops else None
@@ -239,7 +196,7 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
         print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
     if args.law == "cycloid":
         return run_inverse_dynamics(robot, start, target, args.duration, args.dt)
-    motion = _LAWS[args.law](start, target, args.duration)
+    motion = REST_TO_REST[args.law](start, target, args.duration)
     return run_inverse_dynamics(robot, motion, dt_out=args.dt)
 
 
@@ -251,9 +208,10 @@ def _identify(args) -> int:
         raise UsageError("-o: identify writes a model file; give its name")
     path = model_path(args.robot)
     model = load_model(path)
-    logs = [load_motion(args.log, model, _columns(args.columns), args.cutoff)]
+    columns = columns_option(args.columns)
+    logs = [load_motion(args.log, model, columns, args.cutoff)]
     if args.validate is not None:
-        logs.append(load_motion(args.validate, model, _columns(args.columns), args.cutoff))
+        logs.append(load_motion(args.validate, model, columns, args.cutoff))
     for log, motion in zip((args.log, args.validate), logs):
         for warning in motion.warnings:
             print(f"armdyn: warning: {log}: {warning}", file=sys.stderr)

@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
 import numpy as np
 
+from .io.motion_file import load_motion
+from .sim.joint_motions import REST_TO_REST
+from .sim.measured import DEFAULT_CUTOFF, Motion
 from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL
 from .sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops
 
 __all__ = ["OPTIONS", "UsageError", "Parser", "typed_pose", "positive", "inverse_options",
-           "simulate_options", "as_options", "stops_option"]
+           "log_options", "columns_option", "measured_motion", "simulate_options",
+           "as_options", "stops_option"]
 
 
 #: The core's argument names and the options that give them (messages name the option).
@@ -81,12 +86,63 @@ def positive(text: str) -> float:
     return x
 
 
-def inverse_options(inv: argparse.ArgumentParser, target_required: bool = True) -> None:
-    """The options of `armdyn inverse` (also those of `armdyn sweep inverse`)."""
-    inv.add_argument("--target", required=target_required,
-                     help="target pose, one value per joint")
+def inverse_options(inv: argparse.ArgumentParser) -> None:
+    """The options of `armdyn inverse` (also those of `armdyn sweep inverse`): the
+    rest-to-rest motion (--target, --start, -T, --law) or a log's (--motion, read by
+    `measured_motion`)."""
+    inv.add_argument("--target", help="target pose, one value per joint")
     inv.add_argument("--start", help="start pose (default: the robot's home pose)")
     inv.add_argument("-T", "--duration", type=positive, default=10.0, help="motion time, s (10)")
+    inv.add_argument("--law", choices=tuple(REST_TO_REST), default="cycloid",
+                     help="the rest-to-rest law from --start to --target (cycloid)")
+    inv.add_argument("--motion", metavar="LOG.csv",
+                     help="a measured motion (t,q1..qn[,tau1..taun]) instead of --target; "
+                     "run at its own sample times")
+    log_options(inv, "log's")
+
+
+def log_options(p: argparse.ArgumentParser, whose: str) -> None:
+    """--columns and --cutoff: how a log is read (`whose`: "log's", "logs'")."""
+    p.add_argument("--columns", metavar="t=NAME,q1=NAME,...",
+                   help=f"the {whose} header names for t, q1..qn, tau1..taun")
+    p.add_argument("--cutoff", type=positive, default=None, metavar="HZ",
+                   help=f"cut-off of the {whose} smoothing differentiator, Hz "
+                   f"({DEFAULT_CUTOFF:g}, at most a fifth of the Nyquist frequency)")
+
+
+def columns_option(text: str | None) -> dict[str, str] | None:
+    """--columns 't=time,q1=pos a' as {'t': 'time', 'q1': 'pos a'}."""
+    if text is None:
+        return None
+    out = {}
+    for item in text.split(","):
+        ours, sep, theirs = item.partition("=")
+        if not sep or not ours.strip() or not theirs.strip():
+            raise UsageError(f"--columns: expected NAME=HEADER pairs separated by commas, "
+                              f"got {item!r}")
+        out[ours.strip()] = theirs.strip()
+    return out
+
+
+def measured_motion(args, model) -> Motion | None:
+    """The measured motion of `--motion LOG.csv` for `model` (read with --columns and
+    --cutoff; what was done to its samples and its differentiator's windows said on
+    stderr), or None without --motion. UsageError for --target or --start beside
+    --motion, or --columns or --cutoff without it."""
+    if args.motion is None:
+        if args.columns is not None or args.cutoff is not None:
+            raise UsageError("--columns and --cutoff read a log: give --motion LOG.csv")
+        return None
+    if args.target is not None or args.start is not None:
+        raise UsageError("--motion gives the whole motion: leave out --target and --start")
+    motion = load_motion(args.motion, model, columns_option(args.columns), args.cutoff)
+    for warning in motion.warnings:
+        print(f"armdyn: warning: {args.motion}: {warning}", file=sys.stderr)
+    if motion.cutoff is not None:
+        print(f"armdyn: {args.motion}: rates and accelerations by Savitzky-Golay "
+              f"differentiation at {motion.rate:.5g} Hz, windows of {motion.window[0]} and "
+              f"{motion.window[1]} samples, cut-off {motion.cutoff:.3g} Hz", file=sys.stderr)
+    return motion
 
 
 def simulate_options(sim: argparse.ArgumentParser) -> None:

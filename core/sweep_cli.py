@@ -1,6 +1,7 @@
 """`armdyn sweep inverse|simulate MODEL ... --vary FIELD=START:STOP:COUNT ...` (no Qt).
 
-The run takes the options of `armdyn inverse` / `armdyn simulate` (`core.cli`); each
+The run takes the options of `armdyn inverse` / `armdyn simulate` (`core.cli`: the law,
+or a measured motion `--motion LOG.csv` read once and sent to every worker); each
 `--vary` adds an axis of the grid (`core.sweeps.fields`: link fields, the payload, the
 run's duration, poses, rates and damping). The CSV has one row per grid point: the
 varied fields under the names given to --vary (values as typed: angles in --units),
@@ -22,8 +23,8 @@ import time
 
 import numpy as np
 
-from .cli_options import (Parser, UsageError, as_options, inverse_options, simulate_options,
-                          stops_option, typed_pose)
+from .cli_options import (Parser, UsageError, as_options, inverse_options, measured_motion,
+                          simulate_options, stops_option, typed_pose)
 from .io.results_io import write_trajectory_csv
 from .sim.motions import motion_warnings
 from .sim.stops import simulation_warnings
@@ -72,8 +73,9 @@ def add_sweep_parser(sub, common: argparse.ArgumentParser) -> None:
                            "for sizing motors (armdyn sweep inverse|simulate -h)")
     kinds = sweep.add_subparsers(dest="sweep_kind", required=True, parser_class=Parser)
     inv = kinds.add_parser("inverse", parents=[common],
-                           help="inverse dynamics along the cycloid, per grid point")
-    inverse_options(inv, target_required=False)
+                           help="inverse dynamics along a motion (--law, or a log: --motion), "
+                           "per grid point")
+    inverse_options(inv)
     _sweep_options(inv)
     sim = kinds.add_parser("simulate", parents=[common], help="a free fall per grid point")
     simulate_options(sim)
@@ -84,18 +86,23 @@ def _base_run(args, robot, axes):
     """The run of the options (the base every point changes)."""
     loops = bool(robot.loops)
     if args.sweep_kind == "inverse":
+        motion = measured_motion(args, robot)
+        if motion is not None:
+            return InverseRun(motion=motion, dt=args.dt)
         driven = robot.actuated if loops else None
         start = typed_pose(args.start, robot, args.units, "--start", driven)
         target = typed_pose(args.target, robot, args.units, "--target", driven)
         if target is None:
             whole = next((a for a in axes if a.field.pose and a.field.key == "target"), None)
             if whole is None:
-                raise UsageError("--target is required (or --vary target=POSE/POSE...)")
+                raise UsageError("--target is required (or --vary target=POSE/POSE..., or "
+                                 "--motion LOG.csv)")
             target = whole.si[0]
         for warning in motion_warnings(robot, robot.q_home if start is None else start,
                                        target, args.duration):
             print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
-        return InverseRun(target=target, start=start, duration=args.duration, dt=args.dt)
+        return InverseRun(target=target, start=start, duration=args.duration, dt=args.dt,
+                          law=args.law)
     free = robot.independent if loops else None
     q0 = typed_pose(args.q0, robot, args.units, "--q0", free)
     qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
@@ -166,7 +173,8 @@ def _write_trajectories(result: SweepResult, folder: str) -> int:
 def _summary(result: SweepResult, where: str) -> str:
     model = result.model
     ok = result.done - result.failed
-    what = "inverse dynamics" if result.plan.kind == "inverse" else "free falls"
+    run = result.plan.run
+    what = f"inverse dynamics along {run.what}" if run.kind == "inverse" else "free falls"
     head = (f"{model.name}: sweep of {what}, {result.size} points on {result.engine} in "
             f"{result.elapsed:.3g} s ({ok} ok, {result.failed} failed)")
     peaks = np.where((result.status == "ok")[:, None], result.peak_torques(), -np.inf)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from armdyn.core import (FreeFallRun, InverseRun, SweepCancelled, SweepError, cli,
-                         forward_kinematics, gravity_torques, load_robot,
+                         forward_kinematics, gravity_torques, load_motion, load_robot,
                          run_inverse_dynamics, sweep, tool_jacobian)
 from armdyn.core.sweeps import engines
 from armdyn.core.sweeps.fields import LINK_FIELDS, field_choices, resolve_field
@@ -566,3 +566,105 @@ def test_friction_and_the_drive_vary_as_their_laws_say(puma):
                          workers=1, trajectories=True, frame=False)
     assert np.abs(geared.tau[:, 2] - nominal.tau[:, 2]
                   - 10.0**2 * 2e-4 * nominal.qdd[:, 2]).max() < 1e-9
+
+
+# ----- runs along other motions -------------------------------------------------------------
+
+def payload_model(robot, mass: float):
+    """`robot` carrying a point mass `mass` at its last frame's origin, summed as spatial
+    inertias about that origin (mass, first moment h = m c, I_O = I_c + m [c]x [c]x^T)
+    and taken back to the mass centre: a second route to the sweep's payload model."""
+    links = list(robot.links)
+    last = links[-1]
+    c = np.array(last.com, dtype=float)
+    skew = np.array([[0, -c[2], c[1]], [c[2], 0, -c[0]], [-c[1], c[0], 0]])
+    I_O = last.inertia_matrix + last.mass * skew @ skew.T  # the point mass adds nothing
+    m = last.mass + mass
+    c_new = last.mass * c / m
+    skew = np.array([[0, -c_new[2], c_new[1]], [c_new[2], 0, -c_new[0]],
+                     [-c_new[1], c_new[0], 0]])
+    I_c = I_O - m * skew @ skew.T
+    links[-1] = replace(last, mass=m, com=tuple(c_new),
+                        inertia=(I_c[0, 0], I_c[1, 1], I_c[2, 2], I_c[0, 1], I_c[0, 2],
+                                 I_c[1, 2]))
+    return robot.with_links(links, warnings=())
+
+
+def test_a_quintic_sweep_is_a_quintic_run_of_each_points_model(puma):
+    from armdyn.core.sim.joint_motions import Quintic
+
+    masses = [0.0, 2.5, 5.0]
+    run = InverseRun(target=POSE, duration=1.0, dt=0.02, law="quintic")
+    table = sweep(puma, run, {"payload.mass": masses}, workers=1, frame=False)
+    for row, mass in zip(table, masses):
+        alone = run_inverse_dynamics(payload_model(puma, mass),
+                                     Quintic(puma.q_home, POSE, 1.0), dt_out=0.02)
+        peak = np.abs(alone.tau).max(axis=0)
+        got = np.array([row[f"peak_tau_{j + 1}"] for j in range(puma.n)])
+        np.testing.assert_allclose(got, peak, rtol=1e-10, atol=1e-9)
+    cycloid = sweep(puma, replace(run, law="cycloid"), {"payload.mass": masses[:1]},
+                    workers=1, frame=False)
+    assert abs(cycloid["peak_tau_2"][0] - table["peak_tau_2"][0]) > 1.0  # the law reached it
+
+
+def write_plain_log(path, model, duration=1.0, rate=200.0):
+    """A log of t, q1..qn (no rates: the differentiator's), a smooth swing about home."""
+    t = np.arange(0.0, duration + 0.5 / rate, 1.0 / rate)
+    q = model.q_home + 0.4 * np.sin(np.outer(np.pi * t / duration, np.arange(1, model.n + 1)))
+    header = "t," + ",".join(f"q{j + 1}" for j in range(model.n))
+    np.savetxt(path, np.column_stack([t, q]), delimiter=",", header=header, comments="")
+
+
+def test_a_measured_log_sweeps_its_payload_once_read_on_every_engine(tmp_path, puma):
+    log = tmp_path / "log.csv"
+    write_plain_log(log, puma)
+    motion = load_motion(log, puma)
+    log.unlink()  # the workers get the samples with the plan: no file to read again
+    run = InverseRun(motion=motion)
+    m2 = puma.links[1].mass
+    vary = {"payload.mass": [0.0, 4.0], "2.mass": [m2, m2 + 3.0]}
+    one = result_of(puma, run, vary, workers=1)
+    assert set(one.status) == {"ok"}
+    assert_same_bits(one, result_of(puma, run, vary, workers=2))
+    heavier = payload_model(puma.with_links([replace(lk, mass=m2 + 3.0) if j == 1 else lk
+                                             for j, lk in enumerate(puma.links)],
+                                            warnings=()), 4.0)
+    alone = run_inverse_dynamics(heavier, motion)
+    np.testing.assert_allclose(one.peak_torques()[-1], np.abs(alone.tau).max(axis=0),
+                               rtol=1e-10, atol=1e-9)
+    for field in ("T", "target.2", "start"):
+        with pytest.raises(SweepError, match=f"--vary {field}: the measured motion "
+                           r"\(.*log.csv\) has its own duration"):
+            make_plan(puma, run, {field: [1.0, 2.0] if field != "start" else [puma.q_home]})
+
+
+def test_the_command_line_sweeps_along_a_law_and_along_a_log(tmp_path, capsys, puma):
+    out = tmp_path / "sweep.csv"
+    code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--target", "20,-30,40,0,10,0",
+                           "--law", "quintic", "-T", "1", "--dt", "0.02", "--workers", "1",
+                           "--vary", "payload.mass=0,5", "-o", out)
+    assert code == 0, err
+    assert "along the quintic law" in err
+    header, rows = read_sweep_csv(out)
+    table = sweep(puma, InverseRun(target=np.radians([20, -30, 40, 0, 10, 0]), duration=1.0,
+                                   dt=0.02, law="quintic"),
+                  {"payload.mass": [5.0]}, workers=1, frame=False)
+    assert [float(v) for v in rows[-1][1:-1]] == [float(f"{table[0][c]:.10g}")
+                                                  for c in header[1:-1]]
+    log = tmp_path / "log.csv"
+    write_plain_log(log, puma)
+    code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--motion", log, "--cutoff", "8",
+                           "--workers", "1", "--vary", "payload.mass=0,5", "-o", out)
+    assert code == 0, err
+    assert "cut-off" in err and f"along the measured motion ({log})" in err
+    header, rows = read_sweep_csv(out)
+    motion = load_motion(log, puma, cutoff=8.0)
+    alone = run_inverse_dynamics(payload_model(puma, 5.0), motion)
+    assert float(rows[-1][1]) == pytest.approx(np.abs(alone.tau[:, 0]).max(), rel=1e-9)
+    out.unlink()
+    code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--motion", log,
+                           "--vary", "T=1,2", "-o", out)
+    assert code == 2 and "--vary T: the measured motion" in err and not out.exists(), err
+    code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--motion", log, "--target",
+                           "0,0,0,0,0,0", "--vary", "payload.mass=0,5", "-o", out)
+    assert code == 2 and "leave out --target" in err, err

@@ -223,6 +223,11 @@ class Trapezoid(_RestToRest):
         return np.array([0.0, tb * (1 - 1e-12), tb, T / 2.0, T - tb, T])
 
 
+#: The rest-to-rest laws by name (`armdyn inverse --law`, a sweep's `InverseRun.law`): each
+#: is built as LAW(q_start, q_end, duration) (the trapezoid also takes `blend`).
+REST_TO_REST = {"cycloid": Cycloid, "quintic": Quintic, "trapezoid": Trapezoid}
+
+
 def positive_limits(x, n: int, name: str) -> np.ndarray:
     """x, a scalar or (n,) limit (a rate, an acceleration, a joint force), as (n,) > 0;
     ArgumentError naming `name` otherwise."""

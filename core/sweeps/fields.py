@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import ArgumentError
 from ..model.parts import Link
 
-__all__ = ["LinkField", "LINK_FIELDS", "PAYLOAD_FIELDS", "Unit", "FieldRef", "Axis",
+__all__ = ["LinkField", "LINK_FIELDS", "GEOMETRY_FIELDS", "PAYLOAD_FIELDS", "Unit", "FieldRef", "Axis",
            "resolve_field", "parse_values", "parse_vary", "merge_payload", "field_names",
            "field_choices", "typed_units"]
 
@@ -94,6 +94,10 @@ LINK_FIELDS: dict[str, LinkField] = {
     "gear_ratio": LinkField("1", _set("gear_ratio")),
     "rotor_inertia": LinkField("kg m^2", _set("rotor_inertia")),
 }
+
+#: The link fields that move the arm's frames (its geometry).
+GEOMETRY_FIELDS = frozenset({"a", "b", "alpha", "theta"})
+assert GEOMETRY_FIELDS <= set(LINK_FIELDS)
 
 #: The payload's fields: a point mass at a point of the last link's own frame.
 PAYLOAD_FIELDS = {"payload.mass": "kg", "payload.com.x": "m", "payload.com.y": "m",

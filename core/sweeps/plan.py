@@ -33,7 +33,9 @@ from ..sim.motions import motion_warnings, run_inverse_dynamics
 from ..sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL, simulate
 from ..sim.stops import JointStops, simulation_warnings
 from ..sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, output_grid
-from .fields import LINK_FIELDS, Axis, merge_payload
+from ..sim.joint_motions import REST_TO_REST, FourierSeries, JointMotion, ViaPoints
+from ..sim.measured import Motion
+from .fields import GEOMETRY_FIELDS, LINK_FIELDS, Axis, FieldRef, merge_payload
 
 __all__ = ["InverseRun", "FreeFallRun", "Recipe", "SweepPlan", "BatchResult", "evaluate",
            "result_columns", "result_width", "result_units", "run_point", "reduce_run"]
@@ -43,22 +45,123 @@ __all__ = ["InverseRun", "FreeFallRun", "Recipe", "SweepPlan", "BatchResult", "e
 MODEL_CACHE_SIZE = 16
 
 
+#: Motions that travel to workers as they are (their own numbers, pickled once with the
+#: plan); any other (a tool path, solved on a model) travels as its samples.
+_DATA_MOTIONS = (Motion, ViaPoints, FourierSeries)
+
+
 @dataclass(frozen=True)
 class InverseRun:
-    """Inverse dynamics along the cycloidal motion start -> target over `duration` s
-    (`core.sim.motions.run_inverse_dynamics`), sampled every `dt` s. Poses (n,), rad / m;
-    `start` None: the model's home pose (the point's own, when its theta or b varies)."""
+    """Inverse dynamics along a motion (`core.sim.motions.run_inverse_dynamics`), sampled
+    every `dt` s. Either a rest-to-rest law from `start` to `target` over `duration` s:
 
-    target: tuple[float, ...]
+        InverseRun(target, start=None, duration=10.0, dt=0.01, law="cycloid", blend=None)
+
+    `law` one of `core.sim.joint_motions.REST_TO_REST` (cycloid, quintic, trapezoid;
+    `blend` the trapezoid's blend time, s, None: T/3), poses (n,) rad / m, `start` None:
+    the model's home pose (the point's own, when its theta or b varies); a sweep varies
+    T, target and start of these. Or any other motion, as it is:
+
+        InverseRun(motion=load_motion("log.csv", robot), dt=0.01)
+
+    a measured `Motion` (run at its own sample times), `ViaPoints`, `FourierSeries`, a
+    tool path (`ToolLine`, `ToolArc`: solved on its model, it travels as its samples at
+    every `dt`, and `on_geometry` is set). Such a motion has its own duration and poses:
+    a sweep refuses T, target and start for it (`refusal`), and a tool path's a, b,
+    alpha and theta too. A `Cycloid`, `Quintic` or `Trapezoid` given as `motion` is
+    taken as its law, start, target and duration (so they can vary)."""
+
+    target: tuple[float, ...] | None = None
     start: tuple[float, ...] | None = None
-    duration: float = 10.0
+    duration: float | None = None
     dt: float = 0.01
+    law: str = "cycloid"
+    blend: float | None = None
+    motion: JointMotion | None = None
+    on_geometry: bool = False
     kind = "inverse"
 
     def __post_init__(self) -> None:
+        motion = self.motion
+        law = next((name for name, cls in REST_TO_REST.items() if type(motion) is cls), None)
+        if law is not None:  # a rest-to-rest law's object: its fields
+            for name, value in (("target", motion.q_end), ("start", motion.q_start),
+                                ("law", law), ("blend", getattr(motion, "blend", None)),
+                                ("duration", motion.duration), ("motion", None)):
+                object.__setattr__(self, name, value)
+            motion = None
+        if motion is not None:
+            if not isinstance(motion, JointMotion):
+                raise ArgumentError(f"motion must be a joint motion (core.sim.joint_motions, "
+                                    f"load_motion), got {type(motion).__name__}")
+            if self.target is not None or self.start is not None:
+                raise ArgumentError(f"a run along the {motion.name} motion takes no target or "
+                                    "start: the motion has them")
+            if self.duration is not None and self.duration != motion.duration:
+                raise ArgumentError(f"a run along the {motion.name} motion takes its duration "
+                                    f"({motion.duration:g} s) from the motion, got "
+                                    f"duration={self.duration!r}")
+            positive_number(self.dt, "dt_out")
+            if not isinstance(motion, _DATA_MOTIONS):  # solved on a model: its samples
+                t = motion.sample_times(self.dt)
+                q, qd, qdd = motion.sample(t)
+                motion = Motion(t, q, qd, qdd, source=f"{motion.name} motion, sampled "
+                                f"every {self.dt:g} s")
+                object.__setattr__(self, "on_geometry", True)
+            object.__setattr__(self, "motion", motion)
+            object.__setattr__(self, "duration", motion.duration)
+            return
+        if self.law not in REST_TO_REST:
+            raise ArgumentError(f"law must be one of {', '.join(REST_TO_REST)}, got "
+                                f"{self.law!r}")
+        if self.target is None:
+            raise ArgumentError("give the target pose (or a motion)")
+        if self.duration is None:
+            object.__setattr__(self, "duration", 10.0)
         object.__setattr__(self, "target", tuple(float(v) for v in np.ravel(self.target)))
         if self.start is not None:
             object.__setattr__(self, "start", tuple(float(v) for v in np.ravel(self.start)))
+
+    @property
+    def what(self) -> str:
+        """The motion in words, for messages: "the quintic law", "the measured motion
+        (log.csv)"."""
+        if self.motion is None:
+            return f"the {self.law} law"
+        if self.on_geometry and getattr(self.motion, "source", ""):
+            return f"the {self.motion.source}"
+        source = f" ({self.motion.source})" if getattr(self.motion, "source", "") else ""
+        return f"the {self.motion.name} motion{source}"
+
+    def path(self, start) -> JointMotion:
+        """The motion of a rest-to-rest run from `start` (n,), rad / m (the model's home
+        pose when `start` is None); the motion itself for the others."""
+        if self.motion is not None:
+            return self.motion
+        extra = {"blend": self.blend} if self.law == "trapezoid" else {}
+        return REST_TO_REST[self.law](np.array(start, dtype=float), np.array(self.target),
+                                      self.duration, **extra)
+
+    def refusal(self, field: FieldRef) -> str | None:
+        """Why a sweep of this run cannot vary `field` (None: it can): T, target and
+        start belong to the rest-to-rest laws; a tool path, solved on the model's
+        geometry, keeps its links' a, b, alpha and theta."""
+        if self.motion is None:
+            return None
+        if field.what == "run":
+            return (f"{self.what} has its own duration and poses; T, target and start "
+                    f"vary only a rest-to-rest law ({', '.join(REST_TO_REST)})")
+        if self.on_geometry and field.what == "link" and field.key in GEOMETRY_FIELDS:
+            return (f"{self.what} was solved for the model's own geometry; with another "
+                    f"{field.key} the tool would leave its path")
+        return None
+
+    def samples(self, duration: float | None = None) -> int:
+        """Samples of one run (of `duration` s for a law; a motion's own count)."""
+        if self.motion is not None:
+            return int(self.motion.sample_times(self.dt).size)
+        return int(output_grid(self.duration if duration is None else duration,
+                               self.dt).size)
 
 
 @dataclass(frozen=True)
@@ -86,6 +189,15 @@ class FreeFallRun:
                 object.__setattr__(self, name, tuple(float(v) for v in np.ravel(value)))
         if np.ndim(self.damping):
             object.__setattr__(self, "damping", tuple(float(v) for v in np.ravel(self.damping)))
+
+    def refusal(self, field: FieldRef) -> str | None:
+        """A free fall varies every field of its kind (None)."""
+        return None
+
+    def samples(self, duration: float | None = None) -> int:
+        """Samples of one run of `duration` s (None: its own)."""
+        return int(output_grid(self.duration if duration is None else duration,
+                               self.dt).size)
 
 
 Run = InverseRun | FreeFallRun
@@ -169,7 +281,10 @@ def run_point(model: Robot | Mechanism, run: Run) -> Trajectory:
     """The whole run of one point."""
     if run.kind == "inverse":
         start = model.q_home if run.start is None else np.array(run.start)
-        return run_inverse_dynamics(model, start, np.array(run.target), run.duration, run.dt)
+        if run.motion is None and run.law == "cycloid":  # the floating systems' too
+            return run_inverse_dynamics(model, start, np.array(run.target), run.duration,
+                                        run.dt)
+        return run_inverse_dynamics(model, run.path(start), dt_out=run.dt)
     damping = np.array(run.damping) if np.ndim(run.damping) else run.damping
     return simulate(model, run.duration,
                     q0=None if run.q0 is None else np.array(run.q0),
@@ -180,16 +295,23 @@ def run_point(model: Robot | Mechanism, run: Run) -> Trajectory:
 
 def check_run(model, run: Run) -> None:
     """Refuse, without running it, a run the core would refuse (ArgumentError): a
-    duration or step that is not > 0, poses and rates beyond the physical bounds, a
-    negative damping, tolerances out of range, samples beyond the memory."""
+    duration or step that is not > 0, poses and rates beyond the physical bounds, a law's
+    own refusals, a motion of another number of joints, a negative damping, tolerances
+    out of range, samples beyond the memory."""
     n = model.n
     positive_number(run.duration, "duration")
     positive_number(run.dt, "dt_out")
-    samples = output_grid(run.duration, run.dt).size
-    check_sample_memory(samples, RUN_COPIES * Trajectory.bytes_per_sample(n, model.model.kernel.m))
+    check_sample_memory(run.samples(), RUN_COPIES * Trajectory.bytes_per_sample(
+        n, model.model.kernel.m))
     if run.kind == "inverse":
+        if run.motion is not None:
+            if run.motion.n != n:
+                raise ArgumentError(f"{run.what} moves {run.motion.n} joints; the model "
+                                    f"{model.name!r} has {n}")
+            return
         start = model.q_home if run.start is None else run.start
         motion_warnings(model, start, run.target, run.duration)
+        run.path(start)  # what the law itself refuses (a trapezoid's blend beyond T/2)
         return
     if run.q0 is not None:
         physical_joint_values(model, joint_vector(run.q0, n, "q0"), "q0")

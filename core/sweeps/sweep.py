@@ -258,7 +258,8 @@ def make_plan(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
     """Check and build a sweep's plan: `vary` maps field names to values (SI; a sequence,
     or "START:STOP:COUNT" / "v1,v2"), or is a sequence of `Axis` (the command line's).
     SweepError before any work for an unknown field, an empty range, a field given twice,
-    or a value the model or the run refuses (each value is tried with the other fields
+    a field the run cannot vary (T of a measured motion: `InverseRun.refusal`), or a
+    value the model or the run refuses (each value is tried with the other fields
     at their first values). The plan builds its models from the description's fields
     (`Recipe`), here as in every worker, so that every engine computes the same."""
     if not isinstance(run, (InverseRun, FreeFallRun)):
@@ -276,6 +277,10 @@ def make_plan(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
         else:
             axes = tuple(vary)
         check_overlaps(axes)
+        for axis in axes:
+            why = run.refusal(axis.field)
+            if why is not None:
+                raise SweepError(f"--vary {axis.name}: {why}")
     except SweepError:
         raise
     except ArgumentError as err:
@@ -319,8 +324,8 @@ def sweep_chunks(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
     result = SweepResult(plan, trajectories)
     if trajectories:
         traj_bytes = Trajectory.bytes_per_sample(plan.base.n, plan.base.model.kernel.m)
-        longest = max(_durations(plan)) / plan.run.dt + 1
-        check_sample_memory(int(plan.size * longest), traj_bytes, "the sweep's trajectories")
+        longest = max(plan.run.samples(T) for T in _durations(plan))
+        check_sample_memory(plan.size * longest, traj_bytes, "the sweep's trajectories")
     began = time.perf_counter()
     N = plan.size
 
@@ -383,7 +388,8 @@ def sweep(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
     """Run `run` for every point of the grid `vary` spans over `model`; the table.
 
     model     : a `Robot` or `Mechanism` (the base)
-    run       : `InverseRun(target, start=None, duration, dt)` or `FreeFallRun(duration,
+    run       : `InverseRun(target, start=None, duration, dt, law="cycloid")`, or
+                `InverseRun(motion=..., dt)` along any motion, or `FreeFallRun(duration,
                 q0, qd0, damping, stops, rtol, atol, dt, max_wall_time)`, SI units
     vary      : {field: values}: a field as `core.sweeps.fields` names it ("payload.mass",
                 "3.mass", "forearm.com.x", "T", "target.2", "target", "damping", ...);
