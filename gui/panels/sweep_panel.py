@@ -3,8 +3,10 @@ worst point played in 3D (issue #25; the core: `core.sweeps`, docs/sweeps.md).
 
 Set-up (`gui.panels.sweep_setup.SweepSetup`): the run is the Run panel's current one,
 taken when the panel is shown and again for each sweep (`follow_window_run`): inverse
-dynamics from the current pose to its target, or a free fall from the current pose,
-with its duration, sample step and free-fall options (`gui.jobs.sweeps.sweep_run`);
+dynamics along the Run panel's motion (a law from the current pose to its target, a
+log, via points, a Fourier series, a tool path; the panel says which fields such a
+motion keeps, and why a motion cannot be swept yet), or a free fall from the current
+pose, with its duration, sample step and free-fall options (`gui.jobs.sweeps.sweep_run`);
 the grid's axes are typed and checked by the core as they are added.
 
 Running: `core.sweeps.sweep.sweep_chunks` in a `gui.jobs.job.Job` (its progress after
@@ -28,26 +30,23 @@ from PySide6.QtWidgets import (QHBoxLayout, QProgressBar, QPushButton, QSplitter
                                QVBoxLayout, QWidget)
 
 from armdyn.core import ArmDynError
-from armdyn.core.sweeps.fields import LINK_FIELDS, typed_units
-from armdyn.core.sweeps.sweep import (SweepError, SweepProgress, SweepResult, sweep_chunks,
+from armdyn.core.sweeps.fields import GEOMETRY_FIELDS, typed_units
+from armdyn.core.sweeps.sweep import (SweepError, SweepProgress, SweepResult,
                                       write_sweep_csv)
 
 from ..jobs.job import Job
+from ..jobs.motion_choice import MotionKind
 from ..jobs.runs import RunKind, RunSpec
-from ..jobs.sweeps import ANGLE_UNIT, point_spec, sweep_run
+from ..jobs.sweeps import ANGLE_UNIT, point_spec, sweep_run, sweep_spec_chunks
 from ..look.scroll import scroll_area
 from ..look.text import plain_label
 from .sweep_results import SweepResults
 from .sweep_setup import SweepSetup
 
-__all__ = ["SweepPanel", "REFRESH_MS", "GEOMETRY_FIELDS"]
+__all__ = ["SweepPanel", "REFRESH_MS"]
 
 #: The results are redrawn at most this often while a sweep runs, ms.
 REFRESH_MS = 250
-#: Link fields that move the arm's frames: a point that varies one plays its joint
-#: motion on the window model's geometry (the 3D view draws the file's model).
-GEOMETRY_FIELDS = frozenset({"a", "b", "alpha", "theta"})
-assert GEOMETRY_FIELDS <= set(LINK_FIELDS)
 
 
 class SweepPanel(QWidget):
@@ -66,6 +65,7 @@ class SweepPanel(QWidget):
         self._window = window
         self.result: SweepResult | None = None
         self._spec: RunSpec | None = None
+        self._swept: RunSpec | None = None  # the run of the last sweep started
         self._job: Job | None = None
         self._progress: SweepProgress | None = None
         self._refresh = QTimer(self)
@@ -142,14 +142,31 @@ class SweepPanel(QWidget):
             self._run_text.setText("Load a model first.")
             self.setup.set_base(None, None)
             return
-        self.setup.set_base(spec.model, sweep_run(spec))
-        self._run_text.setText(self._describe(spec))
+        try:
+            run = sweep_run(spec, build=False)  # a tool path is solved in the sweep's thread
+        except ArmDynError as err:  # no log read yet
+            self._spec = None
+            self._run_text.setText(f"The Run panel's motion cannot be swept yet: {err}")
+            self.setup.set_base(None, None)
+            self._update_buttons()
+            return
+        self.setup.set_base(spec.model, run)
+        self._run_text.setText(self._describe(spec, run))
+        self._update_buttons()
 
     @staticmethod
-    def _describe(spec: RunSpec) -> str:
-        if spec.kind is RunKind.INVERSE:
-            text = (f"Each point: the Run panel's inverse dynamics, from the current pose "
-                    f"to its target in {spec.duration:g} s")
+    def _describe(spec: RunSpec, run) -> str:
+        if spec.kind is RunKind.INVERSE and run.motion is None:
+            text = (f"Each point: the Run panel's inverse dynamics along {run.what}, from "
+                    f"the current pose to its target in {spec.duration:g} s")
+        elif spec.kind is RunKind.INVERSE:
+            text = (f"Each point: the Run panel's inverse dynamics along {run.what} "
+                    f"({spec.duration:g} s). It has its own duration and poses: T, target "
+                    "and start do not vary")
+            if run.on_geometry:
+                text += ", nor the links' a, b, alpha and theta (the tool keeps its path)"
+            if spec.motion.kind is MotionKind.MEASURED:  # run at the log's own times
+                return text + "."
         else:
             text = (f"Each point: the Run panel's free fall, from the current pose at rest "
                     f"for {spec.duration:g} s")
@@ -172,13 +189,14 @@ class SweepPanel(QWidget):
             axes = self.setup.axes()
             if not axes:
                 raise ArmDynError("Add a field to vary first.")
-            run = sweep_run(spec)
+            sweep_run(spec, build=False)
         except ArmDynError as err:
             self.setup.show_message(str(err))
             return False
         self.setup.show_message("")
-        job = Job(sweep_chunks, spec.model, run, axes, progress_of=lambda p: p.fraction,
+        job = Job(sweep_spec_chunks, spec, axes, progress_of=lambda p: p.fraction,
                   name="sweep", **self.setup.engine())
+        self._swept = spec
         job.yielded.connect(self._on_progress)
         job.progress.connect(lambda f: self._bar.setValue(round(1000 * f)))
         job.finished.connect(self._on_finished)
@@ -221,6 +239,10 @@ class SweepPanel(QWidget):
         if job is not None:
             job.cancel()
         self._refresh.stop()
+
+    def run_text(self) -> str:
+        """What each point runs, or why the Run panel's run cannot be swept yet."""
+        return self._run_text.text()
 
     def status_text(self) -> str:
         return self._status.text()
@@ -312,7 +334,7 @@ class SweepPanel(QWidget):
         if result is None or not 0 <= i < result.size:
             return False
         try:
-            spec = point_spec(result, i)
+            spec = point_spec(result, i, self._swept)
         except ArmDynError as err:
             self._status.setText(str(err))
             return False

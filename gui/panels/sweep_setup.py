@@ -95,6 +95,7 @@ class SweepSetup(QWidget):
         super().__init__(parent)
         self._model: Robot | Mechanism | None = None
         self._run: InverseRun | FreeFallRun | None = None
+        self._choices: list[str] = []  # the fields offered: those the run can vary
         self._typed: list[tuple[str, str]] = []  # (field, values) as typed
         self._build()
 
@@ -185,16 +186,19 @@ class SweepSetup(QWidget):
     # ----- the base -------------------------------------------------------------------
     def set_base(self, model: Robot | Mechanism | None,
                  run: InverseRun | FreeFallRun | None) -> None:
-        """The model and the run the axes change (the field choices follow its kind)."""
+        """The model and the run the axes change (the field choices follow its kind, less
+        the fields it cannot vary: `InverseRun.refusal`)."""
+        choices = [] if model is None or run is None else [
+            name for name in field_choices(model, run.kind)
+            if run.refusal(resolve_field(name, model, run.kind)) is None]
         kind_changed = (run is None or self._run is None or run.kind != self._run.kind
-                        or model is not self._model)
-        self._model, self._run = model, run
+                        or model is not self._model or choices != self._choices)
+        self._model, self._run, self._choices = model, run, choices
         if kind_changed:
             text = self._field.currentText()
             self._field.blockSignals(True)
             self._field.clear()
-            if model is not None and run is not None:
-                self._field.addItems(field_choices(model, run.kind))
+            self._field.addItems(choices)
             self._field.setEditText(text or "payload.mass")
             self._field.blockSignals(False)
             self._show_unit()

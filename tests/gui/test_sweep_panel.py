@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from armdyn.core import InverseRun, cli, load_robot
+from armdyn.core import InverseRun, cli, load_robot, run_inverse_dynamics
 from armdyn.core.errors import ArgumentError
 from armdyn.core.sweeps.fields import parse_vary
 from armdyn.core.sweeps.plan import evaluate
 from armdyn.core.sweeps.sweep import SweepError, make_plan, sweep_chunks
+from armdyn.gui.jobs.motion_choice import MotionKind
 from armdyn.gui.jobs.runs import RunKind, RunOutcome, RunSpec
 from armdyn.gui.jobs.sweeps import axis_of_text, point_spec, sweep_run
 from gui_helpers import PUMA
@@ -221,3 +222,37 @@ def test_the_csv_is_the_command_lines(make_window, qtbot, tmp_path, capsys):
     capsys.readouterr()
     assert code == 0
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_the_sweep_follows_the_run_panels_motion(make_window, qtbot):
+    """The Run panel's Fourier excitation: swept as it is (T refused by name, and not
+    offered), each point the window's run of its model; a measured motion with no log
+    read yet cannot be swept, said in words."""
+    window, panel = _panel(make_window)
+    motion_page = window.run_panel.targets.motion
+    motion_page.set_kind(MotionKind.MEASURED)
+    panel.follow_window_run()
+    assert "cannot be swept yet" in panel.run_text()
+    assert "open a log first" in panel.run_text()
+    assert not panel.start()
+    motion_page.set_kind(MotionKind.FOURIER)
+    panel.follow_window_run()
+    assert "along the Fourier motion" in panel.run_text()
+    assert panel.setup._field.findText("T") == -1  # noqa: SLF001 - not offered
+    assert not panel.setup.add_axis("T", "1,2")
+    assert panel.message().startswith("--vary T: the Fourier motion has its own duration")
+    result = _sweep(qtbot, panel, (("payload.mass", "0,5"),))
+    assert list(result.status) == ["ok", "ok"]
+    spec = window.run_panel.spec()
+    fourier = spec.motion.build(spec.model, spec.q0, spec.target, spec.duration)
+    for i in range(2):
+        model, _ = result.point(i)
+        alone = run_inverse_dynamics(model, fourier, dt_out=spec.dt)
+        np.testing.assert_array_equal(result.peak_torques()[i], np.abs(alone.tau).max(axis=0))
+    assert result.peak_torques()[1, SHOULDER] > result.peak_torques()[0, SHOULDER]
+    with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
+        assert panel.show_point(1)
+    run = ended.args[0]
+    assert run.outcome is RunOutcome.FINISHED and run.spec.motion.kind is MotionKind.FOURIER
+    np.testing.assert_array_equal(np.abs(run.trajectory.tau).max(axis=0),
+                                  result.peak_torques()[1])
