@@ -622,10 +622,12 @@ def test_a_measured_log_sweeps_its_payload_once_read_on_every_engine(tmp_path, p
     log.unlink()  # the workers get the samples with the plan: no file to read again
     run = InverseRun(motion=motion)
     m2 = puma.links[1].mass
-    vary = {"payload.mass": [0.0, 4.0], "2.mass": [m2, m2 + 3.0]}
+    vary = {"payload.mass": "0:4:15", "2.mass": [m2, m2 + 3.0]}  # more than a probe
     one = result_of(puma, run, vary, workers=1)
     assert set(one.status) == {"ok"}
-    assert_same_bits(one, result_of(puma, run, vary, workers=2))
+    pool = result_of(puma, run, vary, workers=2)
+    assert pool.engine == "2 local processes"
+    assert_same_bits(one, pool)
     heavier = payload_model(puma.with_links([replace(lk, mass=m2 + 3.0) if j == 1 else lk
                                              for j, lk in enumerate(puma.links)],
                                             warnings=()), 4.0)

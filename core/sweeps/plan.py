@@ -66,7 +66,8 @@ class InverseRun:
 
     a measured `Motion` (run at its own sample times), `ViaPoints`, `FourierSeries`, a
     tool path (`ToolLine`, `ToolArc`: solved on its model, it travels as its samples at
-    every `dt`, and `on_geometry` is set). Such a motion has its own duration and poses:
+    every `dt`, and `on_geometry` is set); `label` names it in messages (default: its
+    name and source). Such a motion has its own duration and poses:
     a sweep refuses T, target and start for it (`refusal`), and a tool path's a, b,
     alpha and theta too. A `Cycloid`, `Quintic` or `Trapezoid` given as `motion` is
     taken as its law, start, target and duration (so they can vary)."""
@@ -79,6 +80,7 @@ class InverseRun:
     blend: float | None = None
     motion: JointMotion | None = None
     on_geometry: bool = False
+    label: str = ""
     kind = "inverse"
 
     def __post_init__(self) -> None:
@@ -105,8 +107,10 @@ class InverseRun:
             if not isinstance(motion, _DATA_MOTIONS):  # solved on a model: its samples
                 t = motion.sample_times(self.dt)
                 q, qd, qdd = motion.sample(t)
-                motion = Motion(t, q, qd, qdd, source=f"{motion.name} motion, sampled "
-                                f"every {self.dt:g} s")
+                if not self.label:
+                    object.__setattr__(self, "label", f"the {motion.name} motion (sampled "
+                                       f"every {self.dt:g} s)")
+                motion = Motion(t, q, qd, qdd, source=self.label)
                 object.__setattr__(self, "on_geometry", True)
             object.__setattr__(self, "motion", motion)
             object.__setattr__(self, "duration", motion.duration)
@@ -126,10 +130,10 @@ class InverseRun:
     def what(self) -> str:
         """The motion in words, for messages: "the quintic law", "the measured motion
         (log.csv)"."""
+        if self.label:
+            return self.label
         if self.motion is None:
             return f"the {self.law} law"
-        if self.on_geometry and getattr(self.motion, "source", ""):
-            return f"the {self.motion.source}"
         source = f" ({self.motion.source})" if getattr(self.motion, "source", "") else ""
         return f"the {self.motion.name} motion{source}"
 
