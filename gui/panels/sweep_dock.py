@@ -34,6 +34,9 @@ class SweepDock(LazyDock):
         panel = SweepPanel(self.window)
         panel.dock, panel.action = self.dock, self.action
         self.window.session.model_changed.connect(lambda _model: panel.follow_window_run())
+        motion = self.window.run_panel.targets.motion  # the law chosen, a log read
+        motion.kind_changed.connect(lambda _kind: panel.follow_window_run())
+        motion.measured_loaded.connect(lambda _motion: panel.follow_window_run())
         return panel
 
 

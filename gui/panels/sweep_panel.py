@@ -2,11 +2,12 @@
 worst point played in 3D (issue #25; the core: `core.sweeps`, docs/sweeps.md).
 
 Set-up (`gui.panels.sweep_setup.SweepSetup`): the run is the Run panel's current one,
-taken when the panel is shown and again for each sweep (`follow_window_run`): inverse
-dynamics along the Run panel's motion (a law from the current pose to its target, a
-log, via points, a Fourier series, a tool path; the panel says which fields such a
-motion keeps, and why a motion cannot be swept yet), or a free fall from the current
-pose, with its duration, sample step and free-fall options (`gui.jobs.sweeps.sweep_run`);
+taken when the panel is shown, when the Run panel's motion or log changes, and again for
+each sweep (`follow_window_run`): inverse dynamics along the Run panel's motion (a law
+from the current pose to its target, a log, via points, a Fourier series, a tool path;
+the panel says which fields such a motion keeps, and why a motion cannot be swept yet),
+or a free fall from the current pose, with its duration, sample step and free-fall
+options (`gui.jobs.sweeps.sweep_run`);
 the grid's axes are typed and checked by the core as they are added.
 
 Running: `core.sweeps.sweep.sweep_chunks` in a `gui.jobs.job.Job` (its progress after
@@ -147,7 +148,7 @@ class SweepPanel(QWidget):
         except ArmDynError as err:  # no log read yet
             self._spec = None
             self._run_text.setText(f"The Run panel's motion cannot be swept yet: {err}")
-            self.setup.set_base(None, None)
+            self.setup.set_base(spec.model, None)
             self._update_buttons()
             return
         self.setup.set_base(spec.model, run)
@@ -160,13 +161,14 @@ class SweepPanel(QWidget):
             text = (f"Each point: the Run panel's inverse dynamics along {run.what}, from "
                     f"the current pose to its target in {spec.duration:g} s")
         elif spec.kind is RunKind.INVERSE:
+            step = ("its own samples" if spec.motion.kind is MotionKind.MEASURED
+                    else f"dt {spec.dt:g} s")
             text = (f"Each point: the Run panel's inverse dynamics along {run.what} "
-                    f"({spec.duration:g} s). It has its own duration and poses: T, target "
-                    "and start do not vary")
+                    f"({run.duration:g} s, {step}). It has its own duration and poses: T, "
+                    "target and start do not vary")
             if run.on_geometry:
                 text += ", nor the links' a, b, alpha and theta (the tool keeps its path)"
-            if spec.motion.kind is MotionKind.MEASURED:  # run at the log's own times
-                return text + "."
+            return text + "."
         else:
             text = (f"Each point: the Run panel's free fall, from the current pose at rest "
                     f"for {spec.duration:g} s")
@@ -287,6 +289,8 @@ class SweepPanel(QWidget):
         if isinstance(_error, SweepError):  # refused by the core before any work
             self.setup.show_message(message)
             self._status.setText("The grid was refused (see above).")
+        elif isinstance(_error, ArmDynError) and self._progress is None:  # building it
+            self._status.setText(f"The Run panel's motion cannot be swept: {message}")
         else:
             self._status.setText(f"The sweep stopped: {message}")
         self._update_buttons()

@@ -209,7 +209,8 @@ class SweepSetup(QWidget):
         """Add the axis `field` = `values` (as typed); False, with the core's message
         shown (`message`), if the core refuses it."""
         if self._model is None or self._run is None:
-            self.show_message("Load a model first.")
+            self.show_message("Load a model first." if self._model is None else
+                              "The Run panel's motion cannot be swept yet (see above).")
             return False
         typed = self._typed + [(field.strip(), values.strip())]
         try:

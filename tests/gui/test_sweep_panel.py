@@ -230,13 +230,11 @@ def test_the_sweep_follows_the_run_panels_motion(make_window, qtbot):
     read yet cannot be swept, said in words."""
     window, panel = _panel(make_window)
     motion_page = window.run_panel.targets.motion
-    motion_page.set_kind(MotionKind.MEASURED)
-    panel.follow_window_run()
+    motion_page.set_kind(MotionKind.MEASURED)  # the panel follows the choice
     assert "cannot be swept yet" in panel.run_text()
     assert "open a log first" in panel.run_text()
     assert not panel.start()
     motion_page.set_kind(MotionKind.FOURIER)
-    panel.follow_window_run()
     assert "along the Fourier motion" in panel.run_text()
     assert panel.setup._field.findText("T") == -1  # noqa: SLF001 - not offered
     assert not panel.setup.add_axis("T", "1,2")
