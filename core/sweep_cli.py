@@ -55,7 +55,8 @@ def _sweep_options(p: argparse.ArgumentParser) -> None:
                    "(fields: payload.mass, payload.com.x|y|z, LINK.mass, LINK.com.x, "
                    "LINK.inertia.xx, LINK.a, LINK.b, LINK.alpha, LINK.theta, "
                    "LINK.limits.lower|upper, T, and the run's poses: target.J, start.J "
-                   "or q0.J, qd0.J, damping, damping.J; a whole pose: target=v1,..,vn/"
+                   "(a law's, not a --motion's) or q0.J, qd0.J, damping, damping.J; a "
+                   "whole pose: target=v1,..,vn/"
                    "v1,..,vn). LINK and J: a number (1-based) or a name. Repeat for more "
                    "axes; the last varies fastest")
     p.add_argument("--workers", type=_workers, default=None,

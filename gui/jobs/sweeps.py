@@ -3,9 +3,10 @@
 The Sweep panel sweeps the run the Run panel describes (`gui.jobs.runs.RunSpec`): the
 same kind, along the same motion (its law, log, via points, Fourier series or tool
 path), from the same pose, for as long, sampled as finely, with the same options of a
-free fall (`sweep_run`; built in the sweep's thread, `sweep_spec_chunks`). A point of the finished sweep goes back the other way: its
-model and run (`core.sweeps.sweep.SweepResult.point`) become a `RunSpec` the Run panel
-runs like any other (`point_spec`), so it plays in 3D and its torques are plotted.
+free fall (`sweep_run`; built in the sweep's thread, `sweep_spec_chunks`). A point of
+the finished sweep goes back the other way: its model and run
+(`core.sweeps.sweep.SweepResult.point`) become a `RunSpec` the Run panel runs like any
+other (`point_spec`), so it plays in 3D and its torques are plotted.
 
 A grid's axes are typed as the window's tables type numbers: SI, angles in degrees
 (`ANGLE_UNIT`, the tables' rule, gui/model/units.py); `axis_of_text` reads one with the
