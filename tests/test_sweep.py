@@ -308,12 +308,13 @@ def test_dask_on_a_local_cluster_computes_the_same_bits(puma):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         on_dask = result_of(puma, run, vary, scheduler=cluster.scheduler_address)
+        trapezoid = replace(run, law="trapezoid")  # another law, each point's own T
         with distributed.Client(cluster) as client:  # a client of the caller's, kept open
-            again = result_of(puma, run, vary, scheduler=client)
+            again = result_of(puma, trapezoid, vary, scheduler=client)
             assert client.status == "running"
     assert on_dask.engine.startswith("Dask")
     assert_same_bits(one, on_dask)
-    assert_same_bits(one, again)
+    assert_same_bits(result_of(puma, trapezoid, vary, workers=1), again)
 
 
 def test_asking_for_a_scheduler_without_dask_says_how_to_install_it(puma, monkeypatch):
