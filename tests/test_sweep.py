@@ -671,3 +671,22 @@ def test_the_command_line_sweeps_along_a_law_and_along_a_log(tmp_path, capsys, p
     code, _, err = run_cli(capsys, "sweep", "inverse", PUMA, "--motion", log, "--target",
                            "0,0,0,0,0,0", "--vary", "payload.mass=0,5", "-o", out)
     assert code == 2 and "leave out --target" in err, err
+
+
+def test_a_tool_path_travels_as_its_samples_and_keeps_its_geometry(puma):
+    from armdyn.core.sim.tool_motions import ToolLine
+
+    q1 = POSE + np.array([0.3, 0.1, -0.1, 0.0, 0.0, 0.0])
+    line = ToolLine(puma, POSE, forward_kinematics(puma, q1).end_effector[:3, 3], 0.5)
+    run = InverseRun(motion=line, dt=0.02)
+    assert run.on_geometry and run.duration == 0.5
+    table = sweep(puma, run, {"payload.mass": [0.0, 3.0]}, workers=1, frame=False)
+    for row, mass in zip(table, (0.0, 3.0)):
+        alone = run_inverse_dynamics(payload_model(puma, mass), line, dt_out=0.02)
+        assert [row[f"peak_tau_{j + 1}"] for j in range(puma.n)] == \
+            list(np.abs(alone.tau).max(axis=0))
+    with pytest.raises(SweepError, match="--vary 3.a: the tool line motion .* solved for "
+                       "the model's own geometry"):
+        make_plan(puma, run, {"3.a": [0.02, 0.03]})
+    with pytest.raises(SweepError, match="--vary T: the tool line motion"):
+        make_plan(puma, run, {"T": [1.0]})
