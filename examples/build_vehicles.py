@@ -340,7 +340,7 @@ def car(name: str = "Car (Jalon and Bayo Table 8.5, Fig. 8.23)",
             "right rear wheel"]
     return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
                      description=description, forces=tuple(forces), road=Road(CAR_ROAD),
-                     assembly=Assembly(independent=tuple(held), tolerance=1e-8))
+                     assembly=Assembly(independent=tuple(held), tolerance=1e-10))
 
 
 CAR_DESCRIPTION = """\
@@ -580,7 +580,7 @@ def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
     return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
                      description=description, forces=tuple(forces), road=Road(TRUCK_ROAD),
-                     assembly=Assembly(independent=tuple(held), tolerance=1e-8))
+                     assembly=Assembly(independent=tuple(held), tolerance=1e-10))
 
 
 def replace_force(f: SpringDamper, force: float) -> SpringDamper:
