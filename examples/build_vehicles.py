@@ -400,9 +400,10 @@ TRUCK = dict(
 TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
 
 
-def _truck_layout(za: dict[str, float], b: Builder) -> dict:
+def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -> dict:
     """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
-    returns, per axle, the parts that move with it (for the hand loads)."""
+    returns, per axle, the parts that move with it (for the hand loads). With
+    `book_joints`, the joints sorted as the book counts them (`BOOK_READING`)."""
     c = TRUCK
     X, Y, Z = np.eye(3)
     zc, yr = c["chassis_height"], c["rail_half_width"]
@@ -453,8 +454,11 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
             # on the left at the shackle only (the left front half-leaf places the axle
             # across; a planar left leaf would make a loop row identically zero)
             sh.R = frame_z(Y, hint=Z)
-            b.universal("chassis", sh)
-            if side == "left":
+            if book_joints:
+                b.revolute("chassis", sh)
+            else:
+                b.universal("chassis", sh)
+            if side == "left" or book_joints:
                 b.revolute("chassis", fh)
             else:
                 fh.R = frame_z(Y, hint=Z)
@@ -529,7 +533,8 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
     # left, spherical on the right); a pitman arm turning about y on the frame pushes a
     # drag link, closed to the left knuckle's arm
     left_arm, right_arm = np.array([xf - 0.25, yk - 0.1, zf]), np.array([xf - 0.25, -yk + 0.1, zf])
-    b.universal("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
+    link = b.ball if book_joints else b.universal
+    link("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
     b.loop("track rod end", "track rod", "right knuckle", right_arm)
     pivot = np.array([xf + 0.4, yk - 0.2, zf + 0.45])
     arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
@@ -537,18 +542,36 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
                                0.5 * (pivot + arm_end),
                                rod_inertia(c["pitman_mass"], pivot, arm_end)))
     steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
-    b.universal("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
+    link("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
     b.loop("drag link end", "drag link", "left knuckle", steer_arm)
     axles["front"] += ["track rod", "drag link"]
     return axles
 
 
 def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
-          description: str = "") -> Mechanism:
+          description: str = "", book_joints: bool = False) -> Mechanism:
+    """The truck (`book_joints`: with the joints as the book counts them, which the core
+    refuses as singular: see `truck_parts`)."""
+    chains, loops, forces, held = truck_parts(book_joints)
+    return Mechanism(name, chains=chains, loops=loops, description=description,
+                     forces=forces, road=Road(TRUCK_ROAD),
+                     assembly=Assembly(independent=held,
+                                       tolerance=1e-8 if book_joints else 1e-10))
+
+
+def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
+    """The truck's chains, loops, force elements and the joints its assembly holds.
+
+    `book_joints`: the joints sorted as the book counts them (23R + 15S + 6U + 1G), read
+    the way its figure draws the leaves: every leaf joint revolute (the leaves planar),
+    the track rod and the drag link on spherical joints (their spins about their own
+    axes are then free: held). The axles cannot roll then except at second order (each
+    is a rigid bar between two seats that stay in the two leaves' planes), and the
+    closed pose is singular: the core refuses it."""
     c = TRUCK
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     first = Builder()
-    axles = _truck_layout({"front": r, "rear": r}, first)
+    axles = _truck_layout({"front": r, "rear": r}, first, book_joints)
     masses = {n: p.mass for n, p in first.parts.items()}
     sprung = {n: m for n, m in masses.items()}
     front, rear = axle_loads(sum(masses.values()), first.com()[0],
@@ -556,7 +579,7 @@ def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
     load = {"front": front, "rear": rear}
     za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
     b = Builder()
-    axles = _truck_layout(za, b)
+    axles = _truck_layout(za, b, book_joints)
     # preloads: each leaf spring carries half its axle's load less half the weight of
     # what moves with the axle (the leaves, bar and links counted whole: a hand value);
     # the cab's rear springs carry its weight's moment about the front mount
@@ -578,9 +601,10 @@ def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
     held = ["chassis", "cab", "left front front half-leaf", "right front rear half-leaf",
             "left rear front half-leaf", "right rear rear half-leaf", "pitman arm",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
-    return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
-                     description=description, forces=tuple(forces), road=Road(TRUCK_ROAD),
-                     assembly=Assembly(independent=tuple(held), tolerance=1e-10))
+    if book_joints:  # the right leaves follow the left ones; the rods' spins are free
+        held = [n for n in held if "rear half" not in n or n.startswith("left")] + [
+            "track rod", "drag link"]
+    return tuple(b.chains), tuple(b.loops), tuple(forces), tuple(held)
 
 
 def replace_force(f: SpringDamper, force: float) -> SpringDamper:
