@@ -572,7 +572,7 @@ def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
     """The truck's chains, loops, force elements and the joints its assembly holds.
 
     `book_joints`: the joints sorted as the book counts them (23R + 15S + 6U + 1G), read
-    the way its figure draws the leaves: every leaf joint revolute (the leaves planar),
+    with every leaf joint revolute (the leaves planar, as leaf springs are drawn),
     the track rod and the drag link on spherical joints (their spins about their own
     axes are then free: held). The axles cannot roll then except at second order (each
     is a rigid bar between two seats that stay in the two leaves' planes), and the
@@ -653,7 +653,7 @@ leaves make such rows); and no spanning tree of those joints has the 48 open-cha
 freedoms of its formulation B (with the free joint, 33 tree joints have at least 50). \
 ArmDyn ranks the rows, so dependent rows would be allowed, but its loop joints are \
 revolute, spherical or prismatic, never universal: the six universal joints are tree \
-joints. Read as the book's figure draws the leaves (every leaf joint revolute: with the \
+joints. Read with every leaf joint revolute (planar leaves; with the \
 4 wheels, 2 king pins, the pitman arm and the 4 halves of the bars, the book's 23 R), \
 with spherical joints for the rest, this truck has exactly the book's joints, and the \
 core refuses it: each rigid axle is a bar between two seats that stay in their leaves' \

@@ -153,11 +153,11 @@ def test_the_trucks_counts_are_the_books_but_its_joint_kinds_cannot_be():
     15S + 6U + 1G have 6 * 33 - 184 = 14 degrees of freedom, not 18, so the book's
     model has four constraint rows that depend on others (planar leaves do that); and no
     spanning tree of those joints has the 48 open-chain freedoms of its formulation B
-    (with the free joint in it, 33 tree joints have at least 50). Read as its figure
-    draws the leaves (every leaf joint revolute: with the 4 wheels, 2 king pins, the
-    pitman arm and the 4 halves of the bars those are the book's 23 R), the generator's
-    truck has exactly the book's joints, and the core refuses it: each rigid axle is a
-    bar between two seats that stay in their leaves' planes, so it cannot roll but at
+    (with the free joint in it, 33 tree joints have at least 50). Read with every leaf
+    joint revolute (planar leaves; with the 4 wheels, 2 king pins, the pitman arm and
+    the 4 halves of the bars those are the book's 23 R), the generator's truck has
+    exactly the book's joints, and the core refuses it: each rigid axle is a bar
+    between two seats that stay in their leaves' planes, so it cannot roll but at
     second order, and the reference pose is singular."""
     book = TRUCK_BOOK
     mech = load("truck_jalon")
