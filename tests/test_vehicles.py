@@ -170,6 +170,8 @@ def test_the_trucks_counts_are_the_books_but_its_joint_kinds_cannot_be():
     assert ours == {"free": 1, "revolute": 17, "spherical": 13, "universal": 14}
     assert gruebler(33, ours) == mech.dof  # every row counts: none depends on others
     assert np.abs(loop_residual(mech, mech.q_home)).max() < 1e-9
+    assert sum(isinstance(e, Tyre) for e in mech.forces) == 4
+    assert np.array(mech.road.points)[:, 1].max() >= 0.05 and mech.warnings == ()
     # the book's joints
     assert gruebler(book["bodies"], Counter(book["joints"])) == 14 != book["dof"]
     # a spanning tree: the free joint and 32 others, r revolute, s spherical, u universal
