@@ -340,7 +340,7 @@ def car(name: str = "Car (Jalon and Bayo Table 8.5, Fig. 8.23)",
             "right rear wheel"]
     return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
                      description=description, forces=tuple(forces), road=Road(CAR_ROAD),
-                     assembly=Assembly(independent=tuple(held), tolerance=1e-8))
+                     assembly=Assembly(independent=tuple(held), tolerance=1e-10))
 
 
 CAR_DESCRIPTION = """\
@@ -360,11 +360,20 @@ links, upper, trailing and toe, on universal joints at the chassis, closed to th
 upright by spherical joints; the wheel turning on the upright). Degrees of freedom: 6 \
 (chassis) + 1 (steering) + 4 (suspensions) + 4 (wheel spins) = 15, as in the book; \
 joints: 1 free, 8 revolute, 3 prismatic, 4 spherical and 8 universal in the tree, 10 \
-spherical loop joints. Why 24: with ArmDyn's joint kinds a left-right symmetric car \
-whose steering is one joint of one degree of freedom (the assembly holds it) has an \
-even number of bodies (each side adds an even number; the chassis and the rack, one \
-each); the book's natural coordinates count massless distance constraints and \
-points freely. Numbers (m, kg, N/m, N s/m): front axle 1.10 m ahead of the chassis's \
+spherical loop joints. Why 24, not 25: every body but the chassis and the steering \
+rack is one of a left-right pair (a McPherson front and a five-point rear, both one per \
+side, as the book says), so the count is even; an odd 25 needs one more body on the \
+car's middle. The book names the chassis, the steering and the suspensions: the body \
+missing is most likely a second body of the steering, a steering column whose pinion \
+drives the rack. That is a gear (the rack moves by the pinion's radius times the \
+column's turn), and ArmDyn's joints (revolute, prismatic, spherical, universal, free; \
+loop joints revolute, spherical, prismatic) cannot write it: a column on its own \
+revolute joint would be a 16th degree of freedom, and no pair of central steering \
+bodies that cars have (column and rack; pitman arm and centre link, which needs an \
+idler arm, a third) moves with one degree of freedom through these joints alone. A \
+middle body of the rear would be a rigid axle, not the five points of each side that \
+we read in the book's "five-point system", or a subframe, bolted to the chassis (no \
+joint of ArmDyn's has no freedom). Numbers (m, kg, N/m, N s/m): front axle 1.10 m ahead of the chassis's \
 mass centre, rear axle 1.50 m behind, track 1.50 m, wheel radius 0.30 m; chassis \
 1100 kg, a uniform 4.0 x 1.7 x 0.5 m box, its mass centre 0.55 m above the road at the \
 reference pose; wheels 15 kg (discs 0.30 m x 0.20 m), knuckles and uprights 10 kg, \
@@ -400,9 +409,10 @@ TRUCK = dict(
 TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
 
 
-def _truck_layout(za: dict[str, float], b: Builder) -> dict:
+def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -> dict:
     """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
-    returns, per axle, the parts that move with it (for the hand loads)."""
+    returns, per axle, the parts that move with it (for the hand loads). With
+    `book_joints`, the joints sorted as the book counts them (`BOOK_READING`)."""
     c = TRUCK
     X, Y, Z = np.eye(3)
     zc, yr = c["chassis_height"], c["rail_half_width"]
@@ -453,8 +463,11 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
             # on the left at the shackle only (the left front half-leaf places the axle
             # across; a planar left leaf would make a loop row identically zero)
             sh.R = frame_z(Y, hint=Z)
-            b.universal("chassis", sh)
-            if side == "left":
+            if book_joints:
+                b.revolute("chassis", sh)
+            else:
+                b.universal("chassis", sh)
+            if side == "left" or book_joints:
                 b.revolute("chassis", fh)
             else:
                 fh.R = frame_z(Y, hint=Z)
@@ -529,7 +542,8 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
     # left, spherical on the right); a pitman arm turning about y on the frame pushes a
     # drag link, closed to the left knuckle's arm
     left_arm, right_arm = np.array([xf - 0.25, yk - 0.1, zf]), np.array([xf - 0.25, -yk + 0.1, zf])
-    b.universal("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
+    link = b.ball if book_joints else b.universal
+    link("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
     b.loop("track rod end", "track rod", "right knuckle", right_arm)
     pivot = np.array([xf + 0.4, yk - 0.2, zf + 0.45])
     arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
@@ -537,18 +551,36 @@ def _truck_layout(za: dict[str, float], b: Builder) -> dict:
                                0.5 * (pivot + arm_end),
                                rod_inertia(c["pitman_mass"], pivot, arm_end)))
     steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
-    b.universal("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
+    link("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
     b.loop("drag link end", "drag link", "left knuckle", steer_arm)
     axles["front"] += ["track rod", "drag link"]
     return axles
 
 
 def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
-          description: str = "") -> Mechanism:
+          description: str = "", book_joints: bool = False) -> Mechanism:
+    """The truck (`book_joints`: with the joints as the book counts them, which the core
+    refuses as singular: see `truck_parts`)."""
+    chains, loops, forces, held = truck_parts(book_joints)
+    return Mechanism(name, chains=chains, loops=loops, description=description,
+                     forces=forces, road=Road(TRUCK_ROAD),
+                     assembly=Assembly(independent=held,
+                                       tolerance=1e-8 if book_joints else 1e-10))
+
+
+def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
+    """The truck's chains, loops, force elements and the joints its assembly holds.
+
+    `book_joints`: the joints sorted as the book counts them (23R + 15S + 6U + 1G), read
+    with every leaf joint revolute (the leaves planar, as leaf springs are drawn),
+    the track rod and the drag link on spherical joints (their spins about their own
+    axes are then free: held). The axles cannot roll then except at second order (each
+    is a rigid bar between two seats that stay in the two leaves' planes), and the
+    closed pose is singular: the core refuses it."""
     c = TRUCK
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     first = Builder()
-    axles = _truck_layout({"front": r, "rear": r}, first)
+    axles = _truck_layout({"front": r, "rear": r}, first, book_joints)
     masses = {n: p.mass for n, p in first.parts.items()}
     sprung = {n: m for n, m in masses.items()}
     front, rear = axle_loads(sum(masses.values()), first.com()[0],
@@ -556,7 +588,7 @@ def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
     load = {"front": front, "rear": rear}
     za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
     b = Builder()
-    axles = _truck_layout(za, b)
+    axles = _truck_layout(za, b, book_joints)
     # preloads: each leaf spring carries half its axle's load less half the weight of
     # what moves with the axle (the leaves, bar and links counted whole: a hand value);
     # the cab's rear springs carry its weight's moment about the front mount
@@ -578,9 +610,10 @@ def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
     held = ["chassis", "cab", "left front front half-leaf", "right front rear half-leaf",
             "left rear front half-leaf", "right rear rear half-leaf", "pitman arm",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
-    return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
-                     description=description, forces=tuple(forces), road=Road(TRUCK_ROAD),
-                     assembly=Assembly(independent=tuple(held), tolerance=1e-8))
+    if book_joints:  # the right leaves follow the left ones; the rods' spins are free
+        held = [n for n in held if "rear half" not in n or n.startswith("left")] + [
+            "track rod", "drag link"]
+    return tuple(b.chains), tuple(b.loops), tuple(forces), tuple(held)
 
 
 def replace_force(f: SpringDamper, force: float) -> SpringDamper:
@@ -613,14 +646,27 @@ drop links by spherical joints. Joints: 17 revolute, 13 spherical (1 in the tree
 loops), 14 universal and 1 free: 45 joints as in the book, sorted differently. \
 Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab on its spherical mount) \
 + 2 + 2 (each axle's bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds \
-differ: the book's model has 4 redundant constraints (its joints count 14 degrees of \
-freedom by Gruebler's formula against its 18), which planar leaf springs on parallel \
-revolute joints make. Ours had them too, but a rolling axle then needs its two seats \
-to come nearer by a second-order amount that planar leaves cannot give (a singular \
-pose, which the simulation refuses), and a loop row that is identically zero stops a \
-run as well. So the shackles and the right-hand front half-leaves hang on universal \
-joints (about y, then about the turned vertical: the leaves swing sideways a little), \
-the axles sit on universal joints, and no constraint is redundant. Numbers (m, kg, \
+differ: the book's own numbers do not fit its joint kinds. By Gruebler's count, 33 \
+bodies with 23R + 15S + 6U + 1G have 6 x 33 - (23 x 5 + 15 x 3 + 6 x 4) = 14 degrees of \
+freedom, not 18: the book's model has 4 constraint rows that depend on others (planar \
+leaves make such rows); and no spanning tree of those joints has the 48 open-chain \
+freedoms of its formulation B (with the free joint, 33 tree joints have at least 50). \
+ArmDyn ranks the rows, so dependent rows would be allowed, but its loop joints are \
+revolute, spherical or prismatic, never universal: the six universal joints are tree \
+joints. Read with every leaf joint revolute (planar leaves; with the \
+4 wheels, 2 king pins, the pitman arm and the 4 halves of the bars, the book's 23 R), \
+with spherical joints for the rest, this truck has exactly the book's joints, and the \
+core refuses it: each rigid axle is a bar between two seats that stay in their leaves' \
+planes, so it cannot roll but at second order, and the reference pose is singular \
+(examples/build_vehicles.py builds it with `truck(book_joints=True)`; \
+tests/test_vehicles.py checks the refusal). Rolling axles need the leaves to swing \
+sideways (universal joints at the right-hand hangers and at the shackles), each axle \
+needs two turns without a third on its leaf (roll and yaw, no wind-up: universal), and \
+each drop link and the drag link needs two turns at one end (a rod on spherical joints \
+at both ends spins idly about its axis, one on a revolute joint locks): more than six \
+universal joints. Ours: the shackles and the right-hand front half-leaves hang on \
+universal joints (about y, then about the turned vertical), the axles sit on universal \
+joints, and no constraint row depends on another (Gruebler's count is its 18). Numbers (m, kg, \
 N/m, N s/m): axles 2.0 m ahead of and \
 2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
 chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
