@@ -55,8 +55,10 @@ def _owned_by(w: QWidget, windows: set[int]) -> bool:
 
 
 def _running_threads() -> list[QThread]:
+    # type(o), not isinstance(o, ...): a dead weakref.proxy among the objects (pytest-xdist
+    # keeps some) raises ReferenceError when asked for its class
     return [o for o in gc.get_objects()
-            if isinstance(o, QThread) and shiboken6.isValid(o) and o.isRunning()
+            if issubclass(type(o), QThread) and shiboken6.isValid(o) and o.isRunning()
             and o is not QThread.currentThread()]
 
 
