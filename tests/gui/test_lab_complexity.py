@@ -100,7 +100,9 @@ def test_a_sweep_is_cancelled_without_waiting_for_its_thread(qtbot, make_window)
     t0 = time.perf_counter()
     panel.start([1, 2], budget_s=0.004)  # a newer request cancels the stale one
     panel.shutdown()
-    assert time.perf_counter() - t0 < 0.1
+    # counting n = 300 takes seconds: returning well before it shows nothing waited
+    # for the thread (0.1 s was exceeded on a loaded machine by the GUI work alone)
+    assert time.perf_counter() - t0 < 0.5
     assert not panel.is_running() and not done  # cancelled silently
 
 
