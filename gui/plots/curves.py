@@ -22,6 +22,14 @@ A repaint of part of the plot (the time cursor moving over it during playback) d
 only the points within the repainted strip: pyqtgraph's curve strokes all its points
 whatever Qt asks to repaint, and the human's 39 angle curves took ~30 ms a frame for a
 cursor 2 px wide (issue #23).
+
+While a run streams in, its views' ranges stay put (the plots panel fixes them), so a
+refresh that only adds samples repaints only the strip of the view they fall in: the
+curve's bounding rectangle is pinned to the view's range (`boundingRect`), the new
+points replace the old without pyqtgraph's geometry change (which repainted the whole
+curve), and the strip from the last unchanged point to the new end is repainted. The
+humanoid's ~50 curves were stroked whole 30 times a second during its fall (Qt's
+``drawLines``: about 12 of the GUI thread's 22 s in the 600 s fall, issue #20).
 """
 from __future__ import annotations
 
@@ -29,6 +37,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -105,6 +114,13 @@ class SampleCurve(pg.PlotCurveItem):
         self._clip: tuple[float, float] | None = None  # the y limits drawn, None: none
         #: points stroked by the last paint (a part of the curve, or all of it)
         self.points_painted = 0
+        #: the view's range when the points were last given whole, in view coordinates,
+        #: while the view does not auto-range: the bounding rectangle holds it, so the
+        #: points may grow within it by repainting a strip (`_extend_points`); None: not
+        #: pinned (the bounding rectangle is the points')
+        self._pin: QRectF | None = None
+        #: how many updates of the points repainted only a strip (`_extend_points`)
+        self.strip_updates = 0
         # Qt tells `paint` which part of the item is exposed (`_exposed_points`)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
@@ -133,11 +149,27 @@ class SampleCurve(pg.PlotCurveItem):
         return max(self._ds, 1)
 
     def viewRangeChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: a new range
+        self._unpin()
         self._follow_view()
 
     def viewTransformChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: resized too
+        self._unpin()
         super().viewTransformChanged()
         self._follow_view()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        """pyqtgraph's rectangle of the points, and the pinned view range if any (it
+        changes only with a geometry change, as Qt requires)."""
+        rect = super().boundingRect()
+        return rect if self._pin is None else rect.united(self._pin)
+
+    def _unpin(self) -> None:
+        """Let go of the pinned view range if the view's range is another now."""
+        view = self.getViewBox()
+        if self._pin is not None and (view is None or QRectF(view.viewRect()) != self._pin):
+            self.prepareGeometryChange()
+            self._pin = None
+            self.invalidateBounds()
 
     def _follow_view(self) -> None:
         """Redraw if the view's span or width changed the bin size, or its y range the
@@ -189,7 +221,38 @@ class SampleCurve(pg.PlotCurveItem):
         self._y_span = ((float(finite.min()), float(finite.max())) if finite.size
                         else (0.0, 0.0))
         self._y_finite = bool(finite.size)
-        self._show_points()
+        # every whole bin of `known` but its last was kept: the points up to the
+        # third-last known one are unchanged, the segments after it may not be
+        if not (known is not None and len(known[0]) >= 4 and self._extend_points(
+                float(known[0][-3]))):
+            self._show_points()
+
+    def _extend_points(self, since: float) -> bool:
+        """Give the binned points to the line and repaint only the strip from time
+        `since` (s) to their end, if nothing before `since` changed (the caller knows)
+        and the points lie within the pinned view range unclipped. True if done."""
+        x, y = self._points
+        pin = self._pin
+        if (pin is None or self._clip is not None or self.xData is None
+                or self._clip_limits() is not None
+                or not (pin.left() <= since and x[-1] <= pin.right()
+                        and pin.top() <= self._y_span[0] and self._y_span[1] <= pin.bottom())):
+            return False
+        # pyqtgraph's setData without its geometry change and whole repaint
+        self.xData, self.yData = x, y
+        self.path = None
+        self.fillPath = None
+        self._fillPathList = None
+        self._mouseShape = None
+        self._lineSegmentsRendered = False
+        self._boundsCache = [None, None]
+        self.informViewBoundsChanged()  # (the view's cached bounds of its items)
+        pixel = self.pixelWidth()
+        margin = (self.opts["pen"].widthF() + 2.0) * pixel if pixel > 0 else 0.0
+        self.update(QRectF(since - margin, pin.top(), float(x[-1]) - since + 2 * margin,
+                           pin.height()))
+        self.strip_updates += 1
+        return True
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N803
         """The drawn points' (min, max) along axis `ax` (0: time, 1: y), known from the
@@ -246,7 +309,14 @@ class SampleCurve(pg.PlotCurveItem):
         return x[i0:i1], y[i0:i1]
 
     def _show_points(self) -> None:
-        """Give the binned points to the line, clipped to `_clip_limits`."""
+        """Give the binned points to the line, clipped to `_clip_limits`; pin the view's
+        range if it does not auto-range (`_extend_points`)."""
         x, y = self._points
         self._clip = self._clip_limits()
+        view = self.getViewBox()
+        pin = (QRectF(view.viewRect()) if view is not None
+               and not any(view.autoRangeEnabled()) else None)
+        if pin != self._pin:
+            self.prepareGeometryChange()
+            self._pin = pin
         self.setData(x, y if self._clip is None else np.clip(y, *self._clip))
