@@ -23,9 +23,9 @@ only the points within the repainted strip: pyqtgraph's curve strokes all its po
 whatever Qt asks to repaint, and the human's 39 angle curves took ~30 ms a frame for a
 cursor 2 px wide (issue #23).
 
-While a run streams in, its views' ranges stay put (the plots panel fixes them), so a
-refresh that only adds samples repaints only the strip of the view they fall in: the
-curve's bounding rectangle is pinned to the view's range (`boundingRect`), the new
+While a run streams in, its views' ranges stay put (the plots panel fixes them and says
+so, `set_streaming`), so a refresh that only adds samples repaints only the strip of the
+view they fall in: the curve's bounding rectangle is pinned to the view's range (`boundingRect`), the new
 points replace the old without pyqtgraph's geometry change (which repainted the whole
 curve), and the strip from the last unchanged point to the new end is repainted. The
 humanoid's ~50 curves were stroked whole 30 times a second during its fall (Qt's
@@ -121,6 +121,7 @@ class SampleCurve(pg.PlotCurveItem):
         self._pin: QRectF | None = None
         #: how many updates of the points repainted only a strip (`_extend_points`)
         self.strip_updates = 0
+        self._streaming = False  # `set_streaming`
         # Qt tells `paint` which part of the item is exposed (`_exposed_points`)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
@@ -138,6 +139,16 @@ class SampleCurve(pg.PlotCurveItem):
         self._t, self._given_y = t, y
         self._y = np.log10(y) if self._log_y else y
         self._draw(self._bin_size(), extends)
+
+    def set_streaming(self, on: bool) -> None:
+        """A run streams into this curve's view (True), whose ranges stay put while it
+        does: refreshes that only add samples repaint only their strip (`_extend_points`).
+        False (the run ended): the bounding rectangle is the points' again."""
+        self._streaming = bool(on)
+        if not on and self._pin is not None:
+            self.prepareGeometryChange()
+            self._pin = None
+            self.invalidateBounds()
 
     def samples(self) -> tuple[np.ndarray, np.ndarray]:
         """The samples last given to `set_samples` (t, y), as given."""
@@ -310,11 +321,11 @@ class SampleCurve(pg.PlotCurveItem):
 
     def _show_points(self) -> None:
         """Give the binned points to the line, clipped to `_clip_limits`; pin the view's
-        range if it does not auto-range (`_extend_points`)."""
+        range while a run streams in and it does not auto-range (`_extend_points`)."""
         x, y = self._points
         self._clip = self._clip_limits()
         view = self.getViewBox()
-        pin = (QRectF(view.viewRect()) if view is not None
+        pin = (QRectF(view.viewRect()) if self._streaming and view is not None
                and not any(view.autoRangeEnabled()) else None)
         if pin != self._pin:
             self.prepareGeometryChange()

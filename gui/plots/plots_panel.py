@@ -1427,6 +1427,7 @@ class PlotsPanel(QWidget):
                 plot.append(traj)
                 plot.stale = True
         self._run_duration = None
+        self._set_streaming(False)
         self._fit_to_samples()  # before the curves get their samples: they bin them once
         self._refresh_shown()
 
@@ -1525,6 +1526,7 @@ class PlotsPanel(QWidget):
         that stream in redraw the curves only, not the axes and grids (issue #8). None (and
         `set_trajectory`): the time axes fit the data again."""
         self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
+        self._set_streaming(self._run_duration is not None)
         if self._run_duration is None:
             self._fit_time_range()
         else:
@@ -1535,6 +1537,13 @@ class PlotsPanel(QWidget):
                     plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
                     plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
             self._set_time_range(0.0, self._run_duration)
+
+    def _set_streaming(self, on: bool) -> None:
+        """Tell every curve whether a run streams in with the axes fixed (`SampleCurve.
+        set_streaming`: a refresh then repaints only the new samples' strip)."""
+        for plot in self._all_plots:
+            for curve in plot.curves:
+                curve.set_streaming(on)
 
     def _set_time_range(self, t0: float, t1: float) -> None:
         """Every plot's time axis to [t0, t1] s, the leader first. Each is set, not left

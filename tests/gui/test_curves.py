@@ -232,6 +232,7 @@ def test_samples_streamed_into_a_fixed_view_repaint_only_their_strip(qtbot, view
     t_buf, y_buf = t.copy(), y.copy()  # one growing buffer, as `_Series` keeps
     streamed = SampleCurve(pg.mkPen("#0072B2", width=2))
     streamed.setCacheMode(mode)
+    streamed.set_streaming(True)  # as `PlotsPanel.set_run_duration` says
     view.addItem(streamed)
     step = 400
     painted = [shown(streamed, size) for size in range(step, 4001, step)]
@@ -254,6 +255,7 @@ def test_samples_streamed_into_a_fixed_view_repaint_only_their_strip(qtbot, view
     assert fresh.strip_updates == 0
     assert np.array_equal(fresh.getData()[0], streamed.getData()[0])
     assert_same_ink(on_screen(screen_view), image)
+    fresh.set_streaming(True)
     # a new y range (a run's range grown) draws the curve whole again, then strips
     view.setYRange(-20.0, 20.0, padding=0.0)
     assert shown(fresh, 4400) == len(fresh.getData()[0])
