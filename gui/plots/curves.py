@@ -41,7 +41,7 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
-__all__ = ["SampleCurve", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
+__all__ = ["SampleCurve", "StripView", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
 
 #: Points are drawn at most this many view heights above or below the view's middle.
 DYNAMIC_RANGE_LIMIT = 1e6
@@ -285,24 +285,29 @@ class SampleCurve(pg.PlotCurveItem):
         return lo, hi
 
     def paint(self, p: QPainter, opt, widget) -> None:
-        """Stroke the points within the exposed strip only (all of them when it is the
-        whole curve, or for an export)."""
-        part = self._exposed_points(opt)
-        if part is None:
+        """Stroke the points within the exposed strips only (all of them when they are
+        most of the curve, or for an export)."""
+        parts = self._exposed_points(opt, widget)
+        if parts is None:
             self.points_painted = 0 if self.xData is None else len(self.xData)
             super().paint(p, opt, widget)
             return
-        x, y = part
-        self.points_painted = len(x)
-        if len(x) < 2:
-            return
+        self.points_painted = sum(len(x) for x, _y in parts)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, bool(self.opts["antialias"]))
         p.setPen(self.opts["pen"])
-        p.drawPath(pg.arrayToQPath(x, y))
+        for x, y in parts:
+            if len(x) >= 2:
+                p.drawPath(pg.arrayToQPath(x, y))
 
-    def _exposed_points(self, opt) -> tuple[np.ndarray, np.ndarray] | None:
-        """The drawn points (x, y) whose segments may touch the exposed rectangle of
-        `opt` (widened by the pen's width), or None if that is most of the curve."""
+    def _exposed_points(self, opt, widget=None
+                        ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """The drawn points (x, y) whose segments may touch the exposed area (widened by
+        the pen's width), one part per exposed strip, or None if that is most of the
+        curve. The area is `opt`'s exposed rectangle, cut to the rectangles the view
+        repaints when it is a `StripView` (`widget` is its viewport): Qt gives an item
+        the bounding rectangle of everything to repaint, and two plots side by side whose
+        time cursors move expose a rectangle from one cursor to the other (the human's 39
+        angle curves were stroked whole at every playback frame, issue #23)."""
         x, y = self.xData, self.yData
         if (x is None or len(x) < 8 or self._exportOpts is not False
                 or self.opts["fillLevel"] is not None):
@@ -310,14 +315,26 @@ class SampleCurve(pg.PlotCurveItem):
         rect = opt.exposedRect
         pixel = self.pixelWidth()
         margin = (self.opts["pen"].widthF() + 2.0) * pixel if pixel > 0 else 0.0
-        lo, hi = rect.left() - margin, rect.right() + margin
-        if lo <= x[0] and x[-1] <= hi:
+        strips = [(rect.left(), rect.right())]
+        view = widget.parent() if widget is not None else None
+        region = getattr(view, "exposed_region", None)
+        # (a cached curve paints its pixmap's stale area, which the view's region need
+        # not cover)
+        if region is not None and self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
+            cut = [self.mapRectFromScene(view.mapToScene(r).boundingRect()).intersected(rect)
+                   for r in region]
+            strips = sorted((r.left(), r.right()) for r in cut if r.width() > 0)
+        spans: list[list[int]] = []
+        for left, right in strips:
+            i0 = max(int(np.searchsorted(x, left - margin)) - 1, 0)
+            i1 = min(int(np.searchsorted(x, right + margin, side="right")) + 1, len(x))
+            if spans and i0 <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], i1)
+            elif i1 > i0:
+                spans.append([i0, i1])
+        if sum(i1 - i0 for i0, i1 in spans) > len(x) // 2:
             return None
-        i0 = max(int(np.searchsorted(x, lo)) - 1, 0)
-        i1 = min(int(np.searchsorted(x, hi, side="right")) + 1, len(x))
-        if i1 - i0 > len(x) // 2:
-            return None
-        return x[i0:i1], y[i0:i1]
+        return [(x[i0:i1], y[i0:i1]) for i0, i1 in spans]
 
     def _show_points(self) -> None:
         """Give the binned points to the line, clipped to `_clip_limits`; pin the view's
@@ -331,3 +348,20 @@ class SampleCurve(pg.PlotCurveItem):
             self.prepareGeometryChange()
             self._pin = pin
         self.setData(x, y if self._clip is None else np.clip(y, *self._clip))
+
+
+class StripView(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that keeps the rectangles each paint repaints
+    (`exposed_region`, viewport pixels; None outside a paint), so that its SampleCurves
+    stroke only their points in those strips (`SampleCurve._exposed_points`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.exposed_region: list | None = None
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.exposed_region = list(event.region())
+        try:
+            super().paintEvent(event)
+        finally:
+            self.exposed_region = None

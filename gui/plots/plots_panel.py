@@ -65,7 +65,7 @@ from ..look.flow import FlowLayout
 from ..look.text import shown_name
 from ..look.images import encode_image
 from ..model.pose import quaternion_rpy_angles
-from .curves import SampleCurve
+from .curves import SampleCurve, StripView
 from .spikes import spike_range
 from ..look.scroll import scroll_area
 
@@ -1041,7 +1041,7 @@ class PlotsPanel(QWidget):
         self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
         self._font_scale = 1.0
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
-        self._graphics = pg.GraphicsLayoutWidget()
+        self._graphics = StripView()
         self._graphics.setBackground(BACKGROUND)
         self._graphics.ci.setSpacing(6)
         self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns

@@ -282,3 +282,48 @@ def assert_same_ink(a: np.ndarray, b: np.ndarray) -> None:
     assert a.shape == b.shape
     worst = float(np.max(np.abs(ink_a - ink_b)))
     assert worst <= 0.25 * float(np.median(ink_b[ink_b > 0])), (worst, np.median(ink_b))
+
+
+def test_cursors_moving_in_plots_side_by_side_repaint_only_the_points_under_them(qtbot):
+    """Issue #23: two plots side by side whose time cursors move at each playback frame
+    make Qt repaint two strips, but give each item the rectangle that bounds both: from
+    the left plot's cursor to the right one's. A curve in the panel's `StripView` strokes
+    only its points in the strips (the human's 39 angle curves were stroked whole at
+    every frame)."""
+    from PySide6.QtWidgets import QApplication
+
+    from armdyn.gui.plots.curves import StripView
+
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 600)
+    panel.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert isinstance(panel._shown[0].vb.scene().views()[0], StripView)
+    top = panel._shown[:2]  # the first row: side by side
+    left_x = [p.vb.sceneBoundingRect().left() for p in top]
+    assert left_x[1] > left_x[0] + 300 and all(
+        p.vb.sceneBoundingRect().top() == top[0].vb.sceneBoundingRect().top() for p in top)
+    t = np.linspace(0.0, 600.0, 60001)
+    curves = []
+    for k, plot in enumerate(top):
+        plot.vb.setXRange(0.0, 600.0, padding=0.0)
+        curve = SampleCurve(pg.mkPen("k", width=2))
+        plot.vb.addItem(curve)
+        curve.set_samples(t, np.sin(t + k))
+        curves.append(curve)
+    qtbot.waitUntil(lambda: min(c.points_painted for c in curves) > 0, timeout=5000)
+    QApplication.processEvents()
+    panel.set_cursor_time(100.0)
+    QApplication.processEvents()
+    drawn = len(curves[0].getData()[0])
+    painted = []
+    for k in range(5):
+        for curve in curves:
+            curve.points_painted = -1
+        panel.set_cursor_time(100.0 + 1.0 * (k + 1))  # as a playback frame does
+        qtbot.waitUntil(lambda: min(c.points_painted for c in curves) >= 0, timeout=5000)
+        painted.append([c.points_painted for c in curves])
+    # each curve: two strips of a few pixel columns (the cursor's old and new place)
+    assert max(max(p) for p in painted) <= 40, (painted, drawn)
