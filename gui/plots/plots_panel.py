@@ -32,8 +32,10 @@ axes are set at once, not auto-ranged while painting; curves are light
 `gui.plots.curves.SampleCurve` items downsampled to the screen (a min and a max per pixel
 column); streamed chunks are appended to growing buffers and only the shown plots
 are redrawn, at most every REFRESH_MS (hidden plots are marked stale and redrawn
-when shown); a finished run that is already on the plots is not drawn again; moving
-the time cursor moves one line per plot. Dashed curves
+when shown); while a run streams in, a refresh repaints only the strip of each plot
+its new samples fall in (`SampleCurve.set_streaming`); a finished run that is already
+on the plots is not drawn again; moving the time cursor moves one line per plot, and
+the curves stroke only their points under the strips repainted (`StripView`). Dashed curves
 are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
