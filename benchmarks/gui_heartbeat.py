@@ -19,6 +19,12 @@ is no display: the script re-runs itself in ``xvfb-run``) and these scenarios ru
     .venv/bin/python benchmarks/gui_heartbeat.py                 # all scenarios
     .venv/bin/python benchmarks/gui_heartbeat.py fall600 playback
     .venv/bin/python benchmarks/gui_heartbeat.py humanplay --profile 25
+    .venv/bin/python benchmarks/gui_heartbeat.py human600 --busy 2 --worker-nice 0
+
+``--busy N`` runs N CPU-bound processes of the same session during each fall (other
+programs of the user's), ``--worker-nice N`` sets the simulation thread's nice value
+above the GUI thread's (`gui.jobs.job.WORKER_NICE`): together they show what a
+starved simulation thread holding Python's lock does to the window.
 
 ``--profile N`` profiles the GUI thread (cProfile: only the thread it is enabled on)
 during each measurement and prints its N costliest functions (cumulative time): what
@@ -27,9 +33,10 @@ keeps the thread away from its event loop.
 Targets (issue #8): no gap over 50 ms, playback at 60 frames per second, first
 frame under 2 s (200 links) and 10 s (1,000 links). Timings depend on the machine
 and its load; run it on a quiet one. On a loaded one, the CPU times reported beside
-them (``gui_thread_cpu_s``: the GUI thread's during a fall; ``cpu_ms_per_frame``: the
-whole process's, OpenGL rasteriser threads included, per frame of playback) say what
-the work costs whatever share of the CPUs the window gets.
+them (``gui_thread_cpu_s``: the GUI thread's during a fall, ``gui_cpu_ms_per_s`` the same
+per second of the run; ``cpu_ms_per_frame``: the whole process's, OpenGL rasteriser
+threads included, per frame of playback, ``gui_cpu_ms_per_frame`` the GUI thread's)
+say what the work costs whatever share of the CPUs the window gets.
 """
 from __future__ import annotations
 
@@ -54,6 +61,11 @@ WINDOW_SIZE = (1600, 1000)
 HEARTBEAT_MS = 5
 #: Functions printed per profiled measurement (`--profile N`); 0: no profile.
 PROFILE_TOP = {"n": 0}
+#: `--busy N`: N CPU-bound processes of the same session run during each fall (other
+#: programs of the user's: Linux's scheduler shares a session's CPU among its threads)
+BUSY = {"n": 0}
+#: ... whose loop ends with this process (if it is killed, its parent changes)
+BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass"
 
 
 def chain_robot(n: int):
@@ -172,11 +184,15 @@ def run_fall(window, seconds: float, beat: Heartbeat) -> float:
     panel.finished.connect(loop.quit)
     panel.stopped.connect(loop.quit)
     wait(300)  # the window settles
+    hogs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(BUSY["n"])]
     beat.start()
     t0 = time.perf_counter()
     panel.start_free_fall(seconds)
     loop.exec()
     wall = time.perf_counter() - t0
+    for hog in hogs:
+        hog.kill()
+        hog.wait()
     wait(200)  # the last chunk on the plots
     beat.stop()
     panel.finished.disconnect(loop.quit)
@@ -200,6 +216,7 @@ def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_sah
     report(f"{name}{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
            gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
            gui_thread_cpu_s=f"{beat.gui_cpu:.2f}",
+           gui_cpu_ms_per_s=f"{1000 * beat.gui_cpu / max(wall, 1e-9):.0f}",
            samples=len(window.trajectory) if window.trajectory is not None else 0)
     if then_playback:
         scenario_playback(window)
@@ -224,7 +241,8 @@ def scenario_playback(window, seconds: float = 4.0) -> None:
     report("playback", frames_per_s=f"{len(drawn) / wall:.1f}",
            frame_signals_per_s=f"{len(frames) / wall:.1f}",
            longest_gap_ms=f"{1000 * beat.longest:.0f}",
-           cpu_ms_per_frame=f"{1000 * beat.process_cpu / max(len(drawn), 1):.1f}")
+           cpu_ms_per_frame=f"{1000 * beat.process_cpu / max(len(drawn), 1):.1f}",
+           gui_cpu_ms_per_frame=f"{1000 * beat.gui_cpu / max(len(drawn), 1):.1f}")
 
 
 def scenario_drag(n: int = 200, seconds: float = 3.0) -> None:
@@ -296,8 +314,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="profile the GUI thread during each measurement and print "
                         "its N costliest functions")
+    parser.add_argument("--worker-nice", type=int, default=None, metavar="N",
+                        help="run the simulation's thread N nicer than the GUI thread "
+                        "(default: gui.jobs.job.WORKER_NICE)")
+    parser.add_argument("--busy", type=int, nargs="?", const=1, default=0, metavar="N",
+                        help="N (default 1) CPU-bound processes of the same session run "
+                        "during each fall")
     args = parser.parse_args(argv)
     PROFILE_TOP["n"] = args.profile
+    BUSY["n"] = args.busy
     unknown = set(args.scenarios) - set(SCENARIOS)
     if unknown:
         parser.error(f"unknown scenario(s) {sorted(unknown)}; choose from {SCENARIOS}")
@@ -308,14 +333,20 @@ def main(argv: list[str] | None = None) -> int:
             print("no display and no xvfb-run: install xvfb", file=sys.stderr)
             return 1
         size = f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}x24"
+        extra = ["--busy", str(args.busy)] + (
+            [] if args.worker_nice is None else ["--worker-nice", str(args.worker_nice)])
         return subprocess.call([xvfb, "-a", "-s", f"-screen 0 {size}", sys.executable,
                                 __file__, *chosen, "--model", args.model,
-                                "--profile", str(args.profile)])
+                                "--profile", str(args.profile), *extra])
 
     from PySide6.QtWidgets import QApplication
 
     import armdyn.core as core
+    from armdyn.gui.jobs import job
     from armdyn.gui.look.style import apply_style
+
+    if args.worker_nice is not None:
+        job.WORKER_NICE = args.worker_nice
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     apply_style(app)
@@ -326,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
               "first use, inside the first measurement", file=sys.stderr)
     print(f"model {args.model}; GUI heartbeat ({HEARTBEAT_MS} ms timer), "
           f"window {WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}, "
-          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}", flush=True)
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, simulation thread nice "
+          f"+{job.WORKER_NICE}, {BUSY['n']} busy processes", flush=True)
     if "fall60" in chosen:
         scenario_fall(60.0, then_playback=False, model=args.model)
     if "human60" in chosen:

@@ -22,6 +22,14 @@ A repaint of part of the plot (the time cursor moving over it during playback) d
 only the points within the repainted strip: pyqtgraph's curve strokes all its points
 whatever Qt asks to repaint, and the human's 39 angle curves took ~30 ms a frame for a
 cursor 2 px wide (issue #23).
+
+While a run streams in, its views' ranges stay put (the plots panel fixes them and says
+so, `set_streaming`), so a refresh that only adds samples repaints only the strip of the
+view they fall in: the curve's bounding rectangle is pinned to the view's range (`boundingRect`), the new
+points replace the old without pyqtgraph's geometry change (which repainted the whole
+curve), and the strip from the last unchanged point to the new end is repainted. The
+humanoid's ~50 curves were stroked whole 30 times a second during its fall (Qt's
+``drawLines``: about 12 of the GUI thread's 22 s in the 600 s fall, issue #20).
 """
 from __future__ import annotations
 
@@ -29,10 +37,11 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem
 
-__all__ = ["SampleCurve", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
+__all__ = ["SampleCurve", "StripView", "peak_downsample", "DYNAMIC_RANGE_LIMIT"]
 
 #: Points are drawn at most this many view heights above or below the view's middle.
 DYNAMIC_RANGE_LIMIT = 1e6
@@ -105,6 +114,14 @@ class SampleCurve(pg.PlotCurveItem):
         self._clip: tuple[float, float] | None = None  # the y limits drawn, None: none
         #: points stroked by the last paint (a part of the curve, or all of it)
         self.points_painted = 0
+        #: the view's range when the points were last given whole, in view coordinates,
+        #: while the view does not auto-range: the bounding rectangle holds it, so the
+        #: points may grow within it by repainting a strip (`_extend_points`); None: not
+        #: pinned (the bounding rectangle is the points')
+        self._pin: QRectF | None = None
+        #: how many updates of the points repainted only a strip (`_extend_points`)
+        self.strip_updates = 0
+        self._streaming = False  # `set_streaming`
         # Qt tells `paint` which part of the item is exposed (`_exposed_points`)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
@@ -123,6 +140,16 @@ class SampleCurve(pg.PlotCurveItem):
         self._y = np.log10(y) if self._log_y else y
         self._draw(self._bin_size(), extends)
 
+    def set_streaming(self, on: bool) -> None:
+        """A run streams into this curve's view (True), whose ranges stay put while it
+        does: refreshes that only add samples repaint only their strip (`_extend_points`).
+        False (the run ended): the bounding rectangle is the points' again."""
+        self._streaming = bool(on)
+        if not on and self._pin is not None:
+            self.prepareGeometryChange()
+            self._pin = None
+            self.invalidateBounds()
+
     def samples(self) -> tuple[np.ndarray, np.ndarray]:
         """The samples last given to `set_samples` (t, y), as given."""
         return self._t, self._given_y
@@ -133,11 +160,27 @@ class SampleCurve(pg.PlotCurveItem):
         return max(self._ds, 1)
 
     def viewRangeChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: a new range
+        self._unpin()
         self._follow_view()
 
     def viewTransformChanged(self, *_args) -> None:  # noqa: N802 - pyqtgraph: resized too
+        self._unpin()
         super().viewTransformChanged()
         self._follow_view()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt's name
+        """pyqtgraph's rectangle of the points, and the pinned view range if any (it
+        changes only with a geometry change, as Qt requires)."""
+        rect = super().boundingRect()
+        return rect if self._pin is None else rect.united(self._pin)
+
+    def _unpin(self) -> None:
+        """Let go of the pinned view range if the view's range is another now."""
+        view = self.getViewBox()
+        if self._pin is not None and (view is None or QRectF(view.viewRect()) != self._pin):
+            self.prepareGeometryChange()
+            self._pin = None
+            self.invalidateBounds()
 
     def _follow_view(self) -> None:
         """Redraw if the view's span or width changed the bin size, or its y range the
@@ -189,7 +232,38 @@ class SampleCurve(pg.PlotCurveItem):
         self._y_span = ((float(finite.min()), float(finite.max())) if finite.size
                         else (0.0, 0.0))
         self._y_finite = bool(finite.size)
-        self._show_points()
+        # every whole bin of `known` but its last was kept: the points up to the
+        # third-last known one are unchanged, the segments after it may not be
+        if not (known is not None and len(known[0]) >= 4 and self._extend_points(
+                float(known[0][-3]))):
+            self._show_points()
+
+    def _extend_points(self, since: float) -> bool:
+        """Give the binned points to the line and repaint only the strip from time
+        `since` (s) to their end, if nothing before `since` changed (the caller knows)
+        and the points lie within the pinned view range unclipped. True if done."""
+        x, y = self._points
+        pin = self._pin
+        if (pin is None or self._clip is not None or self.xData is None
+                or self._clip_limits() is not None
+                or not (pin.left() <= since and x[-1] <= pin.right()
+                        and pin.top() <= self._y_span[0] and self._y_span[1] <= pin.bottom())):
+            return False
+        # pyqtgraph's setData without its geometry change and whole repaint
+        self.xData, self.yData = x, y
+        self.path = None
+        self.fillPath = None
+        self._fillPathList = None
+        self._mouseShape = None
+        self._lineSegmentsRendered = False
+        self._boundsCache = [None, None]
+        self.informViewBoundsChanged()  # (the view's cached bounds of its items)
+        pixel = self.pixelWidth()
+        margin = (self.opts["pen"].widthF() + 2.0) * pixel if pixel > 0 else 0.0
+        self.update(QRectF(since - margin, pin.top(), float(x[-1]) - since + 2 * margin,
+                           pin.height()))
+        self.strip_updates += 1
+        return True
 
     def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N803
         """The drawn points' (min, max) along axis `ax` (0: time, 1: y), known from the
@@ -211,24 +285,29 @@ class SampleCurve(pg.PlotCurveItem):
         return lo, hi
 
     def paint(self, p: QPainter, opt, widget) -> None:
-        """Stroke the points within the exposed strip only (all of them when it is the
-        whole curve, or for an export)."""
-        part = self._exposed_points(opt)
-        if part is None:
+        """Stroke the points within the exposed strips only (all of them when they are
+        most of the curve, or for an export)."""
+        parts = self._exposed_points(opt, widget)
+        if parts is None:
             self.points_painted = 0 if self.xData is None else len(self.xData)
             super().paint(p, opt, widget)
             return
-        x, y = part
-        self.points_painted = len(x)
-        if len(x) < 2:
-            return
+        self.points_painted = sum(len(x) for x, _y in parts)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, bool(self.opts["antialias"]))
         p.setPen(self.opts["pen"])
-        p.drawPath(pg.arrayToQPath(x, y))
+        for x, y in parts:
+            if len(x) >= 2:
+                p.drawPath(pg.arrayToQPath(x, y))
 
-    def _exposed_points(self, opt) -> tuple[np.ndarray, np.ndarray] | None:
-        """The drawn points (x, y) whose segments may touch the exposed rectangle of
-        `opt` (widened by the pen's width), or None if that is most of the curve."""
+    def _exposed_points(self, opt, widget=None
+                        ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+        """The drawn points (x, y) whose segments may touch the exposed area (widened by
+        the pen's width), one part per exposed strip, or None if that is most of the
+        curve. The area is `opt`'s exposed rectangle, cut to the rectangles the view
+        repaints when it is a `StripView` (`widget` is its viewport): Qt gives an item
+        the bounding rectangle of everything to repaint, and two plots side by side whose
+        time cursors move expose a rectangle from one cursor to the other (the human's 39
+        angle curves were stroked whole at every playback frame, issue #23)."""
         x, y = self.xData, self.yData
         if (x is None or len(x) < 8 or self._exportOpts is not False
                 or self.opts["fillLevel"] is not None):
@@ -236,17 +315,53 @@ class SampleCurve(pg.PlotCurveItem):
         rect = opt.exposedRect
         pixel = self.pixelWidth()
         margin = (self.opts["pen"].widthF() + 2.0) * pixel if pixel > 0 else 0.0
-        lo, hi = rect.left() - margin, rect.right() + margin
-        if lo <= x[0] and x[-1] <= hi:
+        strips = [(rect.left(), rect.right())]
+        view = widget.parent() if widget is not None else None
+        region = getattr(view, "exposed_region", None)
+        # (a cached curve paints its pixmap's stale area, which the view's region need
+        # not cover)
+        if region is not None and self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
+            cut = [self.mapRectFromScene(view.mapToScene(r).boundingRect()).intersected(rect)
+                   for r in region]
+            strips = sorted((r.left(), r.right()) for r in cut if r.width() > 0)
+        spans: list[list[int]] = []
+        for left, right in strips:
+            i0 = max(int(np.searchsorted(x, left - margin)) - 1, 0)
+            i1 = min(int(np.searchsorted(x, right + margin, side="right")) + 1, len(x))
+            if spans and i0 <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], i1)
+            elif i1 > i0:
+                spans.append([i0, i1])
+        if sum(i1 - i0 for i0, i1 in spans) > len(x) // 2:
             return None
-        i0 = max(int(np.searchsorted(x, lo)) - 1, 0)
-        i1 = min(int(np.searchsorted(x, hi, side="right")) + 1, len(x))
-        if i1 - i0 > len(x) // 2:
-            return None
-        return x[i0:i1], y[i0:i1]
+        return [(x[i0:i1], y[i0:i1]) for i0, i1 in spans]
 
     def _show_points(self) -> None:
-        """Give the binned points to the line, clipped to `_clip_limits`."""
+        """Give the binned points to the line, clipped to `_clip_limits`; pin the view's
+        range while a run streams in and it does not auto-range (`_extend_points`)."""
         x, y = self._points
         self._clip = self._clip_limits()
+        view = self.getViewBox()
+        pin = (QRectF(view.viewRect()) if self._streaming and view is not None
+               and not any(view.autoRangeEnabled()) else None)
+        if pin != self._pin:
+            self.prepareGeometryChange()
+            self._pin = pin
         self.setData(x, y if self._clip is None else np.clip(y, *self._clip))
+
+
+class StripView(pg.GraphicsLayoutWidget):
+    """A GraphicsLayoutWidget that keeps the rectangles each paint repaints
+    (`exposed_region`, viewport pixels; None outside a paint), so that its SampleCurves
+    stroke only their points in those strips (`SampleCurve._exposed_points`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.exposed_region: list | None = None
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.exposed_region = list(event.region())
+        try:
+            super().paintEvent(event)
+        finally:
+            self.exposed_region = None

@@ -32,8 +32,10 @@ axes are set at once, not auto-ranged while painting; curves are light
 `gui.plots.curves.SampleCurve` items downsampled to the screen (a min and a max per pixel
 column); streamed chunks are appended to growing buffers and only the shown plots
 are redrawn, at most every REFRESH_MS (hidden plots are marked stale and redrawn
-when shown); a finished run that is already on the plots is not drawn again; moving
-the time cursor moves one line per plot. Dashed curves
+when shown); while a run streams in, a refresh repaints only the strip of each plot
+its new samples fall in (`SampleCurve.set_streaming`); a finished run that is already
+on the plots is not drawn again; moving the time cursor moves one line per plot, and
+the curves stroke only their points under the strips repainted (`StripView`). Dashed curves
 are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 """
 from __future__ import annotations
@@ -65,7 +67,7 @@ from ..look.flow import FlowLayout
 from ..look.text import shown_name
 from ..look.images import encode_image
 from ..model.pose import quaternion_rpy_angles
-from .curves import SampleCurve
+from .curves import SampleCurve, StripView
 from .spikes import spike_range
 from ..look.scroll import scroll_area
 
@@ -1041,7 +1043,7 @@ class PlotsPanel(QWidget):
         self._run_duration: float | None = None  # s; set: the time axes stay at [0, it]
         self._font_scale = 1.0
         QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
-        self._graphics = pg.GraphicsLayoutWidget()
+        self._graphics = StripView()
         self._graphics.setBackground(BACKGROUND)
         self._graphics.ci.setSpacing(6)
         self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
@@ -1427,6 +1429,7 @@ class PlotsPanel(QWidget):
                 plot.append(traj)
                 plot.stale = True
         self._run_duration = None
+        self._set_streaming(False)
         self._fit_to_samples()  # before the curves get their samples: they bin them once
         self._refresh_shown()
 
@@ -1525,6 +1528,7 @@ class PlotsPanel(QWidget):
         that stream in redraw the curves only, not the axes and grids (issue #8). None (and
         `set_trajectory`): the time axes fit the data again."""
         self._run_duration = None if seconds is None or seconds <= 0 else float(seconds)
+        self._set_streaming(self._run_duration is not None)
         if self._run_duration is None:
             self._fit_time_range()
         else:
@@ -1535,6 +1539,13 @@ class PlotsPanel(QWidget):
                     plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
                     plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
             self._set_time_range(0.0, self._run_duration)
+
+    def _set_streaming(self, on: bool) -> None:
+        """Tell every curve whether a run streams in with the axes fixed (`SampleCurve.
+        set_streaming`: a refresh then repaints only the new samples' strip)."""
+        for plot in self._all_plots:
+            for curve in plot.curves:
+                curve.set_streaming(on)
 
     def _set_time_range(self, t0: float, t1: float) -> None:
         """Every plot's time axis to [t0, t1] s, the leader first. Each is set, not left

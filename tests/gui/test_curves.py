@@ -203,3 +203,127 @@ def test_a_cursor_moving_over_a_curve_repaints_only_the_points_under_it(qtbot, v
         painted.append(curve.points_painted)
     # two strips (where the cursor was and is) of a few pixel columns, 2 points each
     assert max(painted) <= 40, (painted, drawn)
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_samples_streamed_into_a_fixed_view_repaint_only_their_strip(qtbot, view, cached):
+    """Issue #20: while a run streams into views whose ranges stay put, a refresh that
+    adds samples strokes only the points of the new strip (the humanoid's ~50 curves
+    were stroked whole 30 times a second), and what the screen shows is what a curve
+    given all the samples at once shows (as drawn directly, and as the pixmap a plot of
+    at most CACHED_CURVES_MAX curves keeps)."""
+    from PySide6.QtWidgets import QApplication, QGraphicsItem
+
+    view.setXRange(0.0, 60.0, padding=0.0)  # as `PlotsPanel.set_run_duration` does
+    view.setYRange(-15.0, 15.0, padding=0.0)
+    screen_view = view.scene().views()[0]
+    t = np.linspace(0.0, 60.0, 6001)
+    y = 10.0 * np.sin(t) + np.random.default_rng(3).normal(scale=0.5, size=t.size)
+    mode = (QGraphicsItem.CacheMode.DeviceCoordinateCache if cached
+            else QGraphicsItem.CacheMode.NoCache)
+
+    def shown(curve: SampleCurve, size: int):
+        curve.points_painted = -1
+        curve.set_samples(t_buf[:size], y_buf[:size])
+        qtbot.waitUntil(lambda: curve.points_painted >= 0, timeout=5000)
+        QApplication.processEvents()
+        return curve.points_painted
+
+    t_buf, y_buf = t.copy(), y.copy()  # one growing buffer, as `_Series` keeps
+    streamed = SampleCurve(pg.mkPen("#0072B2", width=2))
+    streamed.setCacheMode(mode)
+    streamed.set_streaming(True)  # as `PlotsPanel.set_run_duration` says
+    view.addItem(streamed)
+    step = 400
+    painted = [shown(streamed, size) for size in range(step, 4001, step)]
+    ds = streamed.bin_size()
+    assert ds > 1 and streamed.strip_updates == len(painted) - 1
+    # each refresh after the first three (a strip of a third of the curve or more may be
+    # drawn whole, and a cached curve's first pixmaps are): the
+    # new samples' bins, two points each, and those of a few pixel columns before them
+    # (the changed segments, the pen's width)
+    whole = len(streamed.getData()[0])
+    assert max(painted[3:]) <= 2 * (step // ds + 1) + 2 * 2 * 10, (painted, ds)
+    assert max(painted[3:]) < whole / 4, (painted, whole)
+    image = on_screen(screen_view)
+    view.removeItem(streamed)
+    fresh = SampleCurve(pg.mkPen("#0072B2", width=2))
+    fresh.setCacheMode(mode)
+    view.addItem(fresh)
+    t_buf, y_buf = t.copy(), y.copy()
+    shown(fresh, 4000)
+    assert fresh.strip_updates == 0
+    assert np.array_equal(fresh.getData()[0], streamed.getData()[0])
+    assert_same_ink(on_screen(screen_view), image)
+    fresh.set_streaming(True)
+    # a new y range (a run's range grown) draws the curve whole again, then strips
+    view.setYRange(-20.0, 20.0, padding=0.0)
+    assert shown(fresh, 4400) == len(fresh.getData()[0])
+    assert shown(fresh, 4800) < len(fresh.getData()[0]) // 4
+
+
+def on_screen(widget) -> np.ndarray:
+    """What the screen shows of `widget` (the X server's pixels, not a fresh render),
+    grey levels (rows, columns)."""
+    from PySide6.QtGui import QImage
+
+    image = widget.screen().grabWindow(widget.winId()).toImage().convertToFormat(
+        QImage.Format.Format_Grayscale8)
+    rows = np.frombuffer(image.constBits(), np.uint8).reshape(
+        image.height(), image.bytesPerLine())
+    return rows[:, :image.width()].astype(float)
+
+
+def assert_same_ink(a: np.ndarray, b: np.ndarray) -> None:
+    """Two pictures of one curve agree column by column: each pixel column holds as much
+    ink (darkness) in both, to anti-aliasing (a strip stroked apart shades a few edge
+    pixels otherwise); a missing or stale piece of curve would take a column's whole."""
+    ink_a, ink_b = (255.0 - a).sum(axis=0), (255.0 - b).sum(axis=0)
+    assert a.shape == b.shape
+    worst = float(np.max(np.abs(ink_a - ink_b)))
+    assert worst <= 0.25 * float(np.median(ink_b[ink_b > 0])), (worst, np.median(ink_b))
+
+
+def test_cursors_moving_in_plots_side_by_side_repaint_only_the_points_under_them(qtbot):
+    """Issue #23: two plots side by side whose time cursors move at each playback frame
+    make Qt repaint two strips, but give each item the rectangle that bounds both: from
+    the left plot's cursor to the right one's. A curve in the panel's `StripView` strokes
+    only its points in the strips (the human's 39 angle curves were stroked whole at
+    every frame)."""
+    from PySide6.QtWidgets import QApplication
+
+    from armdyn.gui.plots.curves import StripView
+
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 600)
+    panel.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    panel.show()
+    qtbot.waitExposed(panel)
+    assert isinstance(panel._shown[0].vb.scene().views()[0], StripView)
+    top = panel._shown[:2]  # the first row: side by side
+    left_x = [p.vb.sceneBoundingRect().left() for p in top]
+    assert left_x[1] > left_x[0] + 300 and all(
+        p.vb.sceneBoundingRect().top() == top[0].vb.sceneBoundingRect().top() for p in top)
+    t = np.linspace(0.0, 600.0, 60001)
+    curves = []
+    for k, plot in enumerate(top):
+        plot.vb.setXRange(0.0, 600.0, padding=0.0)
+        curve = SampleCurve(pg.mkPen("k", width=2))
+        plot.vb.addItem(curve)
+        curve.set_samples(t, np.sin(t + k))
+        curves.append(curve)
+    qtbot.waitUntil(lambda: min(c.points_painted for c in curves) > 0, timeout=5000)
+    QApplication.processEvents()
+    panel.set_cursor_time(100.0)
+    QApplication.processEvents()
+    drawn = len(curves[0].getData()[0])
+    painted = []
+    for k in range(5):
+        for curve in curves:
+            curve.points_painted = -1
+        panel.set_cursor_time(100.0 + 1.0 * (k + 1))  # as a playback frame does
+        qtbot.waitUntil(lambda: min(c.points_painted for c in curves) >= 0, timeout=5000)
+        painted.append([c.points_painted for c in curves])
+    # each curve: two strips of a few pixel columns (the cursor's old and new place)
+    assert max(max(p) for p in painted) <= 40, (painted, drawn)
