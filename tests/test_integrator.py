@@ -2,7 +2,9 @@
 
 Reference values come from `scipy.integrate.solve_ivp(method="DOP853")` and from SciPy's
 `DOP853` solver object (accepted-step count, select_initial_step), with the right-hand side
-`core.kernels.rhs.state_derivative` called from Python.
+from the public `forward_dynamics` (tau - c qd applied) called from Python: the same
+equations through the already-compiled single-state path (calling a kernel from Python
+with a new argument list would compile it again, minutes on a fresh machine).
 """
 from __future__ import annotations
 
@@ -11,14 +13,9 @@ import pytest
 from scipy.integrate import DOP853, solve_ivp
 from scipy.integrate._ivp.common import select_initial_step
 
-from armdyn.core import JointType, Robot, energy
-from armdyn.core.model.arguments import kernel_of
-from armdyn.core.kernels.passive import passive_table
-from armdyn.core.kernels.rhs import state_derivative
-from armdyn.core.kernels.torque import constant_torque
-from armdyn.core.kernels.data import thread_workspace
+from armdyn.core import JointType, Robot, energy, forward_dynamics
 from armdyn.core.kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_RUNNING,
-                                        STATUS_STEP_TOO_SMALL, initial_step)
+                                        STATUS_STEP_TOO_SMALL)
 from armdyn.core.sim.dop853 import Dop853State, integrate
 from armdyn.core.model.robot import validate_robot
 from armdyn.core import load_robot
@@ -28,18 +25,12 @@ TOL = 1e-9
 
 
 def scipy_rhs(robot, tau, damping):
-    k = kernel_of(robot)
-    ws = thread_workspace(k)
-    f_ext = np.zeros((robot.n, 6))
-    passive = passive_table(robot.n, damping)
-    calls = [0]
+    n = robot.n
+    c = np.broadcast_to(np.asarray(damping, dtype=float), (n,))
 
     def rhs(t, y):
-        calls[0] += 1
-        ydot = np.empty_like(y)
-        bad = state_derivative(k.F, k.I, ws, y, tau, passive, f_ext, ydot)
-        assert bad < 0
-        return ydot
+        q, qd = y[:n], y[n:]
+        return np.concatenate([qd, forward_dynamics(robot, q, qd, tau - c * qd)])
     return rhs
 
 
@@ -103,20 +94,17 @@ def test_matches_scipy_dop853(robot, y0, tau, damping):
 
 
 def test_initial_step_matches_scipy():
+    """The integrator's first step (`Dop853State.h_abs` before any advance, chosen by the
+    compiled initial_step) is SciPy's select_initial_step."""
     robot, y0, tau, damping = random_arm()
-    k = kernel_of(robot)
-    ws = thread_workspace(k)
     rhs = scipy_rhs(robot, tau, damping)
     f0 = rhs(0.0, y0)
     for tol, T, max_step in [(1e-9, 2.0, np.inf), (1e-4, 3.0, np.inf), (1e-6, 1e-4, np.inf),
                              (1e-6, 2.0, 1e-3)]:
         ref = select_initial_step(rhs, 0.0, y0, T, max_step, f0, 1, 7, tol, tol)
-        h, bad = initial_step(k.F, k.I, ws, constant_torque(), tau, passive_table(robot.n, damping),
-                              np.zeros((robot.n, 6)), 0.0,
-                              y0, f0, T, tol, tol, max_step, np.empty_like(y0),
-                              np.empty_like(y0))
-        assert bad == -1
-        assert h == pytest.approx(ref, rel=1e-12)
+        s = Dop853State(robot, y0, 0.0, T, tol, tol, tau, damping, max_step=max_step)
+        assert s.init_status == 0
+        assert s.h_abs == pytest.approx(ref, rel=1e-12)
 
 
 def test_chunks_and_step_limits_give_identical_results(puma):
@@ -204,11 +192,8 @@ def test_blow_up_stops_at_last_good_state(robot, force, huge):
     assert np.isfinite(s.y).all() and np.max(np.abs(s.y)) <= huge
     assert 0.0 < s.t < T
     # y, f, t are a consistent accepted state: f = f(y), samples up to t written, none after
-    ydot = np.empty(2 * n)
-    k = kernel_of(robot)
-    state_derivative(k.F, k.I, thread_workspace(k), s.y, tau, passive_table(n),
-                     np.zeros((n, 6)), ydot)
-    assert np.array_equal(ydot, s.f)
+    ydot = scipy_rhs(robot, tau, np.zeros(n))(s.t, s.y)
+    assert np.allclose(ydot, s.f, rtol=1e-12, atol=1e-12 * np.abs(s.f).max())
     assert nxt == np.searchsorted(grid, s.t, side="right")
     assert np.isfinite(Y[:nxt]).all() and np.isnan(Y[nxt:]).all()
     # resuming reports it again and nothing moves
