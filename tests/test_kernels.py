@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ def test_every_kernel_is_compiled_without_reference_counting():
             options = value.targetoptions
             assert (options.get("_nrt") is False
                     and (options.get("nogil") is True or value._can_compile is False)
+                    or options.get("forceinline") is True
                     or options.get("inline") == "always"), where
     assert seen > 40
 
@@ -68,6 +70,34 @@ def test_numba_honours_compiling_without_reference_counting():
     args = (k.F, k.I, new_workspace(k), mech.q_home)
     assert not _calls_reference_counting(njit(**options)(residual), *args)
     assert _calls_reference_counting(njit(residual), *args)
+
+
+def test_llvm_inlines_the_helpers():
+    """The helpers (`inlined_kernel`) are compiled once and inlined by LLVM, not by numba
+    at its IR level: the speed of the hot paths rests on LLVM honouring that, so a
+    kernel over them must call none (the twists' recursion calls A_times and
+    add_P_times, which calls add_p_times)."""
+    from armdyn.core.kernels import denoc
+    from armdyn.core.kernels.data import data_views, new_workspace
+    from armdyn.core.kernels.layout import model_views
+
+    def twist_pass(F, I, ws, qd):
+        mv = model_views(F, I)
+        denoc.twists(mv, data_views(mv, ws), qd)
+
+    robot = load_robot(ROBOTS / "puma560_saha.toml")
+    k = robot.kernel
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(twist_pass)
+    kernel(k.F, k.I, new_workspace(k), np.ones(6))
+    ir = kernel.inspect_llvm(kernel.signatures[0])
+    body = re.search(r"define [^\n]*twist_pass[^\n]*\n(.*?)\n}\n", ir, re.S).group(1)
+    called = re.findall(r"call [^@\n]*@\"?([\w.$]+)", body)
+    helpers = {value.py_func.__name__ for module in _core_modules()
+               for _, value in inspect.getmembers(module, lambda v: isinstance(v, CPUDispatcher))
+               if value.targetoptions.get("forceinline")}
+    assert {"twists", "A_times", "add_P_times", "add_p_times"} <= helpers
+    assert not [name for name in called for h in helpers if f"{len(h)}{h}" in name], called
 
 
 def test_single_calls_agree_with_the_checked_batch_path():

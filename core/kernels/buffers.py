@@ -36,20 +36,30 @@ from numba.np.arrayobj import populate_array
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
 #: without Python's global lock (a simulation in a worker thread leaves the window's
-#: thread free; the kernels touch no Python object). Helpers of a few lines use
-#: `njit(cache=True, inline="always")` instead: they are inlined into (and compiled
-#: with) their caller.
-KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
+#: thread free; the kernels touch no Python object). Helpers of a few lines are
+#: `inlined_kernel`s instead. forceinline is set (False) so that a kernel first compiled
+#: from an inlined helper does not inherit the helper's (numba passes it down).
+KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True, "forceinline": False}
 compiled_kernel = njit(**KERNEL_OPTIONS)
 
-#: Helpers inlined into their callers by numba (at its IR level): a call of a compiled
-#: function passes every array of its argument list member by member, hundreds of
-#: words for the recursions (the model views and a dozen fields), which cost a hot
-#: path a fifth of its time. Short helpers are always inlined (`inlined_kernel`); the
-#: recursions get an `inline_twin` that only the hot paths call (inlining them
-#: everywhere would triple the compile time of the core).
-INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+#: Helpers inlined into their callers: a call of a compiled function passes every array
+#: of its argument list member by member, hundreds of words for the recursions (the
+#: model views and a dozen fields), which cost a hot path a fifth of its time. Short
+#: helpers are always inlined (`inlined_kernel`); the recursions get an `inline_twin`
+#: that only the hot paths call (inlining them everywhere would double the compile time
+#: of the core). They are inlined by LLVM (`forceinline`: each is compiled once per
+#: argument types and marked alwaysinline), not by numba at its IR level
+#: (`inline="always"`), which types and lowers the helper's body again at every call
+#: site, nested helpers within it included: that took half of the core's compile time
+#: (409 s of CPU for every kernel, 15.8 s instead of 30.8 s for the forward dynamics
+#: alone), for the same code once LLVM has inlined it.
+INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True}
 inlined_kernel = njit(**INLINE_OPTIONS)
+
+#: A helper that returns a view it cut from a buffer is inlined by numba at its IR level
+#: instead: compiled without reference counting, a function may return only an array it
+#: was passed.
+view_inlined_kernel = njit(cache=True, _nrt=False, inline="always")
 
 
 def inline_twin(kernel):
