@@ -72,32 +72,39 @@ def test_numba_honours_compiling_without_reference_counting():
     assert _calls_reference_counting(njit(residual), *args)
 
 
-def test_llvm_inlines_the_helpers():
-    """The helpers (`inlined_kernel`) are compiled once and inlined by LLVM, not by numba
-    at its IR level: the speed of the hot paths rests on LLVM honouring that, so a
-    kernel over them must call none (the twists' recursion calls A_times and
-    add_P_times, which calls add_p_times)."""
+def test_llvm_inlines_the_helpers_and_the_twins():
+    """The helpers (`inlined_kernel`) and the recursions' inline twins are compiled once
+    and inlined by LLVM, not by numba at its IR level: the speed of the hot paths rests
+    on LLVM honouring that, and on a twin not loading its kernel's compiled code from
+    numba's cache (both are one Python function), so a kernel over them calls none but
+    the kernel itself (the twists' recursion calls A_times and add_P_times, which calls
+    add_p_times)."""
     from armdyn.core.kernels import denoc
     from armdyn.core.kernels.data import data_views, new_workspace
     from armdyn.core.kernels.layout import model_views
 
-    def twist_pass(F, I, ws, qd):
+    def hot_path(F, I, ws, q, qd):
         mv = model_views(F, I)
-        denoc.twists(mv, data_views(mv, ws), qd)
+        D = data_views(mv, ws)
+        denoc.link_quantities(mv, D, q)  # compiled first: a call
+        denoc.link_quantities_inline(mv, D, q)
+        denoc.twists(mv, D, qd)
 
     robot = load_robot(ROBOTS / "puma560_saha.toml")
     k = robot.kernel
     options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
-    kernel = njit(**options)(twist_pass)
-    kernel(k.F, k.I, new_workspace(k), np.ones(6))
+    kernel = njit(**options)(hot_path)
+    kernel(k.F, k.I, new_workspace(k), robot.q_home, np.ones(6))
     ir = kernel.inspect_llvm(kernel.signatures[0])
-    body = re.search(r"define [^\n]*twist_pass[^\n]*\n(.*?)\n}\n", ir, re.S).group(1)
+    body = re.search(r"define [^\n]*hot_path[^\n]*\n(.*?)\n}\n", ir, re.S).group(1)
     called = re.findall(r"call [^@\n]*@\"?([\w.$]+)", body)
-    helpers = {value.py_func.__name__ for module in _core_modules()
+    inlined = {value.py_func.__name__ for module in _core_modules()
                for _, value in inspect.getmembers(module, lambda v: isinstance(v, CPUDispatcher))
                if value.targetoptions.get("forceinline")}
-    assert {"twists", "A_times", "add_P_times", "add_p_times"} <= helpers
-    assert not [name for name in called for h in helpers if f"{len(h)}{h}" in name], called
+    assert {"twists", "A_times", "add_P_times", "add_p_times",
+            "link_quantities_inline"} <= inlined
+    assert not [name for name in called for h in inlined if f"{len(h)}{h}" in name], called
+    assert len([name for name in called if "15link_quantities" in name]) == 1, called
 
 
 def test_single_calls_agree_with_the_checked_batch_path():

@@ -27,6 +27,7 @@ defaults dominated kernels as short as ours (a few hundred flops per joint):
 from __future__ import annotations
 
 import threading
+import types as pytypes
 
 from numba import njit, types
 from numba.core import cgutils
@@ -63,8 +64,18 @@ view_inlined_kernel = njit(cache=True, _nrt=False, inline="always")
 
 
 def inline_twin(kernel):
-    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS)."""
-    return njit(**INLINE_OPTIONS)(kernel.py_func)
+    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS).
+
+    A copy of the function named `<name>_inline`: numba's on-disk cache names its files
+    after the function, not after the options it was compiled with, so the twin of the
+    same function would load the kernel's compiled code (not inlined) or give it its own."""
+    function = kernel.py_func
+    twin = pytypes.FunctionType(function.__code__, function.__globals__,
+                                f"{function.__name__}_inline", function.__defaults__,
+                                function.__closure__)
+    twin.__qualname__ = f"{function.__qualname__}_inline"
+    twin.__module__, twin.__doc__ = function.__module__, function.__doc__
+    return njit(**INLINE_OPTIONS)(twin)
 
 _compiling = threading.Lock()
 
