@@ -46,36 +46,39 @@ compiled_kernel = njit(**KERNEL_OPTIONS)
 #: Helpers inlined into their callers: a call of a compiled function passes every array
 #: of its argument list member by member, hundreds of words for the recursions (the
 #: model views and a dozen fields), which cost a hot path a fifth of its time. Short
-#: helpers are always inlined (`inlined_kernel`); the recursions get an `inline_twin`
-#: that only the hot paths call (inlining them everywhere would double the compile time
-#: of the core). They are inlined by LLVM (`forceinline`: each is compiled once per
-#: argument types and marked alwaysinline), not by numba at its IR level
+#: helpers are always inlined (`inlined_kernel`) by LLVM (`forceinline`: each is compiled
+#: once per argument types and marked alwaysinline), not by numba at its IR level
 #: (`inline="always"`), which types and lowers the helper's body again at every call
-#: site, nested helpers within it included: that took half of the core's compile time
-#: (409 s of CPU for every kernel, 15.8 s instead of 30.8 s for the forward dynamics
-#: alone), for the same code once LLVM has inlined it.
+#: site, nested helpers within it included: that was most of the core's compile time
+#: (409 s of CPU for every kernel on the project's machine, 80 s with LLVM inlining the
+#: helpers), for the same machine code once LLVM has inlined it.
 INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True}
 inlined_kernel = njit(**INLINE_OPTIONS)
 
-#: A helper that returns a view it cut from a buffer is inlined by numba at its IR level
-#: instead: compiled without reference counting, a function may return only an array it
-#: was passed.
-view_inlined_kernel = njit(cache=True, _nrt=False, inline="always")
+#: Inlined by numba at its IR level: the recursions' `inline_twin`s that only the hot
+#: paths call (inlining them everywhere would double the compile time of the core), the
+#: integrator's right-hand side (`core.kernels.rhs.accelerations`; inlined by LLVM, a
+#: PUMA's evaluation took 10 % longer), and a helper that returns a view it cut from a
+#: buffer (compiled without reference counting, a function may return only an array it
+#: was passed). Their bodies call the helpers, which LLVM inlines.
+IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+ir_inlined_kernel = njit(**IR_INLINE_OPTIONS)
 
 
 def inline_twin(kernel):
-    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS).
+    """`kernel`'s function again, inlined by numba where it is called (IR_INLINE_OPTIONS).
 
     A copy of the function named `<name>_inline`: numba's on-disk cache names its files
-    after the function, not after the options it was compiled with, so the twin of the
-    same function would load the kernel's compiled code (not inlined) or give it its own."""
+    after the function, not after the options it was compiled with, so a twin of the
+    same function compiled by itself (inlined by LLVM, say) would load the kernel's
+    compiled code (not inlined), or give the kernel its own."""
     function = kernel.py_func
     twin = pytypes.FunctionType(function.__code__, function.__globals__,
                                 f"{function.__name__}_inline", function.__defaults__,
                                 function.__closure__)
     twin.__qualname__ = f"{function.__qualname__}_inline"
     twin.__module__, twin.__doc__ = function.__module__, function.__doc__
-    return njit(**INLINE_OPTIONS)(twin)
+    return njit(**IR_INLINE_OPTIONS)(twin)
 
 _compiling = threading.Lock()
 
