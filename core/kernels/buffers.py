@@ -50,7 +50,7 @@ compiled_kernel = njit(**KERNEL_OPTIONS)
 #: once per argument types and marked alwaysinline), not by numba at its IR level
 #: (`inline="always"`), which types and lowers the helper's body again at every call
 #: site, nested helpers within it included: that was most of the core's compile time
-#: (409 s of CPU for every kernel on the project's machine, 80 s with LLVM inlining the
+#: (409 s of CPU for every kernel on the project's machine, 133 s with LLVM inlining the
 #: helpers), for the same machine code once LLVM has inlined it.
 INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True}
 inlined_kernel = njit(**INLINE_OPTIONS)
