@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import inspect
+import re
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +40,7 @@ def test_every_kernel_is_compiled_without_reference_counting():
             options = value.targetoptions
             assert (options.get("_nrt") is False
                     and (options.get("nogil") is True or value._can_compile is False)
+                    or options.get("forceinline") is True
                     or options.get("inline") == "always"), where
     assert seen > 40
 
@@ -68,6 +70,41 @@ def test_numba_honours_compiling_without_reference_counting():
     args = (k.F, k.I, new_workspace(k), mech.q_home)
     assert not _calls_reference_counting(njit(**options)(residual), *args)
     assert _calls_reference_counting(njit(residual), *args)
+
+
+def test_llvm_inlines_the_helpers_and_the_twins():
+    """The helpers (`inlined_kernel`) are compiled once and inlined by LLVM, not by numba
+    at its IR level, and the recursions' inline twins are inlined by numba: the speed
+    of the hot paths rests on both, so a kernel over them calls none of them but the
+    compiled kernel it calls itself (the twists' recursion calls A_times and
+    add_P_times, which calls add_p_times)."""
+    from armdyn.core.kernels import denoc
+    from armdyn.core.kernels.data import data_views, new_workspace
+    from armdyn.core.kernels.layout import model_views
+
+    def hot_path(F, I, ws, q, qd):
+        mv = model_views(F, I)
+        D = data_views(mv, ws)
+        denoc.link_quantities(mv, D, q)  # compiled first: a call
+        denoc.link_quantities_inline(mv, D, q)
+        denoc.twists(mv, D, qd)
+
+    robot = load_robot(ROBOTS / "puma560_saha.toml")
+    k = robot.kernel
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(hot_path)
+    kernel(k.F, k.I, new_workspace(k), robot.q_home, np.ones(6))
+    ir = kernel.inspect_llvm(kernel.signatures[0])
+    body = re.search(r"define [^\n]*hot_path[^\n]*\n(.*?)\n}\n", ir, re.S).group(1)
+    called = re.findall(r"call [^@\n]*@\"?([\w.$]+)", body)
+    inlined = {value.py_func.__name__ for module in _core_modules()
+               for _, value in inspect.getmembers(module, lambda v: isinstance(v, CPUDispatcher))
+               if value.targetoptions.get("forceinline")
+               or value.targetoptions.get("inline") == "always"}
+    assert {"twists", "A_times", "add_P_times", "add_p_times",
+            "link_quantities_inline"} <= inlined
+    assert not [name for name in called for h in inlined if f"{len(h)}{h}" in name], called
+    assert len([name for name in called if "15link_quantities" in name]) == 1, called
 
 
 def test_single_calls_agree_with_the_checked_batch_path():

@@ -27,6 +27,7 @@ defaults dominated kernels as short as ours (a few hundred flops per joint):
 from __future__ import annotations
 
 import threading
+import types as pytypes
 
 from numba import njit, types
 from numba.core import cgutils
@@ -36,25 +37,48 @@ from numba.np.arrayobj import populate_array
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
 #: without Python's global lock (a simulation in a worker thread leaves the window's
-#: thread free; the kernels touch no Python object). Helpers of a few lines use
-#: `njit(cache=True, inline="always")` instead: they are inlined into (and compiled
-#: with) their caller.
-KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True}
+#: thread free; the kernels touch no Python object). Helpers of a few lines are
+#: `inlined_kernel`s instead. forceinline is set (False) so that a kernel first compiled
+#: from an inlined helper does not inherit the helper's (numba passes it down).
+KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True, "forceinline": False}
 compiled_kernel = njit(**KERNEL_OPTIONS)
 
-#: Helpers inlined into their callers by numba (at its IR level): a call of a compiled
-#: function passes every array of its argument list member by member, hundreds of
-#: words for the recursions (the model views and a dozen fields), which cost a hot
-#: path a fifth of its time. Short helpers are always inlined (`inlined_kernel`); the
-#: recursions get an `inline_twin` that only the hot paths call (inlining them
-#: everywhere would triple the compile time of the core).
-INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+#: Helpers inlined into their callers: a call of a compiled function passes every array
+#: of its argument list member by member, hundreds of words for the recursions (the
+#: model views and a dozen fields), which cost a hot path a fifth of its time. Short
+#: helpers are always inlined (`inlined_kernel`) by LLVM (`forceinline`: each is compiled
+#: once per argument types and marked alwaysinline), not by numba at its IR level
+#: (`inline="always"`), which types and lowers the helper's body again at every call
+#: site, nested helpers within it included: that was most of the core's compile time
+#: (409 s of CPU for every kernel on the project's machine, 133 s with LLVM inlining the
+#: helpers), for the same machine code once LLVM has inlined it.
+INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True}
 inlined_kernel = njit(**INLINE_OPTIONS)
+
+#: Inlined by numba at its IR level: the recursions' `inline_twin`s that only the hot
+#: paths call (inlining them everywhere would double the compile time of the core), the
+#: integrator's right-hand side (`core.kernels.rhs.accelerations`; inlined by LLVM, a
+#: PUMA's evaluation took 10 % longer), and a helper that returns a view it cut from a
+#: buffer (compiled without reference counting, a function may return only an array it
+#: was passed). Their bodies call the helpers, which LLVM inlines.
+IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+ir_inlined_kernel = njit(**IR_INLINE_OPTIONS)
 
 
 def inline_twin(kernel):
-    """`kernel`'s function again, inlined where it is called (see INLINE_OPTIONS)."""
-    return njit(**INLINE_OPTIONS)(kernel.py_func)
+    """`kernel`'s function again, inlined by numba where it is called (IR_INLINE_OPTIONS).
+
+    A copy of the function named `<name>_inline`: numba's on-disk cache names its files
+    after the function, not after the options it was compiled with, so a twin of the
+    same function compiled by itself (inlined by LLVM, say) would load the kernel's
+    compiled code (not inlined), or give the kernel its own."""
+    function = kernel.py_func
+    twin = pytypes.FunctionType(function.__code__, function.__globals__,
+                                f"{function.__name__}_inline", function.__defaults__,
+                                function.__closure__)
+    twin.__qualname__ = f"{function.__qualname__}_inline"
+    twin.__module__, twin.__doc__ = function.__module__, function.__doc__
+    return njit(**IR_INLINE_OPTIONS)(twin)
 
 _compiling = threading.Lock()
 

@@ -47,11 +47,11 @@ def configure_numba_cache() -> None:
 
 
 #: How long the first run of a version compiles the kernels it needs, as the command line
-#: and the window's splash say it: 125 s of CPU for a four-bar's free fall from the
-#: command line on this project's 2-core machine before the integrator took joints of
-#: several degrees of freedom and force elements; every kernel now takes 303 s of CPU,
-#: a four-bar's first run 318 s of wall time on that machine while busy.
-FIRST_COMPILE_TIME = "2 to 5 minutes"
+#: and the window's splash say it: every kernel took 303 to 409 s of CPU on this
+#: project's 2-core machine while numba inlined the helpers at its IR level; with LLVM
+#: inlining them (`core.kernels.buffers`) every kernel takes 133 s of CPU, and a
+#: four-bar's first `armdyn simulate` 88 s of CPU (631 s of wall time at a load of 9).
+FIRST_COMPILE_TIME = "1 to 3 minutes"
 
 
 def cache_folder() -> Path | None:

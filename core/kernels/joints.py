@@ -40,7 +40,7 @@ kind and the per-link arrays by row index (see `core.kernels.linalg6`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .buffers import inlined_kernel
 
 JOINT_REVOLUTE = 0
 JOINT_PRISMATIC = 1
@@ -53,7 +53,7 @@ JOINT_NQ = (1, 1, 4, 2, 7)
 JOINT_NV = (1, 1, 3, 2, 6)
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def dh_variables(kind, a, b, alpha, theta, q, iq):
     """(theta, b) of a DH row whose joint has the values q[iq:] (rad, m)."""
     if kind == JOINT_REVOLUTE:
@@ -61,20 +61,20 @@ def dh_variables(kind, a, b, alpha, theta, q, iq):
     return theta, q[iq]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _block(kind):
     """First row of p_k's non-zero block: 0 (angular) or 3 (linear)."""
     return 0 if kind == JOINT_REVOLUTE else 3
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def p_dot(kind, e, k, w, kw):
     """p_k^T w[kw]: the joint component of a wrench (n . e_k or f . e_k)."""
     b = _block(kind)
     return e[k, 0] * w[kw, b] + e[k, 1] * w[kw, b + 1] + e[k, 2] * w[kw, b + 2]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def add_p_times(kind, e, k, s, out, o):
     """out[o] += p_k s for a joint rate (or acceleration) s."""
     b = _block(kind)
@@ -83,7 +83,7 @@ def add_p_times(kind, e, k, s, out, o):
     out[o, b + 2] += e[k, 2] * s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def M_p(kind, e, k, M, km, out, o):
     """out[o] = M[km] p_k (a 6-vector: the columns of the block p_k selects, times e_k)."""
     b = _block(kind)
@@ -91,7 +91,7 @@ def M_p(kind, e, k, M, km, out, o):
         out[o, r] = M[km, r, b] * e[k, 0] + M[km, r, b + 1] * e[k, 1] + M[km, r, b + 2] * e[k, 2]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def add_joint_rate_terms(kind, e, k, wx, wy, wz, s, out, o):
     """out[o] += pdot_k s with pdot_k = W_λ p_k (e_k is fixed in the parent λ, which turns
     at w = (wx, wy, wz)): w x e_k s in the angular rows of a revolute joint. For a
@@ -110,7 +110,7 @@ def add_joint_rate_terms(kind, e, k, wx, wy, wz, s, out, o):
         out[o, 5] += 2.0 * cz * s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def pivot_scale(kind, M_hat, k):
     """The size a pivot m^_k is measured against: the largest diagonal entry of the
     block of M^_k that p_k selects (rotational for a revolute joint, translational for
@@ -119,13 +119,13 @@ def pivot_scale(kind, M_hat, k):
     return max(abs(M_hat[k, b, b]), abs(M_hat[k, b + 1, b + 1]), abs(M_hat[k, b + 2, b + 2]))
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def is_angular(kind):
     """Whether the joint's rates are angular (rad/s) rather than linear (m/s)."""
     return kind == JOINT_REVOLUTE
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def point_velocity_per_rate(kind, ex, ey, ez, ox, oy, oz, px, py, pz):
     """The velocity of a point P = (px, py, pz) carried by the links beyond a joint with
     axis e through O (base frame), per unit rate of the joint: e x (P - O) for a revolute
@@ -136,7 +136,7 @@ def point_velocity_per_rate(kind, ex, ey, ez, ox, oy, oz, px, py, pz):
     return ex, ey, ez
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def angular_velocity_per_rate(kind, ex, ey, ez):
     """The angular velocity of the links beyond a joint with axis e, per unit rate of the
     joint: e for a revolute joint, zero for a prismatic one."""
@@ -150,7 +150,7 @@ def angular_velocity_per_rate(kind, ex, ey, ez):
 # Joints of several degrees of freedom
 # ----------------------------------------------------------------------------------
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def quaternion_matrix(x, y, z, w):
     """The rotation matrix (9 numbers, row by row) of the quaternion [x, y, z, w]
     (scalar last), normalised first."""
@@ -161,7 +161,7 @@ def quaternion_matrix(x, y, z, w):
             2.0 * (x * z - y * w), 2.0 * (y * z + x * w), 1.0 - 2.0 * (x * x + y * y))
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def joint_motion(kind, q, iq):
     """The motion of a spherical, universal or free joint at the values q[iq:]: its
     rotation Q (9 numbers, row by row) and translation p (3), both in the frame the
@@ -179,7 +179,7 @@ def joint_motion(kind, q, iq):
     return Q + (q[iq], q[iq + 1], q[iq + 2])
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def motion_subspace(kind, Rj, Rl, k, iv, S):
     """The columns of P_k (a joint of several degrees of freedom), base frame, into the
     rows S[iv:iv + nv] (table above); Rj, Rl: the joint's frame before its motion and
@@ -204,7 +204,7 @@ def motion_subspace(kind, Rj, Rl, k, iv, S):
         S[iv + 1, 3 + r] = 0.0
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def add_P_times(kind, e, S, k, iv, x, out, o):
     """out[o] += P_k x[iv:iv + nv_k]: the twist (or twist rate) of joint k's rates x."""
     if kind == JOINT_REVOLUTE or kind == JOINT_PRISMATIC:
@@ -216,7 +216,7 @@ def add_P_times(kind, e, S, k, iv, x, out, o):
             out[o, r] += S[iv + c, r] * s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def joint_forces(kind, e, S, k, iv, w, kw, tau):
     """tau[iv:iv + nv_k] = P_k^T w[kw]: the joint's share of a wrench (N m, N; for a free
     joint the wrench [n; f] at its body origin in the body frame)."""
@@ -230,7 +230,7 @@ def joint_forces(kind, e, S, k, iv, w, kw, tau):
         tau[iv + c] = s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def add_joint_rate_terms_of(kind, e, S, k, iv, wx, wy, wz, qd, t, out, o):
     """out[o] += Pdot_k qd_k (eq. 17's joint term) for any kind; (wx, wy, wz) the parent's
     angular velocity, t the twists (t[k] already known).
@@ -269,7 +269,7 @@ def add_joint_rate_terms_of(kind, e, S, k, iv, wx, wy, wz, qd, t, out, o):
         out[o, 2] += (zx * xy - zy * xx) * s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def P_col_dot(kind, e, S, k, iv, c, w, kw):
     """Column c of P_k dotted with w[kw] (a wrench's share of rate c of joint k)."""
     if kind == JOINT_REVOLUTE or kind == JOINT_PRISMATIC:
@@ -280,7 +280,7 @@ def P_col_dot(kind, e, S, k, iv, c, w, kw):
     return s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def M_P_col(kind, e, S, k, iv, c, M, km, out, o):
     """out[o] = M[km] times column c of P_k."""
     if kind == JOINT_REVOLUTE or kind == JOINT_PRISMATIC:
@@ -293,7 +293,7 @@ def M_P_col(kind, e, S, k, iv, c, M, km, out, o):
         out[o, r] = s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def ldl_solve(L, k, d, b, nk, x, xo):
     """x[xo, :nk] = D^-1 x[xo, :nk] for the block D = L diag(d[b:b + nk]) L^T of joint k
     (L[k] unit lower triangular, `factor_pivot_block`)."""
@@ -311,7 +311,7 @@ def ldl_solve(L, k, d, b, nk, x, xo):
         x[xo, i] = s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def factor_pivot_block(L, k, d, b, nk):
     """The block pivot of a joint of several degrees of freedom, D = P^T M^ P (its lower
     triangle in L[k]), factored in place as L diag(d[b:b + nk]) L^T (L unit lower

@@ -10,13 +10,13 @@ is compiled by numba, inlined, and writes into a row of a preallocated output.
 """
 from __future__ import annotations
 
-from numba import njit
+from .buffers import inlined_kernel
 
 
 # The twist-propagation matrix A_{k,λ} = [[1, 0], [a x 1, 1]] (seed 001 eq. 11d) is
 # stored by its vector a_k = O_λ - O_k; these apply A, A^T and A^T M A without forming it.
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def A_times(a, k, t, p, out, o):
     """out[o] = A_k t[p] = [w; v + a_k x w] for the twist t[p] = [w; v]."""
     w0, w1, w2 = t[p, 0], t[p, 1], t[p, 2]
@@ -30,7 +30,7 @@ def A_times(a, k, t, p, out, o):
     out[o, 5] = v2 + ax * w1 - ay * w0
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def AT_times_add(a, k, w, kw, out, o):
     """out[o] += A_k^T w[kw] = [n - a_k x f; f] for the wrench w[kw] = [n; f]."""
     f0, f1, f2 = w[kw, 3], w[kw, 4], w[kw, 5]
@@ -44,7 +44,7 @@ def AT_times_add(a, k, w, kw, out, o):
     out[o, 5] += f2
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def ATMA_add(a, k, M, km, out, ko, tmp):
     """out[ko] += A_k^T M[km] A_k for a symmetric 6x6 M[km]; tmp (6, 6) is scratch.
 
@@ -71,14 +71,14 @@ def ATMA_add(a, k, M, km, out, ko, tmp):
         out[ko, 5, c] += x5
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def p_dot(revolute_k, e, k, w, kw):
     """p_k^T w[kw]: the joint component of a wrench (n . e_k or f . e_k)."""
     b = 0 if revolute_k else 3
     return e[k, 0] * w[kw, b] + e[k, 1] * w[kw, b + 1] + e[k, 2] * w[kw, b + 2]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def add_p_times(revolute_k, e, k, s, out, o):
     """out[o] += p_k s, with p_k = [e_k; 0] (revolute) or [0; e_k] (prismatic)."""
     b = 0 if revolute_k else 3
@@ -87,7 +87,7 @@ def add_p_times(revolute_k, e, k, s, out, o):
     out[o, b + 2] += e[k, 2] * s
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def M_p(revolute_k, e, k, M, km, out, o):
     """out[o] = M[km] p_k (a 6-vector: the columns of the block p_k selects, times e_k)."""
     b = 0 if revolute_k else 3

@@ -18,7 +18,6 @@ Everything is in the base frame. `closure_at` fills them from Python
 """
 from __future__ import annotations
 
-from numba import njit
 
 from . import denoc
 from .buffers import compiled_kernel, inline_twin, inlined_kernel
@@ -35,7 +34,7 @@ _VA, _AA, _VB, _AB, _WA, _WDA, _WB, _WDB, _X, _Y = 9, 10, 11, 12, 13, 14, 15, 16
 _ZERO = 19  # (0, 0, 0): no gravity, for gamma alone
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _rotate_into(Rl, ol, body, x, y, z, point, G, o):
     """G[o] = R_body (x, y, z), plus o_body for a point (the base for body < 0)."""
     if body < 0:
@@ -65,12 +64,12 @@ def _loop_geometry(mv, Rl, ol, l, G):
         G[_DELTA, r] = G[_PB, r] - G[_PA, r]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _dot_rows(G, i, j):
     return G[i, 0] * G[j, 0] + G[i, 1] * G[j, 1] + G[i, 2] * G[j, 2]
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _cross_rows(G, i, j, o):
     """G[o] = G[i] x G[j] (o may equal i or j)."""
     x = G[i, 1] * G[j, 2] - G[i, 2] * G[j, 1]
@@ -174,7 +173,7 @@ def closure_jacobian(mv, D, J):
         _add_path_columns(mv, e, S, oj, loop_body[l, 0], _PA, -1.0, kind, G, J, r)
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _point_motion(t, tdot, oj, body, g_base, G, P, v, acc):
     """G[v], G[acc]: velocity and acceleration of the material point of `body` at G[P],
     from the twist t and twist rate tdot at O_body (the base: at rest, accelerating by
@@ -201,7 +200,7 @@ def _point_motion(t, tdot, oj, body, g_base, G, P, v, acc):
     G[acc, 2] = tdot[body, 5] + (ax * ry - ay * rx) + (wx * cy - wy * cx)
 
 
-@njit(cache=True, inline="always")
+@inlined_kernel
 def _angular(t, tdot, body, G, w, wd):
     for r in range(3):
         G[w, r] = t[body, r] if body >= 0 else 0.0

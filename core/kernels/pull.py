@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .buffers import inlined_kernel
+from .buffers import inlined_kernel, ir_inlined_kernel
 from .denoc import dh_frames
 from .fields import Field, FieldTable
 from .points import add_point_force, point_position, point_velocity
@@ -97,7 +97,7 @@ def pull_force(mv, pull, q, qd):
     pull[POWER] = Fx * vx + Fy * vy + Fz * vz
 
 
-@inlined_kernel
+@ir_inlined_kernel
 def pulled_wrenches(mv, pull, q, qd, f_ext):
     """f_ext (n, 6) plus the pull's wrench w_i = [(p - o_i) x F; F] on link i at (q, qd):
     a view of the buffer's scratch (valid until the next call)."""

@@ -8,7 +8,7 @@ mechanism with loops on its loops.
 from __future__ import annotations
 
 from . import denoc
-from .buffers import compiled_kernel, inlined_kernel
+from .buffers import compiled_kernel, inlined_kernel, ir_inlined_kernel
 from .charts import chart_origin
 from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
 from .data import data_views
@@ -42,7 +42,7 @@ def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
     return accelerations(mv, ws, y[:nv], y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
 
 
-@inlined_kernel
+@ir_inlined_kernel
 def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
     """qdd (nv,) at (q (nq,), qd (nv,)) under tau - c qd + the end stops' forces, the
     stops reading the joints' values per rate in x (nv,) (q itself when nq == nv; the
