@@ -343,7 +343,11 @@ class MotionPage(QWidget):
             f"Optimised for identification: condition number {found.condition_number:.3g} "
             f"(the fixed phase pattern's: {outcome.fixed_condition:.3g}; lower is better). "
             f"It swings about the middle of each joint's range, within its "
-            f"{', '.join(found.limits)}. Change a field to go back to the fixed pattern.")
+            f"{', '.join(found.limits)}"
+            + (" (a joint without limits: within 180\u00b0 of its home value)"
+               if self._robot is not None
+               and not np.all(np.isfinite(self._robot.model.joint_limits)) else "")
+            + ". Change a field to go back to the fixed pattern.")
 
     @Slot(str)
     def _on_optimise_refused(self, message: str) -> None:
