@@ -184,6 +184,17 @@ class SimulationCancelled(ArmDynError):
         super().__init__(f"simulation cancelled at t = {time:.6g} s")
 
 
+class Cancelled(ArmDynError):
+    """A long computation stopped at a checkpoint because its ``cancel()`` callback
+    returned True (`core.sim.checkpoints`): nothing of it is returned or changed.
+    ``what`` names the computation, ``stage`` where it stopped."""
+
+    def __init__(self, what: str, stage: str) -> None:
+        self.what = what
+        self.stage = stage
+        super().__init__(f"{what} cancelled {stage}")
+
+
 class MechanismFileError(RobotFileError):
     """A mechanism (or robot) file could not be read or written; the only error
     `load_mechanism` raises. Names the file, then the chain, loop, force element, link

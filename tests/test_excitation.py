@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from armdyn.core import (MotionError, inverse_dynamics, joint_torque_regressor,
+from armdyn.core import (Cancelled, MotionError, inverse_dynamics, joint_torque_regressor,
                          limit_violations, load_robot, optimise_excitation)
 from armdyn.core.sim.identification import base_parameters
 
@@ -75,3 +75,11 @@ def test_a_torque_limit_below_holding_the_middle_pose_is_refused(unconstrained):
     with pytest.raises(MotionError, match=rf"joint {j + 1} .* torque limit") as err:
         optimise_excitation(SCARA, **QUICK, torque_limit=limit)
     assert err.value.what == "torque limit" and err.value.joint == j + 1
+
+
+def test_progress_follows_the_iterations_and_a_cancel_stops_the_optimiser():
+    seen = []
+    with pytest.raises(Cancelled, match="after iteration 3"):
+        optimise_excitation(SCARA, **QUICK, progress=seen.append,
+                            cancel=lambda: len(seen) >= 3)
+    assert seen == [1 / 20, 2 / 20, 3 / 20]

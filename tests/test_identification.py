@@ -10,7 +10,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
-from armdyn.core import (FourierSeries, IdentificationError, Motion, identify,
+from armdyn.core import (Cancelled, FourierSeries, IdentificationError, Motion, identify,
                          inverse_dynamics, load_robot, parameter_vector, pseudo_inertia)
 from armdyn.core.sim.identification import is_consistent, one_blas_thread, pseudo_inertia_of
 from pinocchio_reference import pinocchio_model
@@ -208,3 +208,16 @@ def test_the_fit_runs_on_one_blas_thread():
     with one_blas_thread():
         assert blas_threads() == [1] * len(before)
     assert blas_threads() == before
+
+
+def test_identify_reports_its_stages_and_a_cancel_stops_it_between_them(found):
+    motion, validate = logged(1), logged(2)
+    seen = []
+    again = identify(NOMINAL, motion, validate, progress=seen.append)
+    assert seen == sorted(seen) and seen[0] == 0.0 and seen[-1] == 1.0
+    np.testing.assert_array_equal(again.base_parameters, found.base_parameters)
+    stages = []
+    with pytest.raises(Cancelled, match="after the motion's regressor"):
+        identify(NOMINAL, motion, validate, progress=stages.append,
+                 cancel=lambda: stages[-1] >= 0.6)
+    assert stages == [f for f in seen if f <= 0.6]

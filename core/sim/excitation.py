@@ -30,6 +30,7 @@ from ..algorithms.dynamics import inverse_dynamics
 from ..algorithms.regressor import joint_torque_regressor, parameter_vector
 from ..errors import ArgumentError
 from ..model.arguments import model_of, number_in
+from .checkpoints import Cancel, Progress, checkpoint
 from .identification import base_parameters, one_blas_thread
 from .joint_motions import FourierSeries, check_times, limit_violations, positive_limits
 
@@ -76,7 +77,9 @@ def excitation_condition(model, motion, samples: int = 100) -> float:
 
 def optimise_excitation(model, base_frequency: float = 0.1, harmonics: int = 3,
                         samples: int = 100, seed: int = 0, max_iterations: int = 100,
-                        rate_limit=None, accel_limit=None, torque_limit=None) -> Excitation:
+                        rate_limit=None, accel_limit=None, torque_limit=None,
+                        progress: Progress | None = None, cancel: Cancel | None = None
+                        ) -> Excitation:
     """The Fourier excitation of `harmonics` terms at `base_frequency` (Hz) with the best
     conditioned base regressor within the joint limits and the given `rate_limit`,
     `accel_limit` and `torque_limit` (scalars or (n,): rad/s, rad/s^2, N m, or m/s,
@@ -85,7 +88,11 @@ def optimise_excitation(model, base_frequency: float = 0.1, harmonics: int = 3,
     Raises ArgumentError for fewer than 1 harmonic or 10 samples, or a limit that is
     not positive; MotionError (naming the joint, the time and the limit) when even the
     shrunk motion breaks a limit, e.g. a torque limit below the torque that holds the
-    middle pose against gravity."""
+    middle pose against gravity.
+
+    `progress(fraction)` is called after each optimiser iteration (iterations done /
+    `max_iterations`, 1.0 at the end); `cancel()` is asked at every evaluation of the
+    objective (a PUMA's takes ~2 ms): True raises Cancelled (`core.sim.checkpoints`)."""
     m = model_of(model)
     # an excitation's period between 1 ms and a day: beyond, the regressor's samples
     # are meaningless (and the Fourier terms overflow)
@@ -98,11 +105,11 @@ def optimise_excitation(model, base_frequency: float = 0.1, harmonics: int = 3,
                                   ("torque_limit", torque_limit))}
     with one_blas_thread():
         return _optimise(m, model, base_frequency, harmonics, samples, seed, max_iterations,
-                         bounds)
+                         bounds, progress, cancel)
 
 
-def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
-              ) -> Excitation:
+def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds,
+              progress, cancel) -> Excitation:
     """`optimise_excitation` for the checked arguments; bounds: {"rate_limit": (n,) or
     None, "accel_limit": ..., "torque_limit": ...}."""
     n = m.n
@@ -143,6 +150,7 @@ def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
         return float(np.log(sv[0] / max(sv[-1], 1e-300))), float(excess)
 
     def objective(x):
+        checkpoint(None, cancel, 0.0, "the excitation's optimisation", "while optimising")
         log_cond, excess = terms(x)
         return log_cond + LIMIT_PENALTY * excess
 
@@ -155,8 +163,15 @@ def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
             break
         x0 = SHRINK * x0
     initial = excitation_condition(m, law(x0), samples)
+    iterations = [0]
+
+    def iterated(_x):  # scipy's callback, after each iteration
+        iterations[0] += 1
+        checkpoint(progress, cancel, iterations[0] / max(1, max_iterations),
+                   "the excitation's optimisation", f"after iteration {iterations[0]}")
+
     fit = minimize(objective, x0, method="L-BFGS-B", bounds=[(-1.0, 1.0)] * x0.size,
-                   options={"maxiter": max_iterations})
+                   options={"maxiter": max_iterations}, callback=iterated)
     x = fit.x
     for _ in range(SHRINK_STEPS):  # shrink towards q0 until no limit is passed
         broken = limit_violations(m, law(x), rate, accel, torque)
@@ -172,6 +187,7 @@ def _optimise(m, model, base_frequency, L, samples, seed, max_iterations, bounds
     kept = ("joint limits",) + tuple(
         name for name, bound in (("rate limits", rate), ("acceleration limits", accel),
                                  ("torque limits", torque)) if bound is not None)
+    checkpoint(progress, cancel, 1.0, "the excitation's optimisation", "at its end")
     return Excitation(motion, excitation_condition(m, motion, samples), initial, kept,
                       np.abs(qd).max(axis=0), np.abs(qdd).max(axis=0),
                       np.abs(tau).max(axis=0))

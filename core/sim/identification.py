@@ -68,6 +68,7 @@ from ..algorithms.regressor import (JOINT_PARAMETERS, LINK_PARAMETERS, joint_tor
                                     parameter_names, parameter_vector)
 from ..errors import IdentificationError
 from ..model.arguments import model_of
+from .checkpoints import Cancel, Progress, checkpoint
 
 #: Relative size of R's diagonal (unit-norm columns) below which a column depends on the
 #: others: structural dependencies sit at 1e-14, a poorly excited direction above 1e-6.
@@ -351,28 +352,39 @@ def one_blas_thread() -> Iterator[None]:
         yield
 
 
-def identify(model, motion, validate=None) -> Identification:
+def identify(model, motion, validate=None, progress: Progress | None = None,
+             cancel: Cancel | None = None) -> Identification:
     """Identify `model`'s parameters from `motion` (a Motion with torques, e.g.
     `load_motion`); `validate`, a second one, for `validation_rms`. Module docstring for
     the algorithm; the least squares run on the per-joint normal equations
     (`normal_equations`), on one BLAS thread (`one_blas_thread`). Raises
     IdentificationError (an ArgumentError) for a motion without torques, too few
     samples, a motion that does not excite every base parameter (named), or a fit worse
-    than zero torque."""
+    than zero torque.
+
+    Between its stages (base parameters, the motion's regressor, the least squares, the
+    consistent fit, the validation) it calls `progress(fraction)` and asks `cancel()`:
+    True raises Cancelled (`core.sim.checkpoints`), nothing returned."""
     with one_blas_thread():
-        return _identify(model, motion, validate)
+        return _identify(model, motion, validate, progress, cancel)
 
 
-def _identify(model, motion, validate) -> Identification:
+def _identify(model, motion, validate, progress, cancel) -> Identification:
+    def stage(fraction, after):
+        checkpoint(progress, cancel, fraction, "identification", f"after {after}")
+
     m = model_of(model)
     n = m.n
+    stage(0.0, "nothing")
     base = base_parameters(m)
+    stage(0.1, "the base parameters")
     r = base.K.shape[0]
     S = motion.q.shape[0]
     if S < 2 * r // n + 2:
         raise IdentificationError(f"{S} samples of {n} joints give {S * n} equations for "
                                   f"{r} base parameters: log at least {2 * r // n + 2} samples")
     data = normal_equations(m, motion)
+    stage(0.6, "the motion's regressor")
     ind = base.independent
     G = data.H[:, ind][:, :, ind]  # (n, r, r): W_b's normal matrices per joint
     g = data.h[:, ind]  # (n, r)
@@ -420,11 +432,13 @@ def _identify(model, motion, validate) -> Identification:
     chi2 = float(np.sum(squared_residuals(estimate) / sigma2)) / max(1, S * n - r)
     information = np.tensordot(1.0 / sigma2, G, axes=1) / max(chi2, 1e-300)  # Sigma^-1
     std = np.sqrt(np.diag(np.linalg.inv(information)))
+    stage(0.65, "the least squares")
     # 4. the consistent model nearest the nominal one
     column_rms = np.sqrt(np.diag(data.H.sum(axis=0)) / (S * n))
     seen = column_rms > ZERO_COLUMN * column_rms.max()
     s = np.where(seen, zero / np.where(seen, column_rms, 1.0), np.maximum(np.abs(nominal), 1.0))
     pi = _consistent_fit(n, base.K, estimate, information, nominal, s)
+    stage(0.9, "the consistent fit")
     shift = (base.K @ pi - estimate) / std
     rms = data.rms(pi)
     fit = float(np.sqrt(np.sum(rms**2) / n))
@@ -435,5 +449,6 @@ def _identify(model, motion, validate) -> Identification:
             "opposite sign, or in another joint order?")
     validation = None if validate is None else normal_equations(m, validate).rms(pi)
     identified = model_with_parameters(model, pi)
+    stage(1.0, "the validation")
     return Identification(identified, rms, validation, estimate, std, base.combinations,
                           base.unidentifiable, condition, base.K, shift, base_rms)

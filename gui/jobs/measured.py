@@ -11,6 +11,8 @@ import numpy as np
 from armdyn.core import Identification, Motion, TorqueParts, identify
 from armdyn.core.algorithms.torque_parts import torque_parts_chunks
 
+from .checkpointed import checkpointed
+
 __all__ = ["IdentifyOutcome", "identify_steps", "torque_parts_steps"]
 
 
@@ -43,10 +45,9 @@ class IdentifyOutcome:
 def identify_steps(model, motion: Motion, validate: Motion | None = None
                    ) -> Generator[float, None, IdentifyOutcome]:
     """`identify(model, motion, validate)`, then the identified model's residual along
-    `validate`: yields 0.0, then 0.8 once identified, then the residual's progress."""
-    yield 0.0
-    found = identify(model, motion, validate)
-    yield 0.8
+    `validate`: yields identify's progress between its stages up to 0.8, then the
+    residual's. A cancel of the job stops identify at its next stage (`checkpointed`)."""
+    found = yield from checkpointed(identify, model, motion, validate, span=(0.0, 0.8))
     residual = None
     if validate is not None and validate.tau is not None:
         pieces = []

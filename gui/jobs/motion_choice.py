@@ -14,7 +14,9 @@ The laws and what they take from the panel:
 - via points: q0 at t = 0, then `via` (time, pose) pairs, then the target at `duration`
 - Fourier excitation: about q0, `harmonics` harmonics of `base_frequency` Hz, each
   joint swinging by at most `swing` (rad, or m for a prismatic joint); the phases
-  differ by joint and harmonic (`fourier_coefficients`)
+  differ by joint and harmonic (`fourier_coefficients`); or, when `excitation` is given
+  (the panel's "Optimise for identification", `gui.jobs.excitation`), that optimised
+  series: its own middle pose and coefficients, run for the duration
 - tool line, tool arc: the tool (last link's frame) from where q0 puts it to
   `end_point` (m, base frame), through `via_point` for the arc; a point not given is
   where the target pose (the arc's via: the pose halfway to it) puts the tool
@@ -104,6 +106,7 @@ class MotionChoice:
     end_point: np.ndarray | None = None
     via_point: np.ndarray | None = None
     measured: Motion | None = None
+    excitation: FourierSeries | None = None
 
     @property
     def is_cycloid(self) -> bool:
@@ -130,6 +133,9 @@ class MotionChoice:
             times = [0.0, *(t for t, _ in self.via), duration]
             points = [q0, *(q for _, q in self.via), target]
             return ViaPoints(np.array(times), np.array(points))
+        if kind is MotionKind.FOURIER and self.excitation is not None:
+            e = self.excitation
+            return FourierSeries(e.q0, e.a, e.b, e.base_frequency, duration)
         if kind is MotionKind.FOURIER:
             swing = self.swing
             if swing is None:

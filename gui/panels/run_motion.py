@@ -8,7 +8,11 @@ A combo box of the laws, and below it one small page per law:
 - via points: the list of via points; "Add the target as via point at t =" takes the
   target rows' pose at that time (the motion runs current pose -> via points -> target)
 - Fourier excitation: base frequency, harmonics, the swing of revolute and prismatic
-  joints about the current pose
+  joints about the current pose (a fixed phase pattern); "Optimise for identification"
+  runs core's `optimise_excitation` in a job (`gui.jobs.excitation`: progress, Cancel)
+  and the Fourier motion becomes the optimised one, about the middle of the joints'
+  ranges; below, both condition numbers in words, or core's refusal. Changing a field,
+  or the model, goes back to the fixed pattern
 - tool line / arc: the end point (and the arc's via point), x, y, z in m in the base
   frame; empty: where the target pose (the halfway pose) puts the tool
 - measured motion: "Open measured motion..." reads a log in a job's thread
@@ -32,15 +36,18 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from armdyn.core import JointType, Mechanism, Robot
-from armdyn.core.errors import ArgumentError
+from armdyn.core.sim.joint_motions import FourierSeries
+from armdyn.core.errors import ArgumentError, ArmDynError
 if TYPE_CHECKING:  # a start does not import measured motions
     from armdyn.core.sim.measured import Motion
 
+from ..jobs.excitation import ITERATIONS, ExcitationOptimiser, ExcitationOutcome
 from ..jobs.motion_choice import (DEFAULT_BASE_FREQUENCY, DEFAULT_HARMONICS,
                                   DEFAULT_SWING_M, DEFAULT_SWING_RAD, MotionChoice,
                                   MotionKind)
 from ..jobs.motion_loading import LOG_FILTER, MotionLoader, describe
 from ..model.draft import vector_parts
+from .measured_panel import progress_and_cancel
 from .run_fields import caption, number_box
 
 __all__ = ["MotionPage"]
@@ -53,7 +60,8 @@ VIA_JOINTS_SHOWN = 6
 
 class MotionPage(QWidget):
     """The motion choice (module docstring). ``target_of()`` gives the target rows'
-    pose (nq,), rad / m (for "Add the target as via point").
+    pose (nq,), rad / m (for "Add the target as via point"), ``pose_of()`` the current
+    pose (the fixed Fourier pattern's middle, for its condition number).
 
     Signals: ``kind_changed(object)`` the `MotionKind` chosen; ``measured_loaded(object)``
     a log was read (the `Motion`).
@@ -62,10 +70,16 @@ class MotionPage(QWidget):
     kind_changed = Signal(object)
     measured_loaded = Signal(object)
 
-    def __init__(self, target_of: Callable[[], np.ndarray], parent: QWidget | None = None
-                 ) -> None:
+    def __init__(self, target_of: Callable[[], np.ndarray],
+                 pose_of: Callable[[], np.ndarray] | None = None,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._target_of = target_of
+        self._pose_of = pose_of
+        self._excitation: FourierSeries | None = None
+        self.optimiser = ExcitationOptimiser(self)
+        self.optimiser.found.connect(self._on_optimised)
+        self.optimiser.refused.connect(self._on_optimise_refused)
         self._robot: Robot | Mechanism | None = None
         self._via: list[tuple[float, np.ndarray]] = []
         self._measured: Motion | None = None
@@ -144,6 +158,36 @@ class MotionPage(QWidget):
             form.addRow("Harmonics:", self.harmonics)
             form.addRow("Swing, revolute:", self.swing_deg)
             form.addRow("Swing, prismatic:", self.swing_m)
+            self.torque_limit = number_box(0.0, 0.0, 1.0e5, 1, 10.0, " N m")
+            self.torque_limit.setSpecialValueText("none")
+            self.torque_limit.setToolTip("The optimised motion's torques stay below this, "
+                                         "on every joint (N for a prismatic one); none: "
+                                         "no torque limit")
+            self.optimise_button = QPushButton("Optimise for identification")
+            self.optimise_button.setObjectName("optimiseExcitation")
+            self.optimise_button.setToolTip(
+                "Fourier coefficients of this frequency and number of harmonics whose "
+                "regressor is best conditioned, within the joint limits "
+                "(docs/identification.md)")
+            self.optimise_button.clicked.connect(lambda: self.optimise())
+            self.optimise_progress, self.optimise_cancel = progress_and_cancel(
+                self.cancel_optimise)
+            self.optimiser.progress.connect(
+                lambda f: self.optimise_progress.setValue(round(100 * f)))
+            row = QHBoxLayout()
+            row.addWidget(self.optimise_progress, 1)
+            row.addWidget(self.optimise_cancel)
+            self.excitation_info = caption("The fixed phase pattern.")
+            self.excitation_info.setObjectName("excitationInfo")
+            self.excitation_info.setTextInteractionFlags(
+                Qt.TextInteractionFlag.TextSelectableByMouse)
+            form.addRow("Torque limit:", self.torque_limit)
+            form.addRow(self.optimise_button)
+            form.addRow(row)
+            form.addRow(self.excitation_info)
+            for box in (self.base_frequency, self.harmonics, self.swing_deg, self.swing_m,
+                        self.torque_limit):
+                box.valueChanged.connect(self._on_fourier_edited)
         elif kind in (MotionKind.TOOL_LINE, MotionKind.TOOL_ARC):
             line = kind is MotionKind.TOOL_LINE
             form.addRow(caption(("The tool (the last link's frame) moves along a straight "
@@ -212,7 +256,8 @@ class MotionPage(QWidget):
                 swing = np.where(self._robot.is_revolute, np.radians(self.swing_deg.value()),
                                  self.swing_m.value())
             return MotionChoice(kind, base_frequency=self.base_frequency.value(),
-                                harmonics=self.harmonics.value(), swing=swing)
+                                harmonics=self.harmonics.value(), swing=swing,
+                                excitation=self._excitation)
         if kind is MotionKind.TOOL_LINE:
             return MotionChoice(kind, end_point=_point(self.line_end, "the line's end point"))
         if kind is MotionKind.TOOL_ARC:
@@ -231,12 +276,96 @@ class MotionPage(QWidget):
         form = self._pages[MotionKind.FOURIER].layout()
         form.setRowVisible(self.swing_deg, JointType.REVOLUTE in types or robot is None)
         form.setRowVisible(self.swing_m, JointType.PRISMATIC in types)
+        self.optimiser.cancel()
+        self._optimising(False)
+        if self._excitation is not None:
+            self._excitation = None
+            self._show_excitation("The model changed: the fixed phase pattern again "
+                                  "(optimise again for this model).")
         if not same_joints:
             self.clear_via()
             self.loader.cancel()
             if self._measured is not None:
                 self._measured = None
                 self._show_info("The model changed: open the log again for it.")
+
+    # ----- the optimised excitation -------------------------------------------------
+    def excitation(self) -> FourierSeries | None:
+        """The optimised Fourier motion in use (None: the fixed pattern)."""
+        return self._excitation
+
+    def optimise(self, iterations: int = ITERATIONS) -> bool:
+        """Start optimising the excitation for the current model, frequency, harmonics
+        and torque limit in a job (at most `iterations` of the optimiser); False when
+        there is no model or the fixed pattern is refused (said below the button)."""
+        if self._robot is None:
+            self._show_excitation("Load a robot first.", refused=True)
+            return False
+        f, L = self.base_frequency.value(), self.harmonics.value()
+        pose = (self._pose_of() if self._pose_of is not None
+                else self._robot.q_home)
+        try:  # the fixed pattern over one period, for the comparison
+            fixed = MotionChoice(MotionKind.FOURIER, base_frequency=f, harmonics=L,
+                                 swing=self.choice().swing).build(self._robot, pose, pose,
+                                                                   1.0 / f)
+        except ArmDynError as err:
+            self._show_excitation(str(err), refused=True)
+            return False
+        self._optimising(True)
+        self._show_excitation("Optimising the excitation\u2026")
+        self.optimiser.optimise(self._robot, f, L, fixed, self.torque_limit.value() or None,
+                                iterations)
+        return True
+
+    @Slot()
+    def cancel_optimise(self) -> None:
+        """Stop optimising; the motion in use stays."""
+        self.optimiser.cancel()
+        self._optimising(False)
+        self._show_excitation("Optimisation cancelled; "
+                              + ("the optimised motion found before stays in use."
+                                 if self._excitation is not None
+                                 else "the fixed phase pattern stays in use."))
+
+    def _optimising(self, busy: bool) -> None:
+        self.optimise_progress.setVisible(busy)
+        self.optimise_cancel.setVisible(busy)
+        self.optimise_button.setEnabled(not busy)
+        if busy:
+            self.optimise_progress.setValue(0)
+
+    @Slot(object)
+    def _on_optimised(self, outcome: ExcitationOutcome) -> None:
+        self._optimising(False)
+        found = outcome.found
+        self._excitation = found.motion
+        self._show_excitation(
+            f"Optimised for identification: condition number {found.condition_number:.3g} "
+            f"(the fixed phase pattern's: {outcome.fixed_condition:.3g}; lower is better). "
+            f"It swings about the middle of each joint's range, within its "
+            f"{', '.join(found.limits)}"
+            + (" (a joint without limits: within 180\u00b0 of its home value)"
+               if self._robot is not None
+               and not np.all(np.isfinite(self._robot.model.joint_limits)) else "")
+            + ". Change a field to go back to the fixed pattern.")
+
+    @Slot(str)
+    def _on_optimise_refused(self, message: str) -> None:
+        self._optimising(False)
+        self._show_excitation(message, refused=True)
+
+    @Slot()
+    def _on_fourier_edited(self, *_args) -> None:
+        if self._excitation is not None or self.optimiser.is_running():
+            self.optimiser.cancel()
+            self._optimising(False)
+            self._excitation = None
+            self._show_excitation("The fixed phase pattern.")
+
+    def _show_excitation(self, text: str, refused: bool = False) -> None:
+        self.excitation_info.setStyleSheet(
+            f"color: {REFUSED_COLOR if refused else '#444'};")
+        self.excitation_info.setText(text)
 
     # ----- via points -----------------------------------------------------------------
     def add_via(self, t: float) -> None:

@@ -310,6 +310,7 @@ class RunPanel(QWidget):
     def shutdown(self) -> None:
         """Cancel a running job (window close); its thread ends on its own."""
         self._control.cancel()
+        self.targets.motion.optimiser.cancel()
         self._status.clear_progress()
         self._update_buttons()
 

@@ -161,7 +161,7 @@ class TargetsPage(QWidget):
             "joints push it, with the system's momentum kept (the base plots show it).")
         self._floating_note.hide()
         v.addWidget(self._floating_note)
-        self.motion = MotionPage(self.target_pose)
+        self.motion = MotionPage(self.target_pose, lambda: self._pose)
         v.addWidget(self.motion)
         self._header = QWidget()
         header = QHBoxLayout(self._header)
