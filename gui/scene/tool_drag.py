@@ -22,12 +22,12 @@ No kinematics here beyond calling core.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction
 
 from armdyn.core import forward_kinematics, solve_position
 from armdyn.core.algorithms.inverse_kinematics import wrap_revolute
 
+from ..look.next_turn import NextTurn
 from .arm_scene import Sizes
 from .interaction import SceneInteraction
 
@@ -81,10 +81,7 @@ class ToolDrag(SceneInteraction):
         self.target_action.triggered.connect(self.use_as_target)
         self.target_action.setEnabled(False)
 
-        self._timer = QTimer(self)  # merges the moves of one event-loop turn
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._solve_pending)
+        self._timer = NextTurn(self, self._solve_pending)  # merges one turn's moves
 
     # ----- robot and pose ---------------------------------------------------------
     def tool_position(self) -> np.ndarray:
@@ -169,8 +166,7 @@ class ToolDrag(SceneInteraction):
         """The widget's callback (a drag moved the handle to `point`): solved at the next
         event-loop turn, merged with later moves."""
         self._pending = np.array(point, dtype=float)
-        if not self._timer.isActive():
-            self._timer.start()
+        self._timer.request()
 
     def _solve_pending(self) -> None:
         point, self._pending = self._pending, None
