@@ -28,8 +28,8 @@ from ..look.colors import joint_color
 from ..look.next_turn import NextTurn
 from ..plots.plots_panel import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH,
                                  LABEL_STYLE, LINE_WIDTH, SPECS, PlotSpec, add_right_view,
-                                 adopt_menus, align_axis_widths, fit_axis_title, grid_axes,
-                                 lay_axes_under)
+                                 adopt_menus, align_axis_widths, fit_axis_title, lay_axes_under,
+                                 time_plot_pair)
 
 __all__ = ["ComparePlots", "QUANTITIES"]
 
@@ -114,15 +114,7 @@ class ComparePlots(QWidget):
         self._legend.setContentsMargins(6, 0, 6, 0)
 
         self._graphics = pg.GraphicsLayoutWidget()
-        self._graphics.setBackground("w")
-        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                axisItems=grid_axes(time=True))
-        self.diff_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                     axisItems=grid_axes(time=True))
-        self._graphics.addItem(self.plot, row=0, col=0)
-        self._graphics.addItem(self.diff_plot, row=1, col=0)
-        self._graphics.ci.layout.setRowStretchFactor(0, 3)
-        self._graphics.ci.layout.setRowStretchFactor(1, 2)
+        self.plot, self.diff_plot = time_plot_pair(self._graphics)
         self._right: dict[pg.PlotItem, pg.ViewBox] = {}  # each plot's prismatic view
         self._align_timer = NextTurn(self, self.align_axes)  # widths as the labels need
         for item in (self.plot, self.diff_plot):

@@ -1749,6 +1749,21 @@ def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     return axes
 
 
+def time_plot_pair(graphics: pg.GraphicsLayoutWidget) -> tuple[pg.PlotItem, pg.PlotItem]:
+    """Two PlotItems, one over the other, on white in `graphics` (which should hold
+    nothing yet): the upper one (the values) 3/5 of its height, the lower one (their
+    difference, a residual) 2/5; both with `grid_axes(time=True)` and views without
+    pyqtgraph's menu. Returns (upper, lower)."""
+    graphics.setBackground("w")
+    upper, lower = (pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
+                                axisItems=grid_axes(time=True)) for _ in range(2))
+    graphics.addItem(upper, row=0, col=0)
+    graphics.addItem(lower, row=1, col=0)
+    graphics.ci.layout.setRowStretchFactor(0, 3)
+    graphics.ci.layout.setRowStretchFactor(1, 2)
+    return upper, lower
+
+
 class SideLegend(pg.LegendItem):
     """pyqtgraph's legend in its PlotItem's layout, beside or below the plot area (never
     over the curves), black text on white in a grey box: `legend_beside`. Floating over
