@@ -246,30 +246,6 @@ def frames_kernel(F, I, q, Rj, oj, Rl, ol):
 
 
 @compiled_kernel
-def regressor_kinematics_batch(F, I, ws, q, qd, qdd, Rl, ol, oj, e, t, tdot):
-    """Per sample s of q, qd, qdd (S, n): the link frames Rl[s] (n, 3, 3) and origins
-    ol[s] (n, 3), the joint origins oj[s] and axes e[s] (n, 3), the twists t[s] and twist
-    rates tdot[s] (n, 6) with the model's gravity: what the joint-torque regressor
-    (`core.algorithms.regressor`) needs of the DeNOC recursion, in one call."""
-    mv = model_views(F, I)
-    D = data_views(mv, ws)
-    g = _call_gravity(mv, True, D.g)
-    for s in range(q.shape[0]):
-        denoc.link_quantities(mv, D, q[s])
-        denoc.twist_rates(mv, D, qd[s], qdd[s], g)
-        for k in range(q.shape[1]):  # element by element: no allocation (NRT is off)
-            for a in range(3):
-                for b in range(3):
-                    Rl[s, k, a, b] = D.Rl[k, a, b]
-                ol[s, k, a] = D.ol[k, a]
-                oj[s, k, a] = D.oj[k, a]
-                e[s, k, a] = D.e[k, a]
-            for a in range(6):
-                t[s, k, a] = D.t[k, a]
-                tdot[s, k, a] = D.tdot[k, a]
-
-
-@compiled_kernel
 def state_quantities_kernel(F, I, ws, q, qd, qdd, with_gravity):
     """The workspace at (q, qd, qdd): link quantities (frames, axes, extended masses,
     eq. 6), twists and twist rates (eqs. 11c, 17), with the model's gravity or none."""

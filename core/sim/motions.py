@@ -19,6 +19,7 @@ from ..algorithms.momentum import momentum
 from ..algorithms.loops import loop_residual
 from ..algorithms.tree_dynamics import energy
 from ..errors import ArgumentError, SimulationError
+from ..kernels.joints import quaternion_matrix
 from ..model.parts import JointType
 from ..model.arguments import (finite_array, finite_result, joint_vector, model_of,
                                physical_joint_values, positive_number)
@@ -199,7 +200,8 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
             x, w, v = y[7 * b:7 * b + 7], y[nqU + 6 * b:nqU + 6 * b + 3], \
                 y[nqU + 6 * b + 3:nqU + 6 * b + 6]
             quat = x[3:7] / np.linalg.norm(x[3:7])
-            dq[7 * b:7 * b + 3] = _quaternion_rotation(quat) @ v  # the origin moves with R v
+            R = np.array(quaternion_matrix(*quat)).reshape(3, 3)
+            dq[7 * b:7 * b + 3] = R @ v  # the origin moves with R v
             # q' = q (x) [w/2, 0], scalar last
             dq[7 * b + 3:7 * b + 6] = 0.5 * (quat[3] * w + np.cross(quat[:3], w))
             dq[7 * b + 6] = -0.5 * float(quat[:3] @ w)
@@ -243,14 +245,6 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
         parts.append(part)
         yield part
     return Trajectory.concatenate(parts)
-
-
-def _quaternion_rotation(quat) -> np.ndarray:
-    """R of the unit quaternion [x, y, z, w] (scalar last)."""
-    x, y, z, w = quat
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
 def run_inverse_dynamics(model, motion=None, q_end=None, duration: float | None = None,

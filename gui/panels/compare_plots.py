@@ -17,7 +17,7 @@ from html import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
@@ -25,10 +25,11 @@ from armdyn.core import Mechanism, Robot
 from armdyn.core.sim.trajectory import Trajectory
 
 from ..look.colors import joint_color
+from ..look.next_turn import NextTurn
 from ..plots.plots_panel import (CURSOR_COLOR, DASHED_WIDTH, ENERGY_STYLE, GLYPH,
                                  LABEL_STYLE, LINE_WIDTH, SPECS, PlotSpec, add_right_view,
-                                 adopt_menus, align_axis_widths, fit_axis_title, grid_axes,
-                                 lay_axes_under)
+                                 adopt_menus, align_axis_widths, fit_axis_title, lay_axes_under,
+                                 time_plot_pair)
 
 __all__ = ["ComparePlots", "QUANTITIES"]
 
@@ -113,16 +114,9 @@ class ComparePlots(QWidget):
         self._legend.setContentsMargins(6, 0, 6, 0)
 
         self._graphics = pg.GraphicsLayoutWidget()
-        self._graphics.setBackground("w")
-        self.plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                axisItems=grid_axes(time=True))
-        self.diff_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                     axisItems=grid_axes(time=True))
-        self._graphics.addItem(self.plot, row=0, col=0)
-        self._graphics.addItem(self.diff_plot, row=1, col=0)
-        self._graphics.ci.layout.setRowStretchFactor(0, 3)
-        self._graphics.ci.layout.setRowStretchFactor(1, 2)
+        self.plot, self.diff_plot = time_plot_pair(self._graphics)
         self._right: dict[pg.PlotItem, pg.ViewBox] = {}  # each plot's prismatic view
+        self._align_timer = NextTurn(self, self.align_axes)  # widths as the labels need
         for item in (self.plot, self.diff_plot):
             item.showGrid(x=True, y=True, alpha=0.25)
             item.setMenuEnabled(False)
@@ -142,13 +136,9 @@ class ComparePlots(QWidget):
             lay_axes_under(item, (item.vb, self._right[item]))
             item.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
             for view in (item.vb, self._right[item]):
-                view.sigYRangeChanged.connect(self._schedule_align)
-            item.vb.sigResized.connect(self._schedule_align)
+                view.sigYRangeChanged.connect(self._align_timer.request)
+            item.vb.sigResized.connect(self._align_timer.request)
         self._labels = {"left": ("", ""), "right": ("", "")}  # full titles: upper, lower
-        self._align_timer = QTimer(self)
-        self._align_timer.setSingleShot(True)
-        self._align_timer.setInterval(0)
-        self._align_timer.timeout.connect(self.align_axes)
         # one time axis: the difference plot follows the upper plot's time range (one way;
         # neither auto-ranges in time, see gui.plots.plots_panel on views that correct each other)
         self.diff_plot.setXLink(self.plot)
@@ -318,11 +308,6 @@ class ComparePlots(QWidget):
                     item.setLabel(side, self._labels[side][k], **LABEL_STYLE)
         self._legend.setText(self._legend_html(series, energy))
         self.align_axes()
-
-    @Slot()
-    def _schedule_align(self, *_args) -> None:
-        if not self._align_timer.isActive():
-            self._align_timer.start()
 
     @Slot()
     def align_axes(self) -> None:

@@ -27,8 +27,8 @@ from ..jobs.measured import torque_parts_steps
 from ..jobs.motion_loading import load_motion_steps
 from ..look.text import plain_label, shown_name, tooltip
 from ..plots.curves import SampleCurve
-from ..plots.plots_panel import (LABEL_STYLE, adopt_menus, align_axis_widths, grid_axes,
-                                 legend_beside, style_like_results)
+from ..plots.plots_panel import (LABEL_STYLE, adopt_menus, align_axis_widths, legend_beside,
+                                 style_like_results, time_plot_pair)
 
 __all__ = ["MeasuredPanel", "RECOMPUTE_MS", "LOG_FILTER", "progress_and_cancel"]
 
@@ -126,16 +126,8 @@ class MeasuredPanel(QWidget):
         top.addWidget(self.cancel_button)
 
         self.graphics = pg.GraphicsLayoutWidget()
-        self.graphics.setBackground("w")
         self.graphics.ci.layout.setContentsMargins(0, 0, 24, 0)
-        self.torque_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                       axisItems=grid_axes(time=True))
-        self.residual_plot = pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
-                                         axisItems=grid_axes(time=True))
-        self.graphics.addItem(self.torque_plot, row=0, col=0)
-        self.graphics.addItem(self.residual_plot, row=1, col=0)
-        self.graphics.ci.layout.setRowStretchFactor(0, 3)
-        self.graphics.ci.layout.setRowStretchFactor(1, 2)
+        self.torque_plot, self.residual_plot = time_plot_pair(self.graphics)
         # one time range for both, followed by value (setXLink maps pixels, and the
         # plots' axes may differ in width)
         for a, b in ((self.torque_plot, self.residual_plot),

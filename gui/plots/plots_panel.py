@@ -69,6 +69,7 @@ from ..look.images import encode_image
 from ..model.pose import quaternion_rpy_angles
 from .curves import SampleCurve, StripView
 from .spikes import spike_range
+from ..look.next_turn import NextTurn
 from ..look.scroll import scroll_area
 
 #: Refresh period of streamed curves and of the hover read-out, ms (~30 Hz).
@@ -1066,15 +1067,12 @@ class PlotsPanel(QWidget):
         self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
         self._last_chunk_timer.timeout.connect(self._refresh_shown)
         # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
-        self._align_timer = QTimer(self)
-        self._align_timer.setSingleShot(True)
-        self._align_timer.setInterval(0)
-        self._align_timer.timeout.connect(self.align_axes)
+        self._align_timer = NextTurn(self, self.align_axes)
         for plot in self._all_plots:
             for view in (plot.vb, plot.vb2):
-                view.sigYRangeChanged.connect(self._schedule_align)
-            plot.vb.sigResized.connect(self._schedule_align)
-            plot.legend.width_changed.connect(self._schedule_align)
+                view.sigYRangeChanged.connect(self._align_timer.request)
+            plot.vb.sigResized.connect(self._align_timer.request)
+            plot.legend.width_changed.connect(self._align_timer.request)
         self._hover_pos: QPointF | None = None
         self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
         self._hover_timer.setSingleShot(True)
@@ -1226,11 +1224,6 @@ class PlotsPanel(QWidget):
                 labels = bool(plot.refresh()) or labels
         if labels:
             self.align_axes()
-
-    @Slot()
-    def _schedule_align(self, *_args) -> None:
-        if not self._align_timer.isActive():
-            self._align_timer.start()
 
     @Slot()
     def align_axes(self) -> None:
@@ -1765,6 +1758,21 @@ def grid_axes(time: bool = False) -> dict[str, GridAxis]:
     if time:
         axes["bottom"] = TimeAxis("bottom")
     return axes
+
+
+def time_plot_pair(graphics: pg.GraphicsLayoutWidget) -> tuple[pg.PlotItem, pg.PlotItem]:
+    """Two PlotItems, one over the other, on white in `graphics` (which should hold
+    nothing yet): the upper one (the values) 3/5 of its height, the lower one (their
+    difference, a residual) 2/5; both with `grid_axes(time=True)` and views without
+    pyqtgraph's menu. Returns (upper, lower)."""
+    graphics.setBackground("w")
+    upper, lower = (pg.PlotItem(viewBox=pg.ViewBox(enableMenu=False),
+                                axisItems=grid_axes(time=True)) for _ in range(2))
+    graphics.addItem(upper, row=0, col=0)
+    graphics.addItem(lower, row=1, col=0)
+    graphics.ci.layout.setRowStretchFactor(0, 3)
+    graphics.ci.layout.setRowStretchFactor(1, 2)
+    return upper, lower
 
 
 class SideLegend(pg.LegendItem):

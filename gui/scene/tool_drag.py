@@ -22,13 +22,14 @@ No kinematics here beyond calling core.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 
 from armdyn.core import forward_kinematics, solve_position
 from armdyn.core.algorithms.inverse_kinematics import wrap_revolute
 
+from ..look.next_turn import NextTurn
 from .arm_scene import Sizes
+from .interaction import SceneInteraction
 
 __all__ = ["ToolDrag", "install_tool_drag", "HANDLE_COLOR", "DRAG_ITERATIONS"]
 
@@ -48,7 +49,7 @@ SEVERAL_TIP = ("Drag Tool moves revolute and prismatic joints: this model has a 
                "the Pose sliders")
 
 
-class ToolDrag(QObject):
+class ToolDrag(SceneInteraction):
     """The drag-the-tool interaction of one `MainWindow`.
 
     Actions: ``action`` (checkable, Drag Tool) and ``target_action`` (Use as
@@ -59,17 +60,11 @@ class ToolDrag(QObject):
 
     def __init__(self, window) -> None:
         super().__init__(window)
-        self.window = window
-        self.session = window.session
-        self.view = window.view3d
-        self.widget = None
         self.last_result = None
         self.start_pose: np.ndarray | None = None
         self._pending: np.ndarray | None = None
         self._dragging = False
-        self._moving_pose = False  # the pose change is ours (not a slider's)
         self._message = ""
-        self._closed = False
 
         self.action = QAction("Drag &Tool", window)
         self.action.setCheckable(True)
@@ -86,19 +81,9 @@ class ToolDrag(QObject):
         self.target_action.triggered.connect(self.use_as_target)
         self.target_action.setEnabled(False)
 
-        self._timer = QTimer(self)  # merges the moves of one event-loop turn
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._solve_pending)
-
-        self.session.model_changed.connect(self.set_robot)
-        self.session.pose_changed.connect(self._on_pose_changed)
+        self._timer = NextTurn(self, self._solve_pending)  # merges one turn's moves
 
     # ----- robot and pose ---------------------------------------------------------
-    @property
-    def robot(self):
-        return self.session.model
-
     def tool_position(self) -> np.ndarray:
         """(3,) the last link's frame origin at the session's pose, m."""
         return forward_kinematics(self.robot, self.session.pose).end_effector[:3, 3].copy()
@@ -123,7 +108,7 @@ class ToolDrag(QObject):
         if off:
             self.action.setChecked(False)
         elif self.widget is not None:  # new sizes, new place
-            self._remove_widget()
+            self._remove_widget("sphere_widgets")
             self._add_widget()
 
     def _on_pose_changed(self, q) -> None:
@@ -146,7 +131,7 @@ class ToolDrag(QObject):
             self.start_pose = self.session.pose.copy()
             self._add_widget()
         elif not on and self.widget is not None:
-            self._remove_widget()
+            self._remove_widget("sphere_widgets")
             self._timer.stop()
             self._pending = None
         self._update_target_action()
@@ -158,14 +143,6 @@ class ToolDrag(QObject):
             selected_color=HANDLE_SELECTED, test_callback=False, interaction_event="always")
         self.widget.AddObserver("StartInteractionEvent", self._on_drag_started)
         self.widget.AddObserver("EndInteractionEvent", self._on_drag_ended)
-        self.view.request_render()
-
-    def _remove_widget(self) -> None:
-        widget, self.widget = self.widget, None
-        widget.Off()
-        widgets = self.view.plotter.widgets.sphere_widgets
-        if widget in widgets:
-            widgets.remove(widget)
         self.view.request_render()
 
     def _update_target_action(self) -> None:
@@ -189,8 +166,7 @@ class ToolDrag(QObject):
         """The widget's callback (a drag moved the handle to `point`): solved at the next
         event-loop turn, merged with later moves."""
         self._pending = np.array(point, dtype=float)
-        if not self._timer.isActive():
-            self._timer.start()
+        self._timer.request()
 
     def _solve_pending(self) -> None:
         point, self._pending = self._pending, None
@@ -205,12 +181,8 @@ class ToolDrag(QObject):
         result = solve_position(robot, self.session.pose, np.asarray(point, dtype=float),
                                 max_iterations=DRAG_ITERATIONS)
         self.last_result = result
-        self._moving_pose = True
-        try:
-            # unlimited revolute joints within +-180 deg: the sliders' and targets' range
-            self.session.set_pose(wrap_revolute(robot, result.q))
-        finally:
-            self._moving_pose = False
+        # unlimited revolute joints within +-180 deg: the sliders' and targets' range
+        self._set_own_pose(wrap_revolute(robot, result.q))
         self._report(result)
         return result
 
@@ -258,7 +230,7 @@ class ToolDrag(QObject):
             return
         self._timer.stop()
         if self.widget is not None:
-            self._remove_widget()
+            self._remove_widget("sphere_widgets")
         self._closed = True
 
 

@@ -19,7 +19,6 @@ the orientation changes: a free body's x, y, z stay. No kinematics here beyond c
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QToolButton
 from scipy.spatial.transform import Rotation
@@ -30,6 +29,7 @@ from armdyn.core import JointType, forward_kinematics
 from ..look.text import tooltip
 from ..model.pose import driven_joints, quaternion_rotation
 from .arm_scene import Sizes
+from .interaction import SceneInteraction
 
 __all__ = ["TurnHandle", "install_turn_handle", "turnable_joints", "TURN_TIP", "NO_BODY_TIP",
            "HANDLE_COLOR"]
@@ -52,7 +52,7 @@ def turnable_joints(model) -> list[int]:
             for j, k in enumerate(kinds) if k == kind and j in driven]
 
 
-class TurnHandle(QObject):
+class TurnHandle(SceneInteraction):
     """The turn-the-body interaction of one `MainWindow`.
 
     ``action`` (checkable, Turn Body); ``widget`` the VTK box widget while it is on (else
@@ -61,14 +61,8 @@ class TurnHandle(QObject):
 
     def __init__(self, window) -> None:
         super().__init__(window)
-        self.window = window
-        self.session = window.session
-        self.view = window.view3d
-        self.widget = None
         self.joint: int | None = None
         self._start: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # q, R_0, R_j
-        self._moving_pose = False
-        self._closed = False
         self.action = QAction("Turn &Body", window)
         self.action.setCheckable(True)
         self.action.setToolTip(NO_BODY_TIP)
@@ -79,12 +73,6 @@ class TurnHandle(QObject):
         self.menu = QMenu(window)  # which body: the toolbar button's arrow
         self._choices = QActionGroup(self.menu)
         self.action.setMenu(self.menu)
-        self.session.model_changed.connect(self.set_robot)
-        self.session.pose_changed.connect(self._on_pose_changed)
-
-    @property
-    def robot(self):
-        return self.session.model
 
     # ----- the body -------------------------------------------------------------------
     def body_frame(self) -> np.ndarray:
@@ -153,12 +141,7 @@ class TurnHandle(QObject):
             self.widget.AddObserver("EndInteractionEvent", self._on_drag_ended)
             self._place()
         elif not on and self.widget is not None:
-            widget, self.widget = self.widget, None
-            widget.Off()
-            widgets = self.view.plotter.widgets.box_widgets
-            if widget in widgets:
-                widgets.remove(widget)
-            self.view.request_render()
+            self._remove_widget("box_widgets")
 
     def _bounds(self) -> tuple[float, ...]:
         o = self.body_frame()[:3, 3]
@@ -201,11 +184,7 @@ class TurnHandle(QObject):
             quat = -quat  # the same turn; the sign nearest the start keeps plots smooth
         q = q0.copy()
         q[self._quaternion_at()] = quat
-        self._moving_pose = True
-        try:
-            self.session.set_pose(q)
-        finally:
-            self._moving_pose = False
+        self._set_own_pose(q)
         return q
 
     def _on_pose_changed(self, _q) -> None:
