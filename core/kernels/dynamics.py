@@ -120,7 +120,6 @@ def constrained_state_kernel(F, I, ws, q, qd, tau, qdd):
 def forward_dynamics_batch(F, I, ws, q, qd, tau, f_ext, qdd):
     """Row-wise RFDSIM; returns -1 or (sample * n + joint) of the first vanished pivot."""
     mv = model_views(F, I)
-    D = data_views(mv, ws)
     n = mv.n
     for s in range(q.shape[0]):
         bad = denoc.forward_dynamics_tree(mv, ws, q[s], qd[s], tau[s],

@@ -24,8 +24,7 @@ from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .data import data_views
 from .joints import (JOINT_NV, JOINT_PRISMATIC, angular_velocity_per_rate,
                      point_velocity_per_rate)
-from .layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
-                     ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL, model_views)
+from .layout import ROW_AXIS_U, ROW_LINE_U, ROW_LINE_V, ROW_POINT_Z, ROW_ROLL, model_views
 
 
 # G (20, 3) is the kernels' scratch (Data.G), one 3-vector per row, addressed by index:

@@ -8,7 +8,7 @@ mechanism with loops on its loops.
 from __future__ import annotations
 
 from . import denoc
-from .buffers import compiled_kernel, inlined_kernel, ir_inlined_kernel
+from .buffers import compiled_kernel, ir_inlined_kernel
 from .charts import chart_origin
 from .constrained import constrained_forward_dynamics_kernel, project_onto_loops
 from .data import data_views
