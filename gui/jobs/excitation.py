@@ -16,9 +16,12 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from armdyn.core import Excitation, optimise_excitation
-from armdyn.core.sim.excitation import excitation_condition
+from typing import TYPE_CHECKING
+
 from armdyn.core.sim.joint_motions import FourierSeries
+
+if TYPE_CHECKING:  # the optimiser (scipy.optimize, the regressor) loads when first used
+    from armdyn.core import Excitation
 
 from .checkpointed import checkpointed
 from .job import Job
@@ -49,6 +52,9 @@ def excitation_steps(model, base_frequency: float, harmonics: int, fixed: Fourie
     max_iterations=iterations)` (torque_limit: N m / N, scalar or (n,), None for none);
     yields the fraction done."""
     yield 0.0
+    from armdyn.core import optimise_excitation
+    from armdyn.core.sim.excitation import excitation_condition
+
     fixed_condition = excitation_condition(model, fixed)
     found = yield from checkpointed(optimise_excitation, model, base_frequency, harmonics,
                                     max_iterations=iterations, torque_limit=torque_limit,

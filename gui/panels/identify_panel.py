@@ -28,10 +28,11 @@ from ..jobs.job import Job
 from ..jobs.measured import IdentifyOutcome, identify_steps
 from ..jobs.motion_loading import load_motion_steps
 from ..look.colors import joint_color
+from ..look.progress import progress_and_cancel
 from ..look.text import plain, plain_label, shown_name
 from ..plots.curves import SampleCurve
 from ..plots.plots_panel import LABEL_STYLE, adopt_menus, grid_axes, legend_beside, style_like_results
-from .measured_panel import LOG_FILTER, progress_and_cancel
+from .measured_panel import LOG_FILTER
 
 __all__ = ["IdentifyPanel", "LinkValuesModel", "BaseParametersModel", "link_values"]
 

@@ -17,7 +17,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel,
-                               QProgressBar, QPushButton, QVBoxLayout, QWidget)
+                               QPushButton, QVBoxLayout, QWidget)
 
 from armdyn.core import Motion, TorqueParts
 from armdyn.core.algorithms.torque_parts import PARTS
@@ -25,12 +25,13 @@ from armdyn.core.algorithms.torque_parts import PARTS
 from ..jobs.job import Job
 from ..jobs.measured import torque_parts_steps
 from ..jobs.motion_loading import load_motion_steps
+from ..look.progress import progress_and_cancel
 from ..look.text import plain_label, shown_name, tooltip
 from ..plots.curves import SampleCurve
 from ..plots.plots_panel import (LABEL_STYLE, adopt_menus, align_axis_widths, legend_beside,
                                  style_like_results, time_plot_pair)
 
-__all__ = ["MeasuredPanel", "RECOMPUTE_MS", "LOG_FILTER", "progress_and_cancel"]
+__all__ = ["MeasuredPanel", "RECOMPUTE_MS", "LOG_FILTER"]
 
 #: ms after the last model change before the prediction is computed again.
 RECOMPUTE_MS = 150
@@ -39,19 +40,6 @@ LOG_FILTER = "Motion logs (*.csv *.txt);;All files (*)"
 #: The parts' check-box labels.
 PART_LABELS = {"inertial": "Inertial (M qdd + C qd)", "gravity": "Gravity",
                "friction": "Friction", "rotor": "Rotor inertia"}
-
-
-def progress_and_cancel(cancel) -> tuple[QProgressBar, QPushButton]:
-    """A job's progress bar (0-100 %) and its Cancel button (calls `cancel`), both
-    hidden until a job runs."""
-    progress = QProgressBar()
-    progress.setRange(0, 100)
-    progress.setMaximumWidth(160)
-    progress.hide()
-    button = QPushButton("Cancel")
-    button.hide()
-    button.clicked.connect(cancel)
-    return progress, button
 
 
 def _follow(plot, x_range) -> None:

@@ -46,8 +46,8 @@ from ..jobs.motion_choice import (DEFAULT_BASE_FREQUENCY, DEFAULT_HARMONICS,
                                   DEFAULT_SWING_M, DEFAULT_SWING_RAD, MotionChoice,
                                   MotionKind)
 from ..jobs.motion_loading import LOG_FILTER, MotionLoader, describe
+from ..look.progress import progress_and_cancel
 from ..model.draft import vector_parts
-from .measured_panel import progress_and_cancel
 from .run_fields import caption, number_box
 
 __all__ = ["MotionPage"]
