@@ -6,8 +6,8 @@ at import time), the same step-size control (SAFETY 0.9, factors in [0.2, 10], n
 right after a rejection, error exponent -1/8), the same blended 5th/3rd order error norm,
 the same initial step selection (`select_initial_step`, order 7, RMS norm) and the same
 7th-degree dense output (3 extra stages, evaluated only on steps that hold an output sample
-strictly inside the step). The right-hand side is `core.algorithms.dynamics.state_derivative`, called
-inside numba, so a whole chunk runs without returning to Python; the joints' damping and
+strictly inside the step). The right-hand side is `_rhs` (the accelerations of
+`core.kernels.rhs`), called inside numba, so a whole chunk runs without returning to Python; the joints' damping and
 end stops (`core.algorithms.dynamics.stop_force`) are part of it. Integration runs forward in time
 only (t_bound > t0).
 
@@ -45,7 +45,7 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
     status  0  still running (t >= t_stop or max_steps accepted steps taken)
             1  finished (t == t_bound, all samples <= t_bound written)
            -1  step size too small (SciPy's rule: h < 10 * |nextafter(t, inf) - t|)
-           -2  singular mass matrix; info = 0-based joint from state_derivative. A trial
+           -2  singular mass matrix; info = 0-based joint from the accelerations. A trial
                step whose stage hits a singular pivot is rejected (h *= 0.2) like a failed
                error test; -2 is returned only when that persists down to the minimum step
                (y, f, t stay at the last accepted step). Exception: a singular pivot in the
@@ -164,7 +164,7 @@ def _rhs(mv, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart):
         if pull[PULL_ACTIVE] > 0.0:  # the one branch a run without a pull pays
             # w_i = [(p - o_i) x F; F], F = k (x* - p) - c v_p at this state (core.sim.pull)
             f_ext = pulled_wrenches(mv, pull, q, y[nv:], f_ext)
-    if chart is None:  # qdot = qd (as `core.kernels.rhs.state_derivative_kernel`; no call)
+    if chart is None:  # qdot = qd (no call)
         for k in range(nv):
             ydot[k] = y[nv + k]
     else:

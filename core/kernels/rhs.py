@@ -1,9 +1,10 @@
 """The right-hand side of a run and what it records per sample (compiled).
 
-`state_derivative` is f(t, y) of the equations of motion for the state y = [q; qd]
-(seed 001 eq. 16a), which the integrators call; `sample_quantities` computes what a
-run records at its output samples in one pass; `project_samples` keeps samples of a
-mechanism with loops on its loops.
+`accelerations` is the qdd half of f(t, y), the equations of motion for the state
+y = [q; qd] (seed 001 eq. 16a), which the integrator's right-hand side
+(`core.kernels.dop853._rhs`) calls; `sample_quantities` computes what a run records at
+its output samples in one pass; `project_samples` keeps samples of a mechanism with
+loops on its loops.
 """
 from __future__ import annotations
 
@@ -18,28 +19,6 @@ from .loops import closure_residual
 from .passive import applied_joint_forces
 from .pull import LINK as PULL_ACTIVE
 from .pull import pulled_wrenches, record_pull
-
-
-@compiled_kernel
-def state_derivative(F, I, ws, y, tau, passive, f_ext, ydot):
-    """ydot = [qd; qdd] for the state y = [q; qd] under tau - c qd + the end stops'
-    forces (eq. 16a; passive: the (n, PASSIVE_COLUMNS) table of `core.kernels.passive`).
-
-    f_ext (n, 6): wrenches on the links. With loops, qdd keeps them closed
-    (`core.kernels.constrained`). Returns -1, or the 0-based joint whose pivot
-    vanished. The right-hand side the integrators call, compiled; inside numba call
-    `state_derivative_kernel` with the views cut once."""
-    return state_derivative_kernel(model_views(F, I), ws, y, tau, passive, f_ext, ydot)
-
-
-@compiled_kernel
-def state_derivative_kernel(mv, ws, y, tau, passive, f_ext, ydot):
-    """`state_derivative` on the model views mv and the workspace buffer ws (a model
-    whose q is its own chart, nq == nv: `core.kernels.charts`)."""
-    nv = mv.nv
-    for k in range(nv):
-        ydot[k] = y[nv + k]
-    return accelerations(mv, ws, y[:nv], y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
 
 
 @ir_inlined_kernel
