@@ -24,8 +24,8 @@ from armdyn.core import (Mechanism, forward_kinematics, inverse_dynamics, load_m
 from armdyn.core import MechanismFileError
 from armdyn.core.kernels.drives import FRICTION_BAND
 from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
-                                 mechanism_from_urdf, mechanism_to_urdf, rpy_from_rotation)
-from armdyn.core.model.parts import rotation_rpy
+                                 mechanism_from_urdf, mechanism_to_urdf)
+from armdyn.core.model.rotations import rotation_rpy, rpy_from_rotation
 from strategies import assert_close, dh_tables, random_rotation, random_urdf
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

@@ -84,9 +84,9 @@ from .atomic import write_atomically
 from ..errors import MechanismError, MechanismFileError, RobotError, RobotFileError
 from ..model.mechanism import MAX_JOINTS, Mechanism
 from ..model.parts import (DEFAULT_TOLERANCE, IDENTITY_HOME, Assembly, Chain, JointType,
-                           Link, Loop, LoopJointType, Placement, Road, SpringDamper, Tyre,
-                           quaternion_rpy)
+                           Link, Loop, LoopJointType, Placement, Road, SpringDamper, Tyre)
 from ..model.robot import Robot
+from ..model.rotations import quaternion_rpy
 from .robot_file import FORMAT as ROBOT_FORMAT
 from .robot_file import LINK_FIELDS as ROBOT_LINK_FIELDS
 from .robot_file import LINK_REQUIRED as ROBOT_LINK_REQUIRED

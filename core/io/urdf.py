@@ -75,15 +75,15 @@ from .atomic import write_atomically
 from ..errors import (ArgumentTypeError, ArmDynError, MechanismError, MechanismFileError,
                       RobotError)
 from ..model.mechanism import MAX_JOINTS, Mechanism
-from ..model.parts import (DEFAULT_GRAVITY, Chain, JointType, Link, Placement, quaternion_rpy,
-                           rotation_rpy)
+from ..model.parts import DEFAULT_GRAVITY, Chain, JointType, Link, Placement
+from ..model.rotations import quaternion_rpy, rotation_rpy, rpy_from_rotation
 from ..model.robot import Robot
 from ..model.units import MAX_ABS
 from .toml_io import display_path
 
 __all__ = ["MAX_NAME_CHARS", "MAX_URDF_BYTES", "PARALLEL_TOLERANCE", "UNLIMITED_PRISMATIC_RANGE",
            "UrdfFileError", "is_urdf", "load_urdf", "mechanism_from_urdf", "mechanism_to_urdf",
-           "rpy_from_rotation", "save_urdf"]
+           "save_urdf"]
 
 #: Consecutive joint axes closer than this to parallel (either sense) are taken as
 #: parallel, rad (about 20 arc seconds): files writing pi as 3.14159 or pi/2 as 1.5708
@@ -199,19 +199,6 @@ def _tz(b: float) -> np.ndarray:
 def _inverse(T: np.ndarray) -> np.ndarray:
     R, p = T[:3, :3], T[:3, 3]
     return _transform(R.T, -R.T @ p)
-
-
-def rpy_from_rotation(R) -> tuple[float, float, float]:
-    """(roll, pitch, yaw) in rad with R = Rz(yaw) Ry(pitch) Rx(roll) (`rotation_rpy`'s
-    inverse), pitch in [-pi/2, pi/2]; at pitch = +-pi/2 (gimbal lock) yaw is 0."""
-    R = np.asarray(R, dtype=float)
-    cos_pitch = math.hypot(R[0, 0], R[1, 0])
-    pitch = math.atan2(-R[2, 0], cos_pitch)
-    yaw = math.atan2(R[1, 0], R[0, 0]) if cos_pitch > 1e-12 else 0.0
-    # roll from what is left: Rx(roll) = Ry(pitch)^T Rz(yaw)^T R
-    rest = rotation_rpy((0.0, pitch, yaw)).T @ R
-    roll = math.atan2(rest[2, 1], rest[1, 1])
-    return roll, pitch, yaw
 
 
 def _clean_length(x: float) -> float:

@@ -16,6 +16,8 @@ from enum import Enum
 
 import numpy as np
 
+from .rotations import rotation_rpy
+
 #: Gravity used when none is given, m/s^2 in the base frame.
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 #: Default closure tolerance of assembly, m and rad.
@@ -201,27 +203,6 @@ class LoopJointType(str, Enum):
     REVOLUTE = "revolute"
     SPHERICAL = "spherical"
     PRISMATIC = "prismatic"
-
-
-def rotation_rpy(rpy) -> np.ndarray:
-    """Rz(y) Ry(p) Rx(r) for rpy = (r, p, y) in rad (fixed axes x, then y, then z)."""
-    r, p, y = (float(v) for v in rpy)
-    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), \
-        math.cos(y), math.sin(y)
-    Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
-    Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
-    Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
-    return Rz @ Ry @ Rx
-
-
-def quaternion_rpy(rpy) -> tuple[float, float, float, float]:
-    """The unit quaternion [qx, qy, qz, qw] (scalar last) of Rz(y) Ry(p) Rx(r), rpy in
-    rad: q(z, y) q(y, p) q(x, r)."""
-    r, p, y = (0.5 * float(v) for v in rpy)
-    cr, sr, cp, sp, cy, sy = (math.cos(r), math.sin(r), math.cos(p), math.sin(p),
-                              math.cos(y), math.sin(y))
-    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
-            cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
 
 
 @dataclass(frozen=True)

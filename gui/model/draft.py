@@ -24,10 +24,9 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar, Union
 
 from armdyn.core import JointType, Link, LoopJointType, Robot, RobotError
-from armdyn.core.model.parts import quaternion_rpy
+from armdyn.core.model.rotations import quaternion_rpy, quaternion_rpy_angles
 from armdyn.core.model.robot import DRIVE_FIELDS, validate_link
 
-from .pose import quaternion_rpy_angles
 from .units import deg_text_to_rad, display_text, float_text, parse_number, rad_to_deg_text
 
 __all__ = ["Column", "Unparsed", "Row", "RobotDraft", "DH_COLUMNS", "INERTIA_COLUMNS",

@@ -28,10 +28,10 @@ import numpy as np
 
 from armdyn.core import JointType, Mechanism, Robot
 from armdyn.core.model.arguments import model_of
-from armdyn.core.model.parts import quaternion_rpy
+from armdyn.core.model.rotations import quaternion_rpy, quaternion_rpy_angles
 
 __all__ = ["Coordinate", "pose_coordinates", "coordinate_values", "with_coordinate",
-           "quaternion_rotation", "quaternion_rpy_angles", "carry_pose", "driven_joints",
+           "carry_pose", "driven_joints",
            "DEFAULT_REVOLUTE_RANGE", "DEFAULT_PRISMATIC_RANGE", "DEFAULT_POSITION_RANGE"]
 
 #: Slider range of a joint without limits: +-180 deg, +-1 m.
@@ -66,34 +66,6 @@ class Coordinate:
     driven: bool
     index: int
     part: str = "value"
-
-
-def quaternion_rotation(quat) -> np.ndarray:
-    """The rotation matrix (3, 3) of a quaternion [qx, qy, qz, qw] (scalar last),
-    normalised first."""
-    x, y, z, w = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
-def quaternion_rpy_angles(quats) -> np.ndarray:
-    """Roll, pitch, yaw (rad) of unit quaternions [qx, qy, qz, qw] (scalar last), shape
-    (..., 4) -> (..., 3): R = Rz(yaw) Ry(pitch) Rx(roll), pitch in [-pi/2, pi/2], as the
-    mechanism files write rpy; at pitch = +-pi/2 (gimbal lock) yaw is 0 and roll carries
-    the turn. Vectorised for a run's samples."""
-    quats = np.asarray(quats, dtype=float)
-    x, y, z, w = np.moveaxis(quats / np.linalg.norm(quats, axis=-1, keepdims=True), -1, 0)
-    r00, r10, r20 = 1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w)
-    r21, r22 = 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)
-    r01, r11 = 2 * (x * y - z * w), 1 - 2 * (x * x + z * z)
-    cos_pitch = np.hypot(r00, r10)
-    pitch = np.arctan2(-r20, cos_pitch)
-    locked = cos_pitch <= 1e-12
-    yaw = np.where(locked, 0.0, np.arctan2(r10, r00))
-    # away from the lock, roll from the last row; at it (yaw = 0), from the middle column
-    roll = np.where(locked, np.arctan2(r01 * np.sign(-r20), r11), np.arctan2(r21, r22))
-    return np.stack([roll, pitch, yaw], axis=-1)
 
 
 def driven_joints(robot: Robot | Mechanism) -> tuple[int, ...]:

@@ -66,7 +66,7 @@ from ..look.colors import joint_color
 from ..look.flow import FlowLayout
 from ..look.text import shown_name
 from ..look.images import encode_image
-from ..model.pose import quaternion_rpy_angles
+from armdyn.core.model.rotations import quaternion_rpy_angles
 from .curves import SampleCurve, StripView
 from .spikes import spike_range
 from ..look.next_turn import NextTurn
@@ -846,7 +846,7 @@ class _Plot:
 
     def _build_floating(self, robot: Robot | Mechanism, entries: list) -> None:
         """The curves of a floating system's plot: the first free body's x, y, z or roll,
-        pitch, yaw (`gui.model.pose.quaternion_rpy_angles`), or
+        pitch, yaw (`core.model.rotations.quaternion_rpy_angles`), or
         the momentum: L (left axis) and p (right axis, dashed), base frame. The angles are
         unwrapped (continuous past +-180 deg) in `values`."""
         base = robot.values_of(_free_joints(robot)[:1])

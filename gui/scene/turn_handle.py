@@ -25,9 +25,10 @@ from scipy.spatial.transform import Rotation
 from vtkmodules.vtkCommonTransforms import vtkTransform
 
 from armdyn.core import JointType, forward_kinematics
+from armdyn.core.model.rotations import quaternion_rotation
 
 from ..look.text import tooltip
-from ..model.pose import driven_joints, quaternion_rotation
+from ..model.pose import driven_joints
 from .arm_scene import Sizes
 from .interaction import SceneInteraction
 

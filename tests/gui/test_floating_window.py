@@ -10,10 +10,10 @@ import pytest
 
 from armdyn.core import (Chain, JointType, Link, Mechanism, Road, SpringDamper,
                          center_of_mass, save_mechanism)
-from armdyn.core.model.parts import quaternion_rpy, rotation_rpy
+from armdyn.core.model.rotations import (quaternion_rotation, quaternion_rpy, quaternion_rpy_angles,
+                                          rotation_rpy, rpy_from_rotation)
 from armdyn.gui.model.mechanism_draft import draft_for
-from armdyn.gui.model.pose import (coordinate_values, pose_coordinates, quaternion_rotation,
-                                   with_coordinate)
+from armdyn.gui.model.pose import coordinate_values, pose_coordinates, with_coordinate
 
 from gui_helpers import ROBOTS, armdyn
 
@@ -211,8 +211,6 @@ def test_a_free_body_is_drawn_as_the_box_of_its_inertia_and_has_no_root_plate():
 
 
 def test_roll_pitch_yaw_of_many_quaternions_match_core_and_rebuild_the_rotation():
-    from armdyn.core.io.urdf import rpy_from_rotation
-    from armdyn.gui.model.pose import quaternion_rpy_angles
     rng = np.random.default_rng(7)
     quats = rng.normal(size=(200, 4))
     angles = quaternion_rpy_angles(quats)
@@ -250,7 +248,6 @@ def test_inverse_dynamics_of_the_space_robot_turns_its_base_and_plots_it(make_wi
 
 def quaternion_rpy_angles_of(quat):
     """Core's roll, pitch, yaw of a quaternion (the plots' independent check)."""
-    from armdyn.core.io.urdf import rpy_from_rotation
     return rpy_from_rotation(quaternion_rotation(quat))
 
 

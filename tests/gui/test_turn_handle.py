@@ -11,7 +11,7 @@ from vtkmodules.vtkCommonTransforms import vtkTransform
 
 from armdyn.core import Chain, JointType, Link, Mechanism, forward_kinematics, save_mechanism
 from armdyn.core.io.model_files import load_model
-from armdyn.core.model.parts import rotation_rpy
+from armdyn.core.model.rotations import rotation_rpy
 from armdyn.gui.scene.turn_handle import turnable_joints
 
 from gui_helpers import PUMA, ROBOTS, flush_events
