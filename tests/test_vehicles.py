@@ -295,8 +295,8 @@ def test_the_car_settles_to_the_static_deflection_of_a_hand_computation():
     (exactly, at rest), split by moment balance; each spring is compressed by its hand
     load / k below its free length, each tyre by its load / k_t. The hand computation
     counts half of each link as unsprung; the links are 1-6 kg against loads of 2.3-3.4
-    kN, hence 1 %. Measured: front spring 3170.0 N (hand 3166.5), rear 2335.5 (2333.0),
-    tyres 3442.7 and 2629.7 N (3441.4 and 2631.0)."""
+    kN, hence 1 %. Measured: front spring 3181.4 N (hand 3176.9), rear 2338.8 (2333.9),
+    tyres 3454.1 and 2633.0 N (3451.6 and 2630.6)."""
     mech = load("car_jalon")
     q0 = mech.q_home.copy()
     q0[2] += 0.03
@@ -386,8 +386,8 @@ def test_without_their_tyres_the_vehicles_tumble_keeping_momentum_and_energy(nam
     kept: internal forces), 10 s for the car, 1 s for the truck (a second costs it ~3 s):
     the angular momentum about the mass centre stays, the mass centre follows g, the
     energy (with the springs' from their points) stays, the chassis's quaternion stays
-    unit and the loops closed. Measured: car, |H| = 2021 kg m^2/s kept to 1.6e-7; the
-    energy to 2e-12 of the peak kinetic energy; loops to 1e-13. Truck: |H| kept to
+    unit and the loops closed. Measured: car, |H| = 2023 kg m^2/s kept to 6e-11; the
+    energy to 1.2e-12 of the peak kinetic energy; loops to 1.1e-13. Truck: |H| kept to
     3.7e-9 of itself; loops to 9e-16."""
     mech = undamped(load(name))
     mech = replace(mech, forces=tuple(e for e in mech.forces if isinstance(e, SpringDamper)))
