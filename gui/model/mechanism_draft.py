@@ -147,6 +147,7 @@ _LOOP_FIELDS = {"name": ("loop",), "joint": ("loop_joint",), "links": ("link_a",
                 "at": ("at_a", "at_b"), "axis": ("axis_a", "axis_b"), "ratio": ("loop_ratio",)}
 #: A loop's cells that only a cut joint has (not a gear).
 _CUT_JOINT_CELLS = ("at_a", "at_b", "axis_a", "axis_b")
+_LOOP_CELLS = _CUT_JOINT_CELLS + ("loop_ratio",)
 #: What core calls a vector field in its messages.
 _VECTOR_WHAT = {"base_xyz": "base xyz", "base_rpy": "base rpy", "at_a": "at", "at_b": "at",
                 "axis_a": "axis", "axis_b": "axis"}
@@ -296,6 +297,13 @@ class MechanismDraft(RobotDraft):
             return (self.loops[row].cells["loop_joint"] == LoopJointType.GEAR) == (
                 key == "loop_ratio")
         return 0 <= row < self.row_count(self.sheet_of(key))
+
+    def display_text(self, row: int, key: str) -> str:
+        """As a link table's; a loop cell its kind does not have (a gear's point, a cut
+        joint's ratio) shows empty, whatever it keeps for a change of kind."""
+        if key in _LOOP_CELLS and not self.has_cell(row, key):
+            return ""
+        return super().display_text(row, key)
 
     def _record(self, row: int, key: str) -> Record:
         sheet = self.sheet_of(key)

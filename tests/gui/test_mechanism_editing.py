@@ -197,7 +197,8 @@ def test_a_loop_made_a_gear_takes_a_ratio_refused_with_cores_message_and_undone(
     assert not ratio.flags() & Qt.ItemFlag.ItemIsEditable  # a revolute loop has none
     set_cell(loops, 0, "loop_joint", "gear")
     assert ratio.flags() & Qt.ItemFlag.ItemIsEditable
-    assert not loops.index(0, loops.column_of("at_a")).flags() & Qt.ItemFlag.ItemIsEditable
+    at_a = loops.index(0, loops.column_of("at_a"))
+    assert not at_a.flags() & Qt.ItemFlag.ItemIsEditable and at_a.data() == ""
     assert doc.robot is original and "needs a ratio" in doc.errors[(0, "loop_ratio")]
     for text, words in (("abc", "must be a number, got 'abc'"), ("0", "other than 0")):
         set_cell(loops, 0, "loop_ratio", text)
