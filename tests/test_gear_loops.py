@@ -260,3 +260,16 @@ def test_a_gear_built_in_python_is_refused_the_same_way():
         Mechanism(name="m", chains=gear_pair().chains,
                   loops=(Loop("teeth", "gear", ("gear a", "gear b"), ratio=math.inf),))
     assert (e.value.loop, e.value.field) == ("teeth", "ratio")
+
+
+def test_the_cut_joint_formulations_refuse_a_gear_by_name():
+    """The 4x4 matrix formulation and Saha's parallel robots write loops as cut joints."""
+    from armdyn.core import loop_closure_matrices
+    from armdyn.core.algorithms.parallel import is_parallel, parallel_structure
+    mech = gear_pair()
+    with pytest.raises(MechanismError) as e:
+        loop_closure_matrices(mech, mech.q_home)
+    assert (e.value.loop, e.value.field) == ("teeth", "joint")
+    with pytest.raises(MechanismError, match="gear"):
+        parallel_structure(mech)
+    assert not is_parallel(mech)
