@@ -101,7 +101,8 @@ class Mechanism(Described):
         raise IndexError("joint index out of range")
 
     def with_q(self, q) -> "Mechanism":
-        """The same mechanism with other joint values as its guess (closed again)."""
+        """The same mechanism with other joint values as its guess (closed again); a gear
+        loop meshes again at the new values of its two joints."""
         return replace(self, chains=chains_with_q(self.chains, np.asarray(q, dtype=float)),
                        warnings=())
 
