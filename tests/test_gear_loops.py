@@ -260,6 +260,9 @@ def test_a_gear_built_in_python_is_refused_the_same_way():
         Mechanism(name="m", chains=gear_pair().chains,
                   loops=(Loop("teeth", "gear", ("gear a", "gear b"), ratio=math.inf),))
     assert (e.value.loop, e.value.field) == ("teeth", "ratio")
+    with pytest.raises(MechanismError, match="must be a number, got '0.5'"):
+        Mechanism(name="m", chains=gear_pair().chains,
+                  loops=(Loop("teeth", "gear", ("gear a", "gear b"), ratio="0.5"),))
 
 
 def test_the_cut_joint_formulations_refuse_a_gear_by_name():

@@ -325,11 +325,10 @@ def _validate_gear(loop: Loop, links: dict[str, Link]) -> None:
         raise MechanismError("a gear loop needs a ratio: d q_b / d q_a (rad/rad; m/rad for a "
                              "rack on a pinion: its pitch radius)", loop=loop.name,
                              field="ratio")
-    try:
-        ratio = float(ratio)
-    except (TypeError, ValueError):
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float, np.integer, np.floating)):
         raise MechanismError(f"ratio must be a number, got {loop.ratio!r}", loop=loop.name,
-                             field="ratio") from None
+                             field="ratio")
+    ratio = float(ratio)
     if not (math.isfinite(ratio) and ratio != 0.0 and abs(ratio) <= MAX_ABS):
         raise MechanismError(f"ratio must be a finite number other than 0 with |x| <= "
                              f"{MAX_ABS:g}, got {loop.ratio!r} (0 would hold link b's joint "
