@@ -196,7 +196,8 @@ CAR = dict(
     track=1.50, wheel_radius=0.30, wheel_width=0.20, wheel_mass=15.0,
     chassis_mass=1100.0, chassis_size=(4.0, 1.7, 0.5), chassis_height=0.55,
     knuckle_mass=10.0, lower_arm_mass=5.0, damper_rod_mass=1.0, tie_rod_mass=1.0,
-    upright_mass=10.0, a_arm_mass=6.0, link_mass=1.5, rack_mass=3.0,
+    upright_mass=10.0, a_arm_mass=6.0, link_mass=1.5, rack_mass=3.0, column_mass=2.0,
+    pinion_radius=0.008, column_length=1.0,
     front_spring=30.0e3, front_damper=2.5e3, rear_spring=28.0e3, rear_damper=2.3e3,
     tyre_stiffness=2.0e5, tyre_damping=0.0, steering_stiffness=2.0e5, steering_damping=2.0e3,
 )
@@ -226,10 +227,23 @@ def _car_layout(zw: dict[str, float], b: Builder) -> dict:
     xyz, rpy = b._placement("chassis", rack_R, rack.origin)
     b.chains.append(Chain("steering rack", (Link(JointType.PRISMATIC, b=0.0, **rack.fields()),),
                           parent="chassis", base=Placement(xyz, rpy)))
+    # the steering column, on the driver's (left) side, rising back to the steering
+    # wheel; its pinion (pitch radius r) meshes with the rack: the pinion's centre is r
+    # off the rack's line along n = y x d (d the column's axis), so that the pitch point
+    # at centre - r n moves with the rack, at -r times the column's rate (d x n = y)
+    d = unit([-0.9, 0.0, 0.65])
+    r_p = c["pinion_radius"]
+    centre = np.array([xs, 0.35, zs]) + r_p * unit(np.cross(Y, d))
+    top = centre + c["column_length"] * d
+    b.revolute("chassis", part("steering column", centre, frame_z(d), c["column_mass"],
+                               0.5 * (centre + top),
+                               rod_inertia(c["column_mass"], centre, top, 0.02)))
+    b.loops.append(Loop("rack and pinion", "gear", ("steering column", "steering rack"),
+                        ratio=-r_p))
     # the driver holds the steering wheel: the column's stiffness seen at the rack, a
     # spring-damper along the rack (without it the frictionless tyres let the front
     # wheels flop to full lock: steering lowers this car's front a little)
-    b.spring("steering column", "chassis", (xs, -0.6, zs), "steering rack", (xs, 0.0, zs),
+    b.spring("driver's hold", "chassis", (xs, -0.6, zs), "steering rack", (xs, 0.0, zs),
              c["steering_stiffness"], c["steering_damping"], 0.0)
     corners = {}
     for side, s in (("left", 1.0), ("right", -1.0)):
@@ -329,13 +343,13 @@ def car(name: str = "Car (Jalon and Bayo Table 8.5, Fig. 8.23)",
     # static one
     forces = []
     for f in b.forces:
-        if isinstance(f, SpringDamper) and f.name != "steering column":
+        if isinstance(f, SpringDamper) and f.name != "driver's hold":
             side, axle = f.name.split()[0], f.name.split()[1]
             L = f.free_length
             f = SpringDamper(f.name, f.links, f.at, f.stiffness, f.damping,
                              clean(L + loads[side, axle]["spring"] / f.stiffness))
         forces.append(f)
-    held = ["chassis", "steering rack", "left lower arm", "right lower arm", "left rear A-arm",
+    held = ["chassis", "steering column", "left lower arm", "right lower arm", "left rear A-arm",
             "right rear A-arm", "left front wheel", "right front wheel", "left rear wheel",
             "right rear wheel"]
     return Mechanism(name, chains=tuple(b.chains), loops=tuple(b.loops),
@@ -349,8 +363,10 @@ Systems", Sec 8.4.3, Fig. 8.23 and Table 8.5 (seed 002): "the chassis, the steer
 the suspension system", a McPherson front and a rear "based on the five-point system", \
 "25 rigid bodies with general mass and inertia properties and 15 degrees of freedom". \
 The book gives that and a figure, no number: everything here is ours (reconstructed), \
-a mid-size car. Bodies (24, one fewer than the book's 25): the chassis on a free joint; \
-a steering rack sliding across it; per side a McPherson strut (the damper rod on a \
+a mid-size car. Bodies (25, as in the book): the chassis on a free joint; \
+a steering rack sliding across it and a steering column turning on it, whose pinion \
+drives the rack (a gear loop: the rack moves by the pinion's pitch radius times the \
+column's turn); per side a McPherson strut (the damper rod on a \
 spherical top mount, the knuckle sliding along it, a lower arm turning about the \
 chassis's x axis and closed to the knuckle by a spherical ball joint, a tie rod from the \
 rack on a universal joint closed to the knuckle's steering arm by a spherical joint, \
@@ -359,26 +375,20 @@ turning about x, two chassis points, carrying the upright on a spherical joint; 
 links, upper, trailing and toe, on universal joints at the chassis, closed to the \
 upright by spherical joints; the wheel turning on the upright). Degrees of freedom: 6 \
 (chassis) + 1 (steering) + 4 (suspensions) + 4 (wheel spins) = 15, as in the book; \
-joints: 1 free, 8 revolute, 3 prismatic, 4 spherical and 8 universal in the tree, 10 \
-spherical loop joints. Why 24, not 25: every body but the chassis and the steering \
-rack is one of a left-right pair (a McPherson front and a five-point rear, both one per \
-side, as the book says), so the count is even; an odd 25 needs one more body on the \
-car's middle. The book names the chassis, the steering and the suspensions: the body \
-missing is most likely a second body of the steering, a steering column whose pinion \
-drives the rack. That is a gear (the rack moves by the pinion's radius times the \
-column's turn), and ArmDyn's joints (revolute, prismatic, spherical, universal, free; \
-loop joints revolute, spherical, prismatic) cannot write it: a column on its own \
-revolute joint would be a 16th degree of freedom, and no pair of central steering \
-bodies that cars have (column and rack; pitman arm and centre link, which needs an \
-idler arm, a third) moves with one degree of freedom through these joints alone. A \
-middle body of the rear would be a rigid axle, not the five points of each side that \
-we read in the book's "five-point system", or a subframe, bolted to the chassis (no \
-joint of ArmDyn's has no freedom). Numbers (m, kg, N/m, N s/m): front axle 1.10 m ahead of the chassis's \
+joints: 1 free, 9 revolute, 3 prismatic, 4 spherical and 8 universal in the tree, 10 \
+spherical loop joints and 1 gear loop (the column and the rack: two joint rates, one \
+steering freedom). Which body is the 25th is our reading: every body but the chassis \
+and the steering is one of a left-right pair (a McPherson front and a five-point rear, \
+both one per side, as the book says), so an odd 25 needs one more body on the car's \
+middle; the book names the chassis, the steering and the suspensions, and the steering \
+of a car with a rack is a column and the rack. The column's own numbers are ours too: a \
+2 kg rod 1.0 m long rising back from the rack to the driver, on the left, its \
+steering wheel left out; a pinion of 8 mm pitch radius. Numbers (m, kg, N/m, N s/m): front axle 1.10 m ahead of the chassis's \
 mass centre, rear axle 1.50 m behind, track 1.50 m, wheel radius 0.30 m; chassis \
 1100 kg, a uniform 4.0 x 1.7 x 0.5 m box, its mass centre 0.55 m above the road at the \
 reference pose; wheels 15 kg (discs 0.30 m x 0.20 m), knuckles and uprights 10 kg, \
-lower arms 5 kg, A-arms 6 kg, links 1.5 kg, tie and damper rods 1 kg, rack 3 kg (1238 \
-kg in all); each suspension's spring and damper is a vertical spring-damper from the \
+lower arms 5 kg, A-arms 6 kg, links 1.5 kg, tie and damper rods 1 kg, rack 3 kg, \
+column 2 kg (1240 kg in all); each suspension's spring and damper is a vertical spring-damper from the \
 chassis to the knuckle or upright, 0.15 m above the wheel centre (so it moves as the \
 wheel does), front 30 kN/m and 2.5 kN s/m, rear 28 kN/m and 2.3 kN s/m; the driver \
 holds the steering: a spring-damper of 200 kN/m and 2 kN s/m along the rack; tyres \

@@ -24,7 +24,7 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given
 from hypothesis import strategies as st
 
-from armdyn.core import inverse_dynamics
+from armdyn.core import forward_dynamics, inverse_dynamics
 from armdyn.core import MechanismError, MechanismFileError, RobotFileError
 from armdyn.core import Assembly, Chain, LoopJointType, Mechanism, Placement
 from armdyn.core.io.mechanism_file import MAX_LOOPS, mechanism_from_toml, mechanism_to_toml
@@ -1139,7 +1139,7 @@ def test_robot_file_doc_example_loads():
 
 
 def test_mechanism_file_doc_examples_load():
-    fourbar, hand, tumbler = toml_blocks("mechanism-file.md")
+    fourbar, hand, tumbler, rack = toml_blocks("mechanism-file.md")
     mech = mechanism_from_toml(fourbar)
     assert mech.joint_names == ("crank", "coupler", "rocker") and mech.dof == 1
     assert mech.warnings == ()  # written closed
@@ -1151,6 +1151,13 @@ def test_mechanism_file_doc_examples_load():
     floating = mechanism_from_toml(tumbler)
     assert (floating.nq, floating.nv) == (7 + 4 + 1, 6 + 3 + 1)
     assert [f.name for f in floating.forces] == ["strap", "wheel"]
+    # a gear loop: a rack on a pinion, one degree of freedom; it falls as the doc says
+    geared = mechanism_from_toml(rack)
+    assert geared.dof == 1 and geared.loops[0].ratio == 0.05
+    qdd = forward_dynamics(geared, geared.q_home, [0.0, 0.0], [0.0, 0.0])
+    assert round(-qdd[1], 2) == 0.89
+    np.testing.assert_allclose(forward_dynamics(geared, geared.q_home, [0.0, 0.0],
+                                                [0.05 * 2.0 * 9.81, 0.0]), 0.0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["robot-file.md", "mechanism-file.md"])

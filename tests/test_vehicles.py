@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from armdyn.core import (LoopClosureError, SpringDamper, Tyre, energy, forward_kinematics,
-                         load_mechanism, loop_residual, simulate)
+from armdyn.core import (LoopClosureError, SpringDamper, Tyre, constraint_row_labels, energy,
+                         forward_kinematics, load_mechanism, loop_residual, simulate)
 from armdyn.core.io.mechanism_file import mechanism_to_toml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,6 +131,8 @@ CAR_BOOK = dict(bodies=25, dof=15)
 #: these; the rank of the loops' Jacobian gives more only where rows depend on others.
 CONSTRAINTS = {"revolute": 5, "prismatic": 5, "spherical": 3, "universal": 4, "free": 0}
 FREEDOMS = {kind: 6 - c for kind, c in CONSTRAINTS.items()}
+#: A gear loop (the car's rack and pinion) couples two joints' values: one constraint.
+CONSTRAINTS["gear"] = 1
 
 
 def joint_kinds(chains, loops) -> Counter:
@@ -186,34 +188,75 @@ def test_the_trucks_counts_are_the_books_but_its_joint_kinds_cannot_be():
         generator().truck(book_joints=True)
 
 
-def test_the_car_has_the_books_degrees_of_freedom_and_one_body_fewer():
-    """Table 8.5's car: the book's 15 degrees of freedom (6 chassis + steering + 4
-    suspensions + 4 wheels), a McPherson front and a five-point rear closed by spherical
-    joints, springs, dampers, four tyres on a road with a bump, its loops closed to
-    round-off at home. 24 bodies where the book has 25: every body but the chassis and
-    the steering rack is one of a left-right pair, so the count is even; the book's
-    odd one out would be a second body of the steering (a steering column turning the
-    rack through its pinion), a gear that no joint of ArmDyn's can write (its
-    description says more)."""
+def test_the_car_has_the_books_bodies_and_degrees_of_freedom():
+    """Table 8.5's car: the book's 25 bodies and 15 degrees of freedom (6 chassis +
+    steering + 4 suspensions + 4 wheels), a McPherson front and a five-point rear closed
+    by spherical joints, springs, dampers, four tyres on a road with a bump, its loops
+    closed to round-off at home. Every body but the chassis and the steering is one of
+    a left-right pair; the steering is a rack and a column whose pinion drives it (a
+    gear loop: the column's revolute joint and the gear leave one steering freedom)."""
     mech = load("car_jalon")
-    assert mech.dof == CAR_BOOK["dof"] and mech.nv == 45 and mech.nq == 50
-    assert len(mech.links) == CAR_BOOK["bodies"] - 1
+    assert mech.dof == CAR_BOOK["dof"] and mech.nv == 46 and mech.nq == 51
+    assert len(mech.links) == CAR_BOOK["bodies"]
     names = set(mech.joint_names)
     paired = {n for n in names if n.split()[0] in ("left", "right")}
     assert all(n.replace("left", "right", 1) in names for n in paired if n.startswith("left"))
-    assert names - paired == {"chassis", "steering rack"}
+    assert names - paired == {"chassis", "steering rack", "steering column"}
     assert joint_kinds(mech.chains, mech.loops) == {
-        "free": 1, "revolute": 8, "prismatic": 3, "spherical": 14, "universal": 8}
+        "free": 1, "revolute": 9, "prismatic": 3, "spherical": 14, "universal": 8, "gear": 1}
     assert gruebler(len(mech.links), joint_kinds(mech.chains, mech.loops)) == mech.dof
-    assert len(mech.loops) == 10 and {lp.joint.value for lp in mech.loops} == {"spherical"}
+    assert len(mech.loops) == 11
+    assert Counter(lp.joint.value for lp in mech.loops) == {"spherical": 10, "gear": 1}
+    gear = next(lp for lp in mech.loops if lp.joint.value == "gear")
+    assert gear.links == ("steering column", "steering rack")
     tyres = [e for e in mech.forces if isinstance(e, Tyre)]
     springs = [e for e in mech.forces if isinstance(e, SpringDamper)]
     assert len(tyres) == 4 and len(springs) == 5
     assert all(s.stiffness > 0 and s.damping > 0 for s in springs)
     h = np.array(mech.road.points)[:, 1]
     assert h.max() >= 0.05  # the bump
-    assert np.abs(loop_residual(mech, mech.q_home)).max() < 1e-9
+    assert np.abs(loop_residual(mech, mech.q_home)).max() < 1e-15
     assert mech.links[0].joint.value == "free" and mech.warnings == ()
+
+
+def test_the_cars_pinion_meshes_with_its_rack():
+    """The pitch point of the pinion (the point of the column's axis nearest the rack's
+    line, one pitch radius from the axis towards it) moves with the rack when the
+    column turns and the rack follows by the gear: the reconstruction's geometry and the
+    gear's ratio (and sign) agree. Central differences of forward kinematics along the
+    closed motion that turns the column."""
+    mech = load("car_jalon")
+    column, rack = mech.joint_index("steering column"), mech.joint_index("steering rack")
+    gear = next(lp for lp in mech.loops if lp.joint.value == "gear")
+    r = abs(gear.ratio)
+
+    def frames(q):  # each link's own frame (a DH row with a = b = alpha = 0: on its axis)
+        return forward_kinematics(mech, q).frames[1:]
+
+    q0 = mech.q_home
+    T_col, T_rack = frames(q0)[column], frames(q0)[rack]
+    d, centre = T_col[:3, 2], T_col[:3, 3]  # the column turns about its frame's z
+    e, o = T_rack[:3, 2], T_rack[:3, 3]     # the rack slides along its frame's z
+    foot = o + ((centre - o) @ e) * e       # the rack's line's point nearest the centre
+    towards = (foot - centre) / np.linalg.norm(foot - centre)
+    # it meshes, the axes square (to the rounding of the file's placements: 5e-11 m, and
+    # 6e-8 rad seen over the 8 mm radius)
+    assert np.linalg.norm(foot - centre) == pytest.approx(r, abs=1e-9)
+    assert abs(d @ e) < 1e-9 and abs(towards @ d) < 1e-6
+    pitch_point = np.linalg.inv(T_col) @ np.append(centre + r * towards, 1.0)
+    iq_col, iq_rack = mech.values_of([column])[0], mech.values_of([rack])[0]
+    gear_row = constraint_row_labels(mech).index(f"{gear.name} gear")
+    h = 1e-6
+    moved = []
+    for s in (1.0, -1.0):
+        q = q0.copy()
+        q[iq_col] += s * h
+        q[iq_rack] += s * h * gear.ratio
+        # the gear row holds along it (the tie rods' loops do not: they are not moved)
+        assert abs(loop_residual(mech, q)[gear_row]) < 1e-15
+        moved.append((frames(q)[column] @ pitch_point)[:3])
+    pitch_velocity = (moved[0] - moved[1]) / (2 * h)  # per unit column rate
+    np.testing.assert_allclose(pitch_velocity, gear.ratio * e, atol=1e-7 * r)
 
 
 def _hand_static(mech):
@@ -252,8 +295,8 @@ def test_the_car_settles_to_the_static_deflection_of_a_hand_computation():
     (exactly, at rest), split by moment balance; each spring is compressed by its hand
     load / k below its free length, each tyre by its load / k_t. The hand computation
     counts half of each link as unsprung; the links are 1-6 kg against loads of 2.3-3.4
-    kN, hence 1 %. Measured: front spring 3170.0 N (hand 3166.5), rear 2335.5 (2333.0),
-    tyres 3442.7 and 2629.7 N (3441.4 and 2631.0)."""
+    kN, hence 1 %. Measured: front spring 3181.4 N (hand 3176.9), rear 2338.8 (2333.9),
+    tyres 3454.1 and 2633.0 N (3451.6 and 2630.6)."""
     mech = load("car_jalon")
     q0 = mech.q_home.copy()
     q0[2] += 0.03
@@ -343,8 +386,8 @@ def test_without_their_tyres_the_vehicles_tumble_keeping_momentum_and_energy(nam
     kept: internal forces), 10 s for the car, 1 s for the truck (a second costs it ~3 s):
     the angular momentum about the mass centre stays, the mass centre follows g, the
     energy (with the springs' from their points) stays, the chassis's quaternion stays
-    unit and the loops closed. Measured: car, |H| = 2021 kg m^2/s kept to 1.6e-7; the
-    energy to 2e-12 of the peak kinetic energy; loops to 1e-13. Truck: |H| kept to
+    unit and the loops closed. Measured: car, |H| = 2023 kg m^2/s kept to 6e-11; the
+    energy to 1.2e-12 of the peak kinetic energy; loops to 1.1e-13. Truck: |H| kept to
     3.7e-9 of itself; loops to 9e-16."""
     mech = undamped(load(name))
     mech = replace(mech, forces=tuple(e for e in mech.forces if isinstance(e, SpringDamper)))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_LINE_U, ROW_LINE_V, ROW_POINT_X,
-                              ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL)
+from ..kernels.layout import (ROW_AXIS_U, ROW_AXIS_V, ROW_GEAR, ROW_LINE_U, ROW_LINE_V,
+                              ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z, ROW_ROLL)
 from ..model.arguments import finite_result, model_of
 from ..model.closure import (MAX_ASSEMBLY_ITERATIONS, RANK_TOL, assemble_pose, closure_values,
                              numerical_rank)
@@ -44,7 +44,7 @@ def loop_acceleration_term(model, q, qd) -> np.ndarray:
 
 _ROW_NAMES = {ROW_POINT_X: "x", ROW_POINT_Y: "y", ROW_POINT_Z: "z", ROW_AXIS_U: "axis u",
               ROW_AXIS_V: "axis v", ROW_LINE_U: "line u", ROW_LINE_V: "line v",
-              ROW_ROLL: "roll"}
+              ROW_ROLL: "roll", ROW_GEAR: "gear"}
 
 
 def constraint_row_labels(model) -> list[str]:
@@ -56,10 +56,13 @@ def constraint_row_labels(model) -> list[str]:
 
 def constraint_row_units(model) -> list[str]:
     """The unit of each active row's cut-joint force: "N" for point and line rows,
-    "N m" for the axis and roll rows (and "m" / "rad" for their residuals)."""
-    v = model_of(model).kernel.views
+    "N m" for the axis and roll rows (and "m" / "rad" for their residuals); a gear row's
+    is its second link's joint's: "N" on a prismatic joint (a rack), "N m" on a revolute."""
+    m = model_of(model)
+    v = m.kernel.views
     return ["N" if int(r) in (ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z, ROW_LINE_U, ROW_LINE_V)
-            else "N m" for r in v.row_kind]
+            or (int(r) == ROW_GEAR and not m.is_revolute[int(v.loop_body[int(l), 1])])
+            else "N m" for l, r in zip(v.row_loop, v.row_kind)]
 
 
 def mobility(model, q=None) -> int:

@@ -479,6 +479,11 @@ def loop_closure_matrices(mech, q, qd=None) -> LoopClosureMatrices:
     km = link_matrices(mech, q, qd, np.zeros(n))   # H~ (eq. 3bis) for b
     cuts, bodies = [], []
     for loop in mech.loops:
+        if getattr(loop.joint, "value", loop.joint) == "gear":
+            raise MechanismError("the matrix formulation writes a loop as a cut joint "
+                                 "(eq. 5); a gear couples two joint values: use the "
+                                 "recursive closed-chain functions", loop=loop.name,
+                                 field="joint")
         a = names.index(loop.links[0])
         b = -1 if loop.links[1] == "base" else names.index(loop.links[1])
         cuts.append(_cut_joint_matrices(loop, km.M[a]))

@@ -198,6 +198,10 @@ def _structure_of(mech) -> ParallelStructure:
     last = {joints[-1]: c for c, joints in enumerate(leg_joints)}
     loop_bodies = []
     for loop in mech.loops:
+        if loop.joint == "gear":
+            raise MechanismError("not a parallel mechanism of Saha's form: its legs meet the "
+                                 "platform at cut joints, and a gear couples two joint "
+                                 "values", loop=loop.name, field="joint")
         if "base" in loop.links:
             raise MechanismError("not a parallel mechanism: a loop joint to the base is not "
                                  "a leg meeting the platform", loop=loop.name, field="links")

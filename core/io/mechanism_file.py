@@ -63,6 +63,9 @@ Fields (a field is optional only where the format gives a default)
                      tyre: link, at (optional point, m), stiffness, damping, radius (m)
     [road]         : points = [[x, h], ...] (m), x increasing: the road's height
                      along the base x axis under the tyres (none: h = 0)
+    [[loop]] with joint "gear": name, joint, links (two links whose joints are revolute
+                     or prismatic, no "base"), ratio (required, d q_b / d q_a in SI
+                     units whatever angle_unit says, finite, not 0); no at or axis
     save_mechanism writes version 1 whenever the mechanism fits it, version 2 otherwise.
     Errors name the fields by their keys; keys of nested tables read "base.xyz",
     "inertia.xx", "assembly.tolerance".
@@ -102,8 +105,8 @@ __all__ = ["FORMAT", "FORMAT_2", "MAX_LOOPS", "load_mechanism", "save_mechanism"
 #: The value of `format` of a mechanism that fits version 1 (robot files,
 #: "armdyn-robot/1", are read too).
 FORMAT = "armdyn-mechanism/1"
-#: The format of a mechanism with spherical, universal or free joints, force elements or
-#: a road.
+#: The format of a mechanism with spherical, universal or free joints, force elements, a
+#: road or a gear loop.
 FORMAT_2 = "armdyn-mechanism/2"
 #: Most loops in one mechanism (as many as the joints it may have).
 MAX_LOOPS = MAX_JOINTS
@@ -123,7 +126,7 @@ CHAIN_FIELDS = ("name", "base", "parent", "link")
 BASE_FIELDS = ("xyz", "rpy")
 LINK_FIELDS = ROBOT_LINK_FIELDS + ("actuated",)
 LINK_REQUIRED = ("name",) + ROBOT_LINK_REQUIRED
-LOOP_FIELDS = ("name", "joint", "links", "at", "axis")
+LOOP_FIELDS = ("name", "joint", "links", "at", "axis", "ratio")
 LOOP_REQUIRED = ("name", "joint", "links")
 ASSEMBLY_FIELDS = ("independent", "tolerance")
 LOOP_JOINTS = tuple(t.value for t in LoopJointType)
@@ -251,9 +254,10 @@ def mechanism_to_toml(mech) -> str:
 
 def needs_version_2(mech: Mechanism) -> bool:
     """Whether `mech` needs "armdyn-mechanism/2": a spherical, universal or free joint,
-    a force element or a road."""
+    a force element, a road or a gear loop."""
     return (any(not link.joint.is_dh for link in mech.links) or bool(mech.forces)
-            or mech.road is not None)
+            or mech.road is not None
+            or any(loop.joint == LoopJointType.GEAR for loop in mech.loops))
 
 
 # ======================================================================================
@@ -337,6 +341,8 @@ def _loop_lines(loop: Loop) -> list[str]:
     names = ", ".join(toml_str(utf8(n, w, "links")) for n in loop.links)
     out = ["[[loop]]", f"name = {toml_str(utf8(loop.name, w, 'name'))}",
            f"joint = {toml_str(LoopJointType(loop.joint).value)}", f"links = [{names}]"]
+    if loop.ratio is not None:
+        out.append(f"ratio = {float_text(loop.ratio)}")
     if not all(_is_default(p, d) for p, d in zip(loop.at, _DEFAULT_AT)):
         out.append(f"at = [{', '.join(_vector(p) for p in loop.at)}]")
     if not all(_is_default(a, d) for a, d in zip(loop.axis, _DEFAULT_AXIS)):
@@ -506,7 +512,7 @@ def _build_mechanism(doc: dict, version: int = 1) -> Mechanism:
     if len(loop_rows) > MAX_LOOPS:
         raise top.error("loop", f"{len(loop_rows)} loops; a mechanism has at most "
                                 f"{MAX_LOOPS} loops")
-    loops = tuple(_build_loop(row, k) for k, row in enumerate(loop_rows, start=1))
+    loops = tuple(_build_loop(row, k, version) for k, row in enumerate(loop_rows, start=1))
     assembly = _build_assembly(doc["assembly"]) if "assembly" in doc else Assembly()
     force_rows = _tables(doc, "force", "[[force]]", "one per force element", required=False)
     forces = tuple(_build_force(row, k) for k, row in enumerate(force_rows, start=1))
@@ -715,7 +721,7 @@ def _build_road(v) -> Road:
                               "a number in m") for k, p in enumerate(points, start=1)))
 
 
-def _build_loop(row, k: int) -> Loop:
+def _build_loop(row, k: int, version: int = 1) -> Loop:
     if not isinstance(row, dict):
         raise Where().error("loop", f"expected a [[loop]] table of fields (loop number {k}), "
                                     f"got {describe(row)}")
@@ -731,10 +737,18 @@ def _build_loop(row, k: int) -> Loop:
     if joint not in LOOP_JOINTS:
         raise w.error("joint", f"expected {joints}, got {short(joint)}"
                                f"{suggest(joint, LOOP_JOINTS)}")
+    if joint == LoopJointType.GEAR and version < 2:
+        raise w.error("joint", f'a gear loop needs format = "{FORMAT_2}" (version 1 files '
+                               'hold revolute, spherical and prismatic loops)')
     links = _link_names(row["links"], w)
     at = _vector_pair(row, "at", w, "points", "in m", _DEFAULT_AT)
     axis = _vector_pair(row, "axis", w, "axes", "(any length but zero)", _DEFAULT_AXIS)
-    return Loop(name=name, joint=LoopJointType(joint), links=links, at=at, axis=axis)
+    ratio = None
+    if "ratio" in row:  # the Mechanism says which loops take one and which values
+        ratio = number(row["ratio"], w, "ratio", "a gear's ratio d q_b / d q_a, a number "
+                                                 "(rad/rad, m/rad or rad/m)")
+    return Loop(name=name, joint=LoopJointType(joint), links=links, at=at, axis=axis,
+                ratio=ratio)
 
 
 def _link_names(v, w: Where) -> tuple[str, str]:

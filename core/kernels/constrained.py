@@ -201,7 +201,7 @@ def project_onto_loops(mv, ws, q, qd, tol):
     changed = False
     for _ in range(4):
         denoc.link_quantities(mv, D, q)
-        closure_residual(mv, D, Phi)
+        closure_residual(mv, D, q, Phi)
         err = 0.0
         for r in range(m):
             err = max(err, abs(Phi[r]))

@@ -34,6 +34,7 @@ from .joints import JOINT_NQ, JOINT_NV
 LOOP_REVOLUTE = 0
 LOOP_SPHERICAL = 1
 LOOP_PRISMATIC = 2
+LOOP_GEAR = 3
 
 # The scalar closure rows of a loop joint between frames a and b (base-frame points
 # P_a, P_b; directions u, v, z_a fixed on a; z_b, x_b fixed on b):
@@ -41,12 +42,14 @@ ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z = 0, 1, 2   # (P_b - P_a) . e_x, e_y, e_z
 ROW_AXIS_U, ROW_AXIS_V = 3, 4                      # u . z_b, v . z_b  (axes parallel)
 ROW_LINE_U, ROW_LINE_V = 5, 6                      # (P_b - P_a) . u, . v  (P_b on a's line)
 ROW_ROLL = 7                                       # v . x_b  (no rotation about the axis)
+ROW_GEAR = 8      # (q_b - q_b0) - ratio (q_a - q_a0): a gear loop couples two joint values
 
 #: The raw rows of each loop-joint type, in order.
 LOOP_ROWS = {
     LOOP_REVOLUTE: (ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z, ROW_AXIS_U, ROW_AXIS_V),
     LOOP_SPHERICAL: (ROW_POINT_X, ROW_POINT_Y, ROW_POINT_Z),
     LOOP_PRISMATIC: (ROW_LINE_U, ROW_LINE_V, ROW_AXIS_U, ROW_AXIS_V, ROW_ROLL),
+    LOOP_GEAR: (ROW_GEAR,),
 }
 
 #: The model's fields: I (buffer 1) holds the counts, the joint table and the loops'
@@ -65,7 +68,7 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
     Field("placed", ("n",), "1 if the joint's DH frame 0 is not the parent link's own frame\n"
           "(a chain root: its base placement), else 0", 1),
     Field("loop_body", ("nl", 2), "the two links of loop l (joint indices; -1 = the base)", 1),
-    Field("loop_type", ("nl",), "LOOP_REVOLUTE, LOOP_SPHERICAL, LOOP_PRISMATIC", 1),
+    Field("loop_type", ("nl",), "LOOP_REVOLUTE, LOOP_SPHERICAL, LOOP_PRISMATIC, LOOP_GEAR", 1),
     Field("row_loop", ("m",), "loop of active constraint row r", 1),
     Field("row_kind", ("m",), "which scalar of that loop's closure the row is (ROW_*)", 1),
     Field("independent", ("ni",), "joints held by assembly, the minimal coordinates", 1),
@@ -86,7 +89,9 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
           "kg m^2"),
     Field("place_R", ("n", 3, 3), "orientation of that frame; identity inside a chain"),
     Field("loop_point", ("nl", 2, 3), "the joint point in each link's own frame (base frame\n"
-          "for -1), m"),
+          "for -1), m; a gear loop (no point) holds (ratio, q_a0, q_b0) in [l, 0]: the\n"
+          "ratio and the two joints' values where it meshes (in this field, not one of its\n"
+          "own: see dh)"),
     Field("loop_axis", ("nl", 2, 3), "the joint axis in each frame (unit)"),
     Field("loop_u", ("nl", 3), "unit vector completing loop_axis[l, 0] to a right-handed\n"
           "frame (u, v, axis) in the first link's frame"),

@@ -13,6 +13,14 @@ the DeNOC recursions already compute:
     J qdd + gamma = d^2 Phi / dt^2  gamma = J' qd: the rows' second derivative with
                                     qdd = 0, from the twist rates at qdd = 0
 
+A gear loop (ROW_GEAR) is no cut joint: its one row couples the values of the two
+links' own joints (one degree of freedom each), q_a at rate column iv_a and q_b at iv_b,
+
+    Phi = (q_b - q_b0) - ratio (q_a - q_a0),   J: -ratio at iv_a, 1 at iv_b,   gamma = 0
+
+(ratio, q_a0, q_b0 in loop_point[l, 0]); its multiplier is the joint force it adds to
+b's joint (-ratio times it to a's): workless, since lambda J qd = lambda dPhi/dt = 0.
+
 Everything is in the base frame. `closure_at` fills them from Python
 (`core.algorithms.loops` and the model's assembly, `core.model.closure`).
 """
@@ -24,7 +32,8 @@ from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .data import data_views
 from .joints import (JOINT_NV, JOINT_PRISMATIC, angular_velocity_per_rate,
                      point_velocity_per_rate)
-from .layout import ROW_AXIS_U, ROW_LINE_U, ROW_LINE_V, ROW_POINT_Z, ROW_ROLL, model_views
+from .layout import (ROW_AXIS_U, ROW_GEAR, ROW_LINE_U, ROW_LINE_V, ROW_POINT_Z, ROW_ROLL,
+                     model_views)
 
 
 # G (20, 3) is the kernels' scratch (Data.G), one 3-vector per row, addressed by index:
@@ -99,14 +108,27 @@ def _row_directions(kind, G):
     return 2
 
 
+@inlined_kernel
+def _gear_residual(mv, q, l):
+    """(q_b - q_b0) - ratio (q_a - q_a0) of gear loop l at the joint values q."""
+    ratio, qa0, qb0 = mv.loop_point[l, 0, 0], mv.loop_point[l, 0, 1], mv.loop_point[l, 0, 2]
+    qa = q[mv.iq[mv.loop_body[l, 0]]]
+    qb = q[mv.iq[mv.loop_body[l, 1]]]
+    return (qb - qb0) - ratio * (qa - qa0)
+
+
 @compiled_kernel
-def closure_residual(mv, D, Phi):
-    """Phi (m,) at the link frames D.Rl, D.ol (filled by link_quantities)."""
+def closure_residual(mv, D, q, Phi):
+    """Phi (m,) at the link frames D.Rl, D.ol (filled by link_quantities from q (nq,),
+    which the gear rows read)."""
     row_loop, row_kind = mv.row_loop, mv.row_kind
     Rl, ol, G = D.Rl, D.ol, D.G
     last = -1
     for r in range(mv.m):
         l = row_loop[r]
+        if row_kind[r] == ROW_GEAR:
+            Phi[r] = _gear_residual(mv, q, l)
+            continue
         if l != last:
             _loop_geometry(mv, Rl, ol, l, G)
             last = l
@@ -162,6 +184,10 @@ def closure_jacobian(mv, D, J):
         for j in range(mv.nv):
             J[r, j] = 0.0
         l = row_loop[r]
+        if row_kind[r] == ROW_GEAR:  # d/dt: qd_b - ratio qd_a
+            J[r, mv.iv[loop_body[l, 1]]] += 1.0
+            J[r, mv.iv[loop_body[l, 0]]] -= mv.loop_point[l, 0, 0]
+            continue
         if l != last:
             _loop_geometry(mv, Rl, ol, l, G)
             last = l
@@ -215,12 +241,16 @@ def closure_acceleration_term(mv, D, g_base, gamma):
       line rows   : (a_Pb - a_Pa) . c + 2 (v_Pb - v_Pa) . (w_a x c)
                     + delta . (w'_a x c + w_a x (w_a x c))
       orientation : (w'_b - w'_a) . (d x c) + (w_b - w_a) . ((w_b x d) x c + d x (w_a x c))
+      gear        : 0
     """
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
     Rl, ol, oj, t, tdot, G = D.Rl, D.ol, D.oj, D.t, D.tdot, D.G
     last = -1
     for r in range(mv.m):
         l = row_loop[r]
+        if row_kind[r] == ROW_GEAR:  # linear in q: no second-order term
+            gamma[r] = 0.0
+            continue
         if l != last:
             a = loop_body[l, 0]
             b = loop_body[l, 1]
@@ -269,7 +299,7 @@ def closure_at(F, I, ws, q, qd, want, Phi, J, gamma):
     D = data_views(mv, ws)
     denoc.link_quantities(mv, D, q)
     if want & 1:
-        closure_residual(mv, D, Phi)
+        closure_residual(mv, D, q, Phi)
     if want & 2:
         closure_jacobian(mv, D, J)
     if want & 4:

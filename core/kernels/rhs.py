@@ -107,7 +107,7 @@ def project_samples(F, I, ws, Y, tol, residual):
     for s in range(Y.shape[0]):
         project_onto_loops(mv, ws, Y[s, :nq], Y[s, nq:], tol)
         denoc.link_quantities(mv, D, Y[s, :nq])
-        closure_residual(mv, D, Phi)
+        closure_residual(mv, D, Y[s, :nq], Phi)
         err = 0.0
         for r in range(mv.m):
             err = max(err, abs(Phi[r]))

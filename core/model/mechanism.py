@@ -101,7 +101,8 @@ class Mechanism(Described):
         raise IndexError("joint index out of range")
 
     def with_q(self, q) -> "Mechanism":
-        """The same mechanism with other joint values as its guess (closed again)."""
+        """The same mechanism with other joint values as its guess (closed again); a gear
+        loop meshes again at the new values of its two joints."""
         return replace(self, chains=chains_with_q(self.chains, np.asarray(q, dtype=float)),
                        warnings=())
 
@@ -242,8 +243,8 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
             raise MechanismError("duplicate loop name", loop=loop.name, field="name")
         loop_names.add(loop.name)
         if not isinstance(loop.joint, LoopJointType):
-            raise MechanismError(f"joint must be 'revolute', 'spherical' or 'prismatic', got "
-                                 f"{loop.joint!r}", loop=loop.name, field="joint")
+            raise MechanismError(f"joint must be 'revolute', 'spherical', 'prismatic' or "
+                                 f"'gear', got {loop.joint!r}", loop=loop.name, field="joint")
         if len(loop.links) != 2:
             raise MechanismError("links must name two links", loop=loop.name, field="links")
         a, b = loop.links
@@ -257,6 +258,14 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
         if a == b:
             raise MechanismError("a loop joins two different links", loop=loop.name,
                                  field="links")
+        if loop.joint == LoopJointType.GEAR:
+            _validate_gear(loop, {link.name: link for chain in mech.chains
+                                  for link in chain.links})
+            continue
+        if loop.ratio is not None:
+            raise MechanismError(f"a {loop.joint.value} loop has no ratio (only a gear loop "
+                                 f"couples its links' joints by one)", loop=loop.name,
+                                 field="ratio")
         if len(loop.at) != 2 or len(loop.axis) != 2:
             raise MechanismError("at and axis hold one vector per link", loop=loop.name,
                                  field="at")
@@ -296,6 +305,39 @@ def validate_mechanism_fields(mech: Mechanism) -> list[str]:
             seen.add(name)
     _validate_force_elements(mech, set(link_names))
     return warnings
+
+
+def _validate_gear(loop: Loop, links: dict[str, Link]) -> None:
+    """A gear loop: two links whose own joints have one degree of freedom each, a ratio
+    that is a finite number other than zero, no point or axis (the links are known to
+    exist, a != b)."""
+    for side, name in enumerate(loop.links):
+        joint = links[name].joint if name in links else None
+        if joint not in (JointType.REVOLUTE, JointType.PRISMATIC):
+            what = "the fixed base has no joint" if name == "base" else \
+                f"its joint is {joint.value}, of {joint.nv} degrees of freedom"
+            raise MechanismError(f"a gear couples the joints of two links with one degree "
+                                 f"of freedom each (revolute or prismatic); link "
+                                 f"{'ab'[side]}, {name!r}: {what}", loop=loop.name,
+                                 field="links")
+    ratio = loop.ratio
+    if ratio is None:
+        raise MechanismError("a gear loop needs a ratio: d q_b / d q_a (rad/rad; m/rad for a "
+                             "rack on a pinion: its pitch radius)", loop=loop.name,
+                             field="ratio")
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float, np.integer, np.floating)):
+        raise MechanismError(f"ratio must be a number, got {loop.ratio!r}", loop=loop.name,
+                             field="ratio")
+    ratio = float(ratio)
+    if not (math.isfinite(ratio) and ratio != 0.0 and abs(ratio) <= MAX_ABS):
+        raise MechanismError(f"ratio must be a finite number other than 0 with |x| <= "
+                             f"{MAX_ABS:g}, got {loop.ratio!r} (0 would hold link b's joint "
+                             f"still: fix it instead)", loop=loop.name, field="ratio")
+    if loop.at != ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)) or loop.axis != ((0.0, 0.0, 1.0),
+                                                                       (0.0, 0.0, 1.0)):
+        raise MechanismError("a gear loop couples joint values: it has no point or axis "
+                             "(leave at and axis out)", loop=loop.name,
+                             field="at" if loop.at != ((0.0,) * 3,) * 2 else "axis")
 
 
 def _validate_force_elements(mech: Mechanism, link_names: set[str]) -> None:

@@ -23,8 +23,8 @@ from ..kernels.joints import (JOINT_FREE, JOINT_PRISMATIC, JOINT_REVOLUTE, JOINT
                               JOINT_UNIVERSAL)
 from ..kernels.charts import retracted
 from ..kernels.elements import ELEMENT_SPRING_DAMPER, ELEMENT_TYRE
-from ..kernels.layout import (LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL, KernelModel,
-                              pack_model)
+from ..kernels.layout import (LOOP_GEAR, LOOP_PRISMATIC, LOOP_REVOLUTE, LOOP_SPHERICAL,
+                              KernelModel, pack_model)
 from .parts import Chain, ForceElement, JointType, Link, Loop, LoopJointType, Road, Tyre
 
 #: The kernels' code of each joint type (`core.kernels.joints`).
@@ -33,7 +33,7 @@ JOINT_CODES = {JointType.REVOLUTE: JOINT_REVOLUTE, JointType.PRISMATIC: JOINT_PR
                JointType.FREE: JOINT_FREE}
 #: The kernels' code of each loop-joint type (`core.kernels.layout`).
 LOOP_CODES = {LoopJointType.REVOLUTE: LOOP_REVOLUTE, LoopJointType.SPHERICAL: LOOP_SPHERICAL,
-              LoopJointType.PRISMATIC: LOOP_PRISMATIC}
+              LoopJointType.PRISMATIC: LOOP_PRISMATIC, LoopJointType.GEAR: LOOP_GEAR}
 
 
 @dataclass(frozen=True, eq=False)
@@ -345,6 +345,9 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
     index = {name: i for i, name in enumerate(joint_names)}
     loop_body = [(index[l.links[0]], -1 if l.links[1] == "base" else index[l.links[1]])
                  for l in loops]
+    # a gear loop's "points" are its ratio and the joint values it meshes at (layout.py)
+    loop_point = [((l.ratio, *gear_mesh(l, links, index)), (0.0, 0.0, 0.0))
+                  if l.joint == LoopJointType.GEAR else l.at for l in loops]
     return pack_model(
         dh=np.array([[l.a, l.b, l.alpha, l.theta] if l.joint.is_dh else [0.0] * 4
                      for l in links], dtype=float).reshape(-1, 4),
@@ -354,10 +357,16 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
         inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
         parent=parent, place_R=place_R, place_p=place_p, gravity=gravity,
         loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
-        loop_point=[l.at for l in loops], loop_axis=[l.axis for l in loops],
+        loop_point=loop_point, loop_axis=[l.axis for l in loops],
         independent=independent, row_loop=row_loop, row_kind=row_kind,
         drive=[l.drive_row for l in links] if any(l.has_drive for l in links) else None,
         **_element_layout(forces, road, index))
+
+
+def gear_mesh(loop: Loop, links, index) -> tuple[float, float]:
+    """(q_a0, q_b0): where a gear loop meshes, the joint values (rad or m) of its two
+    links as given (`links` in joint order, `index` their joint index by name)."""
+    return (links[index[loop.links[0]]].q_home, links[index[loop.links[1]]].q_home)
 
 
 def _element_layout(forces, road, index) -> dict:

@@ -203,6 +203,7 @@ class LoopJointType(str, Enum):
     REVOLUTE = "revolute"
     SPHERICAL = "spherical"
     PRISMATIC = "prismatic"
+    GEAR = "gear"
 
 
 @dataclass(frozen=True)
@@ -241,12 +242,18 @@ class Chain:
 
 @dataclass(frozen=True)
 class Loop:
-    """A loop-closure (cut) joint between two links ("base" allowed as the second).
+    """A loop-closure (cut) joint between two links ("base" allowed as the second), or a
+    gear between the joints of two links.
 
     at   : the joint's point in each link's own frame (base frame for "base"), m
     axis : the joint's axis in each frame (need not be unit; z by default)
     revolute: points coincide and axes stay parallel; spherical: points coincide;
     prismatic: the axes stay on one line and the frames do not turn about it.
+    gear: no point or axis; the joints of links a and b (one degree of freedom each, no
+    "base") turn or slide together, q_b - q_b0 = ratio (q_a - q_a0), q_a0 and q_b0 the
+    links' joint values as given (`gear_mesh`).
+    ratio : a gear's d q_b / d q_a in SI units (rad/rad, m/rad for a rack driven by a
+            pinion: its pitch radius, rad/m the other way round); None for the others
     """
 
     name: str
@@ -256,6 +263,7 @@ class Loop:
                                                                          (0.0, 0.0, 0.0))
     axis: tuple[tuple[float, float, float], tuple[float, float, float]] = ((0.0, 0.0, 1.0),
                                                                            (0.0, 0.0, 1.0))
+    ratio: float | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.joint, str) and not isinstance(self.joint, LoopJointType):

@@ -57,7 +57,7 @@ class Column:
     kind  : how cells are read and shown: "name", "joint", "length", "angle",
             "limit" (deg for a revolute row, m for a prismatic one), "number",
             "flag" (yes / no); a mechanism's structure adds "choice" (a link name
-            picked from a list), "loopjoint" (revolute / spherical / prismatic),
+            picked from a list), "loopjoint" (revolute / spherical / prismatic / gear),
             "vector" (three numbers in `unit`: m, deg, or none) and "names" (link
             names separated by ";", empty for none)
     field : the core field the cell belongs to (`core.Link`'s, or a chain's, loop's
@@ -202,7 +202,8 @@ _LOOP_JOINT_WORDS = {"revolute": LoopJointType.REVOLUTE, "r": LoopJointType.REVO
                      "spherical": LoopJointType.SPHERICAL, "s": LoopJointType.SPHERICAL,
                      "sph": LoopJointType.SPHERICAL, "ball": LoopJointType.SPHERICAL,
                      "prismatic": LoopJointType.PRISMATIC, "p": LoopJointType.PRISMATIC,
-                     "pri": LoopJointType.PRISMATIC, "slider": LoopJointType.PRISMATIC}
+                     "pri": LoopJointType.PRISMATIC, "slider": LoopJointType.PRISMATIC,
+                     "gear": LoopJointType.GEAR, "g": LoopJointType.GEAR}
 
 
 # ----------------------------------------------------------------------------------

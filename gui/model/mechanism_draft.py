@@ -8,7 +8,9 @@ link rows it keeps, as cells too, what the link tables do not show:
 - the **chains** (one `Record` each): name, the link it starts on ("base": the
   fixed base), the pose of its frame 0 (xyz in m, rpy in the file's angle unit);
 - the **loops** (one `Record` each): name, joint type, the two links ("base" may
-  be the second), the joint's point and axis in each link's own frame;
+  be the second), the joint's point and axis in each link's own frame; a gear loop
+  has a ratio instead of the points and axes (it keeps them, unused, for a change
+  of kind back);
 - the **assembly** settings (one record): the independent joints and the tolerance.
 
 - the **force elements** (one `Record` each): name, kind (spring-damper or tyre, the
@@ -74,10 +76,16 @@ LOOP_COLUMNS: tuple[Column, ...] = (
            "loops"),
     Column("loop_joint", "joint", "", "loopjoint", "joint",
            "revolute: the points coincide and the axes stay parallel; spherical: the points "
-           "coincide; prismatic: the axes stay on one line and do not turn about it"),
+           "coincide; prismatic: the axes stay on one line and do not turn about it; gear: "
+           "the joints of links a and b (revolute or prismatic) turn or slide together by "
+           "the ratio"),
     Column("link_a", "link a", "", "choice", "links", "The first link the joint joins"),
     Column("link_b", "link b", "", "choice", "links",
            "The second link the joint joins, or base: the fixed base"),
+    Column("loop_ratio", "ratio", "", "number", "ratio",
+           "A gear's ratio, d q_b / d q_a in SI units: -z_a / z_b for a gear pair, the "
+           "pinion's pitch radius (m/rad) for a rack driven by a pinion, its sign by the "
+           "direction; it meshes at the joint values the links have (a gear loop only)"),
     Column("at_a", "point in a", "m", "vector", "at",
            "The joint's point in link a's own frame (0, 0, 0: the link's far end)"),
     Column("at_b", "point in b", "m", "vector", "at",
@@ -136,7 +144,10 @@ _STRUCTURE: dict[str, tuple[str, Column]] = {
 _CHAIN_FIELDS = {"name": ("chain",), "parent": ("parent",), "base.xyz": ("base_xyz",),
                  "base.rpy": ("base_rpy",), "base": ("base_xyz", "base_rpy")}
 _LOOP_FIELDS = {"name": ("loop",), "joint": ("loop_joint",), "links": ("link_a", "link_b"),
-                "at": ("at_a", "at_b"), "axis": ("axis_a", "axis_b")}
+                "at": ("at_a", "at_b"), "axis": ("axis_a", "axis_b"), "ratio": ("loop_ratio",)}
+#: A loop's cells that only a cut joint has (not a gear).
+_CUT_JOINT_CELLS = ("at_a", "at_b", "axis_a", "axis_b")
+_LOOP_CELLS = _CUT_JOINT_CELLS + ("loop_ratio",)
 #: What core calls a vector field in its messages.
 _VECTOR_WHAT = {"base_xyz": "base xyz", "base_rpy": "base rpy", "at_a": "at", "at_b": "at",
                 "axis_a": "axis", "axis_b": "axis"}
@@ -164,7 +175,8 @@ def loop_record(loop: Loop) -> Record:
     return Record({"loop": loop.name, "loop_joint": loop.joint,
                    "link_a": loop.links[0], "link_b": loop.links[1],
                    "at_a": tuple(loop.at[0]), "at_b": tuple(loop.at[1]),
-                   "axis_a": tuple(loop.axis[0]), "axis_b": tuple(loop.axis[1])})
+                   "axis_a": tuple(loop.axis[0]), "axis_b": tuple(loop.axis[1]),
+                   "loop_ratio": loop.ratio})
 
 
 def assembly_record(asm: Assembly) -> Record:
@@ -209,6 +221,19 @@ def _force_element(c: dict[str, Value]) -> SpringDamper | Tyre:
                     _raw(c["force_length"]))
     return SpringDamper(str(c["force"]), links, (_raw(c["force_at_a"]), _raw(c["force_at_b"])),
                         _raw(c["force_k"]), _raw(c["force_c"]), _raw(c["force_length"]))
+
+
+def _loop(c: dict[str, Value]) -> Loop:
+    """The loop a Loops row describes: a gear's ratio as typed (core's message quotes a
+    refused one; an empty cell: none), a cut joint's points and axes."""
+    links = (str(c["link_a"]), str(c["link_b"]))
+    if c["loop_joint"] == LoopJointType.GEAR:
+        ratio = c["loop_ratio"]
+        if isinstance(ratio, Unparsed) and not ratio.text.strip():
+            ratio = None
+        return Loop(str(c["loop"]), c["loop_joint"], links, ratio=_raw(ratio))
+    return Loop(str(c["loop"]), c["loop_joint"], links, (c["at_a"], c["at_b"]),
+                (c["axis_a"], c["axis_b"]))
 
 
 @dataclass
@@ -267,7 +292,18 @@ class MechanismDraft(RobotDraft):
             return False
         if key == "force_at_b" and 0 <= row < len(self.forces):  # a tyre has one point
             return self.forces[row].cells["force_kind"] != TYRE
+        if (key == "loop_ratio" or key in _CUT_JOINT_CELLS) and 0 <= row < len(self.loops):
+            # a gear has a ratio, a cut joint points and axes
+            return (self.loops[row].cells["loop_joint"] == LoopJointType.GEAR) == (
+                key == "loop_ratio")
         return 0 <= row < self.row_count(self.sheet_of(key))
+
+    def display_text(self, row: int, key: str) -> str:
+        """As a link table's; a loop cell its kind does not have (a gear's point, a cut
+        joint's ratio) shows empty, whatever it keeps for a change of kind."""
+        if key in _LOOP_CELLS and not self.has_cell(row, key):
+            return ""
+        return super().display_text(row, key)
 
     def _record(self, row: int, key: str) -> Record:
         sheet = self.sheet_of(key)
@@ -393,7 +429,8 @@ class MechanismDraft(RobotDraft):
                                                 frame[:3, 2]))
         return Record({"loop": f"loop {k}", "loop_joint": LoopJointType.REVOLUTE,
                        "link_a": name, "link_b": BASE, "at_a": (0.0, 0.0, 0.0),
-                       "at_b": point, "axis_a": (0.0, 0.0, 1.0), "axis_b": axis})
+                       "at_b": point, "axis_a": (0.0, 0.0, 1.0), "axis_b": axis,
+                       "loop_ratio": None})
 
     # ----- rows of the loops, forces and road tables --------------------------------
     def records(self, sheet: str) -> list[Record]:
@@ -503,15 +540,17 @@ class MechanismDraft(RobotDraft):
                                       ("assembly", [self.assembly], None)):
             for i, rec in enumerate(records):
                 for key, v in rec.cells.items():
-                    if not isinstance(v, Unparsed):
-                        continue
+                    if not isinstance(v, Unparsed) or key == "loop_ratio" or (
+                            sheet == "loops" and not self.has_cell(i, key)):
+                        continue  # (a ratio goes to core as typed: `_loop`; a gear
+                        # keeps its unused points as they were)
                     col = self.column(key)
                     if col.kind == "vector":
                         what = _VECTOR_WHAT[key]
                         reason = f"{what} must be 3 numbers, got {v.text!r}"
                     elif col.kind == "loopjoint":
-                        reason = ("joint must be 'revolute', 'spherical' or 'prismatic', "
-                                  f"got {v.text!r}")
+                        reason = ("joint must be 'revolute', 'spherical', 'prismatic' or "
+                                  f"'gear', got {v.text!r}")
                     else:
                         reason = f"{col.title} must be a number in (0, 0.01], got {v.text!r}"
                     name = {where: str(rec.cells[where])} if where else {}
@@ -531,9 +570,7 @@ class MechanismDraft(RobotDraft):
                             str(rec.cells["parent"]),
                             Placement(rec.cells["base_xyz"], rec.cells["base_rpy"]))
                       for rec in self.chains]
-            loops = [Loop(str(c["loop"]), c["loop_joint"], (str(c["link_a"]), str(c["link_b"])),
-                          (c["at_a"], c["at_b"]), (c["axis_a"], c["axis_b"]))
-                     for c in (rec.cells for rec in self.loops)]
+            loops = [_loop(rec.cells) for rec in self.loops]
             asm = self.assembly.cells
             forces = tuple(_force_element(rec.cells) for rec in self.forces)
             road = (Road(tuple((_raw(r.cells["road_x"]), _raw(r.cells["road_h"]))

@@ -37,6 +37,7 @@ A mechanism (`core.Mechanism`) adds, from the same data:
                 `gap_matrix` each pose, hidden while the loop is closed
 - ``ground l``  a plate at the outer end of loop l's pin when that joint is on the
                 base (layer "ground")
+- (a gear loop couples two joint values: no part of its own)
 
 A branched tree without loops (a humanoid: `draws_bodies`) draws each link as a
 ``body i``, the uniform box of its mass and principal moments at its mass centre
@@ -546,6 +547,8 @@ def _mechanism_lowest(mech: Mechanism, up: np.ndarray) -> float:
             link(O(j - 1), J(j), 0.0)  # joint frame j is link frame j - 1
         k += len(chain.links)
     for l, loop in enumerate(mech.loops):
+        if loop.joint == LoopJointType.GEAR:
+            continue  # it couples joint values: it holds no two points together
         for side in range(2):
             at = np.asarray(loop.at[side], dtype=float)
             if loop.links[side] == "base":
@@ -601,10 +604,13 @@ def _branch_parts(mech: Mechanism, s: Sizes, coarse: bool = False) -> list[Part]
 
 def _loop_parts(mech: Mechanism, s: Sizes) -> list[Part]:
     """Each loop's cut joint at both attachment points (a sleeve on the first link, a pin
-    on the second) and its gap rod."""
+    on the second) and its gap rod. A gear loop has no point and draws nothing: its two
+    joints are drawn with their links, and it cannot open."""
     jr, h = s.joint_radius, s.joint_length
     parts = []
     for l, loop in enumerate(mech.loops):
+        if loop.joint == LoopJointType.GEAR:
+            continue
         for side, name in enumerate("ab"):
             p = np.asarray(loop.at[side], dtype=float)
             axis = np.asarray(loop.axis[side], dtype=float)

@@ -177,12 +177,48 @@ def test_the_loop_joint_type_and_links_are_chosen_from_combos(window, qtbot):
     view.edit(index)
     combo = view.indexWidget(index)
     assert [combo.itemText(i) for i in range(combo.count())] == [
-        "revolute", "spherical", "prismatic"]
+        "revolute", "spherical", "prismatic", "gear"]
     combo.setCurrentIndex(1)
     combo.activated.emit(1)
     flush_events()
     assert window.document.robot.loops[0].joint == LoopJointType.SPHERICAL
     window.editor.tabs.setCurrentIndex(0)
+
+
+def test_a_loop_made_a_gear_takes_a_ratio_refused_with_cores_message_and_undone(window):
+    """The kind "gear": the points and axes no longer apply (not editable), the ratio
+    does; a missing, non-numeric or zero ratio is refused in its cell with core's
+    message naming the loop and field; a valid one with the independent joints the
+    gear's extra freedom needs gives core's mechanism; every step undoes."""
+    editor, doc = window.editor, window.document
+    original = doc.robot
+    loops = editor.loops.model
+    ratio = loops.index(0, loops.column_of("loop_ratio"))
+    assert not ratio.flags() & Qt.ItemFlag.ItemIsEditable  # a revolute loop has none
+    set_cell(loops, 0, "loop_joint", "gear")
+    assert ratio.flags() & Qt.ItemFlag.ItemIsEditable
+    at_a = loops.index(0, loops.column_of("at_a"))
+    assert not at_a.flags() & Qt.ItemFlag.ItemIsEditable and at_a.data() == ""
+    assert doc.robot is original and "needs a ratio" in doc.errors[(0, "loop_ratio")]
+    for text, words in (("abc", "must be a number, got 'abc'"), ("0", "other than 0")):
+        set_cell(loops, 0, "loop_ratio", text)
+        reason = doc.errors[(0, "loop_ratio")]
+        assert reason.startswith("loop 'E', field 'ratio'") and words in reason, reason
+        assert ratio.data() == text and doc.robot is original
+    set_cell(loops, 0, "loop_ratio", "-0.5")  # the gear leaves 3 freedoms, 2 are held
+    assert "degree(s) of freedom" in doc.model_error
+    editor.loops.assembly.set_independent(("leg 1 proximal", "leg 1 distal",
+                                           "leg 2 proximal"))
+    mech = doc.robot
+    assert doc.is_valid and mech.loops[0].joint == LoopJointType.GEAR
+    assert mech.loops[0].ratio == -0.5 and mech.dof == 3
+    assert mech.loops[0].at == ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))  # a gear has no point
+    assert closure(mech, window.pose) < 1e-12
+    assert "cut 1 a" not in window.view3d.actors  # nothing drawn for a gear
+    for _ in range(5):
+        window.undo_action.trigger()
+    assert doc.robot == original and doc.is_valid
+    assert "cut 1 a" in window.view3d.actors
 
 
 def test_loops_added_and_removed_with_the_assembly_settings(window):
