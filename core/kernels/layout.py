@@ -89,15 +89,15 @@ MODEL_FIELDS = FieldTable("ModelViews", __name__,
           "kg m^2"),
     Field("place_R", ("n", 3, 3), "orientation of that frame; identity inside a chain"),
     Field("loop_point", ("nl", 2, 3), "the joint point in each link's own frame (base frame\n"
-          "for -1), m; a gear loop (no point) holds (ratio, q_a0, q_b0) in [l, 0]: the\n"
-          "ratio and the two joints' values where it meshes (in this field, not one of its\n"
-          "own: see dh)"),
+          "for -1), m; zero for a gear loop (no point)"),
     Field("loop_axis", ("nl", 2, 3), "the joint axis in each frame (unit)"),
     Field("loop_u", ("nl", 3), "unit vector completing loop_axis[l, 0] to a right-handed\n"
           "frame (u, v, axis) in the first link's frame"),
     Field("loop_v", ("nl", 3), "the third vector of that frame"),
     Field("loop_x", ("nl", 3), "the reference direction on the second link for a prismatic\n"
           "loop's roll row (unit, perpendicular to loop_axis[l, 1])"),
+    Field("loop_gear", ("nl", 3), "a gear loop's ratio and the values of its two joints where\n"
+          "it meshes: (ratio, q_a0, q_b0) (ROW_GEAR); zero for the other loops"),
     Field("element_point", ("ne", 2, 3), "its point on each link, in the link's own frame\n"
           "(base frame for -1), m"),
     Field("element_law", ("ne", 3), "stiffness k (N/m), damping c (N s/m), free length\n"
@@ -183,7 +183,7 @@ def topological_order(parent) -> np.ndarray:
 
 
 def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=None,
-               gravity, loop_body=(), loop_type=(), loop_point=(), loop_axis=(),
+               gravity, loop_body=(), loop_type=(), loop_point=(), loop_axis=(), loop_gear=None,
                independent=(), row_loop=None, row_kind=None, element_kind=(),
                element_link=(), element_point=(), element_law=(), road=(),
                drive=None) -> KernelModel:
@@ -235,6 +235,8 @@ def pack_model(*, dh, kind, mass, com, inertia, parent, place_R=None, place_p=No
         v.loop_body[:] = np.asarray(loop_body, dtype=np.int64).reshape(nl, 2)
         v.loop_type[:] = loop_type
         v.loop_point[:] = np.asarray(loop_point, dtype=float).reshape(nl, 2, 3)
+        if loop_gear is not None:
+            v.loop_gear[:] = np.asarray(loop_gear, dtype=float).reshape(nl, 3)
         axes = np.asarray(loop_axis, dtype=float).reshape(nl, 2, 3)
         v.loop_axis[:] = axes / np.linalg.norm(axes, axis=2, keepdims=True)
         for l in range(nl):

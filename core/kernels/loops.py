@@ -18,7 +18,7 @@ links' own joints (one degree of freedom each), q_a at rate column iv_a and q_b 
 
     Phi = (q_b - q_b0) - ratio (q_a - q_a0),   J: -ratio at iv_a, 1 at iv_b,   gamma = 0
 
-(ratio, q_a0, q_b0 in loop_point[l, 0]); its multiplier is the joint force it adds to
+(ratio, q_a0, q_b0 in loop_gear[l]); its multiplier is the joint force it adds to
 b's joint (-ratio times it to a's): workless, since lambda J qd = lambda dPhi/dt = 0.
 
 Everything is in the base frame. `closure_at` fills them from Python
@@ -111,7 +111,7 @@ def _row_directions(kind, G):
 @inlined_kernel
 def _gear_residual(mv, q, l):
     """(q_b - q_b0) - ratio (q_a - q_a0) of gear loop l at the joint values q."""
-    ratio, qa0, qb0 = mv.loop_point[l, 0, 0], mv.loop_point[l, 0, 1], mv.loop_point[l, 0, 2]
+    ratio, qa0, qb0 = mv.loop_gear[l, 0], mv.loop_gear[l, 1], mv.loop_gear[l, 2]
     qa = q[mv.iq[mv.loop_body[l, 0]]]
     qb = q[mv.iq[mv.loop_body[l, 1]]]
     return (qb - qb0) - ratio * (qa - qa0)
@@ -186,7 +186,7 @@ def closure_jacobian(mv, D, J):
         l = row_loop[r]
         if row_kind[r] == ROW_GEAR:  # d/dt: qd_b - ratio qd_a
             J[r, mv.iv[loop_body[l, 1]]] += 1.0
-            J[r, mv.iv[loop_body[l, 0]]] -= mv.loop_point[l, 0, 0]
+            J[r, mv.iv[loop_body[l, 0]]] -= mv.loop_gear[l, 0]
             continue
         if l != last:
             _loop_geometry(mv, Rl, ol, l, G)

@@ -345,9 +345,10 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
     index = {name: i for i, name in enumerate(joint_names)}
     loop_body = [(index[l.links[0]], -1 if l.links[1] == "base" else index[l.links[1]])
                  for l in loops]
-    # a gear loop's "points" are its ratio and the joint values it meshes at (layout.py)
-    loop_point = [((l.ratio, *gear_mesh(l, links, index)), (0.0, 0.0, 0.0))
-                  if l.joint == LoopJointType.GEAR else l.at for l in loops]
+    gears = [l.joint == LoopJointType.GEAR for l in loops]
+    loop_point = [((0.0, 0.0, 0.0),) * 2 if gear else l.at for l, gear in zip(loops, gears)]
+    loop_gear = [(l.ratio, *gear_mesh(l, links, index)) if gear else (0.0, 0.0, 0.0)
+                 for l, gear in zip(loops, gears)]
     return pack_model(
         dh=np.array([[l.a, l.b, l.alpha, l.theta] if l.joint.is_dh else [0.0] * 4
                      for l in links], dtype=float).reshape(-1, 4),
@@ -357,7 +358,7 @@ def pack(chains, loops, gravity, joint_names, parent, independent, row_loop=None
         inertia=np.array([l.inertia_matrix for l in links], dtype=float).reshape(-1, 3, 3),
         parent=parent, place_R=place_R, place_p=place_p, gravity=gravity,
         loop_body=loop_body, loop_type=[LOOP_CODES[l.joint] for l in loops],
-        loop_point=loop_point, loop_axis=[l.axis for l in loops],
+        loop_point=loop_point, loop_axis=[l.axis for l in loops], loop_gear=loop_gear,
         independent=independent, row_loop=row_loop, row_kind=row_kind,
         drive=[l.drive_row for l in links] if any(l.has_drive for l in links) else None,
         **_element_layout(forces, road, index))
