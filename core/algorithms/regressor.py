@@ -68,9 +68,9 @@ def joint_torque_regressor(model, q, qd, qdd) -> np.ndarray:
     k = m.kernel
     (Q, Qd, Qdd), single = joint_rows(m.n, q=q, qd=qd, qdd=qdd)
     out = zeroed_result((Q.shape[0], m.n, (LINK_PARAMETERS + JOINT_PARAMETERS) * m.n))
-    finite = regressor_batch(k.F, k.I, new_workspace(k), np.ascontiguousarray(Q),
+    bounded = regressor_batch(k.F, k.I, new_workspace(k), np.ascontiguousarray(Q),
                              np.ascontiguousarray(Qd), np.ascontiguousarray(Qdd),
                              FRICTION_BAND, out)
-    if not finite:
-        finite_result(out, "the regressor")  # raises ResultOverflowError
+    if not bounded:  # an argument beyond 1e30: an entry may have overflowed
+        finite_result(out, "the regressor")  # raises ResultOverflowError if one did
     return out[0] if single else out
