@@ -42,7 +42,7 @@ NO_OVERFLOW = 1e30
 def regressor_batch(F, I, ws, q, qd, qdd, band, Y):
     """Y[s] (n, 13 n) = the regressor at (q[s], qd[s], qdd[s]) for every sample s of the
     (S, n) arrays, with the model's gravity; `band` the friction band (rad/s, m/s).
-    Y must hold zeros on entry (np.zeros: the pages come zeroed at no cost): only the
+    Y must hold zeros on entry (`core.kernels.buffers.zeroed_result`): only the
     entries that can be nonzero are written (a joint's columns of the links it does not
     support, and of the other joints' friction and rotor, stay zero). Returns True
     when no entry can have overflowed, all arguments and the model's lengths being
