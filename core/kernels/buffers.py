@@ -144,25 +144,28 @@ def address_of(typingctx, buffer, offset):
 
 #: A transparent huge page (Linux, x86-64 and arm64), bytes.
 HUGE_PAGE = 1 << 21
-#: numpy asks Linux for huge pages (madvise) for arrays from this size on, bytes.
-NUMPY_HUGE_PAGE_MIN = 1 << 22
+#: From this size on, malloc (glibc's largest mmap threshold) gives every block a fresh
+#: mapping from the system; smaller ones it recycles from its heap once one was freed.
+FRESH_MAPPING_MIN = 1 << 25
 
 
 def zeroed_result(shape: tuple[int, ...]) -> np.ndarray:
     """np.zeros(shape) (float64, C order) for a kernel to fill, a large one starting on a
     huge-page boundary.
 
-    A fresh result's memory comes zeroed from the system, page by page at the first
-    write. numpy asks for transparent huge pages on arrays of 4 MiB and more, but a huge
-    page backs only a whole aligned 2 MiB stretch, and malloc starts an array anywhere:
-    the stretches before the first boundary and after the last came as 4 KiB pages,
-    5.4 MB of the 37 MB of the PUMA's regressor of 10,000 samples, 1,380 faults of 1.5 us
-    here (2 of its 7 ms). So a large result is cut from a buffer up to 4 MiB larger
-    (its tail rounded up to a whole huge page), from its first 2 MiB boundary: a view,
-    C-contiguous; the untouched rest of the buffer is never given memory.
+    A block of FRESH_MAPPING_MIN or more is a fresh mapping on every call, its memory
+    zeroed by the system page by page at the first write. numpy asks for transparent
+    huge pages on it (madvise), but a huge page backs only a whole aligned 2 MiB
+    stretch, and the mapping starts anywhere: the stretches before the first boundary
+    and after the last came as 4 KiB pages, 5.4 MB of the 37 MB of the PUMA's
+    regressor of 10,000 samples, 1,380 faults of 1.5 us here (2 of its 7 ms). So a large
+    result is cut from a buffer up to 4 MiB larger (its tail rounded up to a whole huge
+    page), from its first 2 MiB boundary: a view, C-contiguous; the untouched rest of
+    the buffer is never given memory. A smaller one is np.zeros: malloc recycles it
+    (cut the same way it was 8 % slower, the larger buffer being zeroed by memset).
     """
     nbytes = int(np.prod(shape, dtype=np.int64)) * 8
-    if nbytes < NUMPY_HUGE_PAGE_MIN:
+    if nbytes < FRESH_MAPPING_MIN:
         return np.zeros(shape)
     raw = np.zeros(-(-nbytes // HUGE_PAGE) * HUGE_PAGE + HUGE_PAGE, dtype=np.uint8)
     start = -raw.ctypes.data % HUGE_PAGE
