@@ -61,8 +61,10 @@ best of several interleaved repeats, and the verdicts use ratios:
 11. identification (docs/identification.md):
    the joint-torque regressor of the PUMA for 10,000 samples vs the batch inverse
    dynamics of the same samples                               target ratio <= 2
-   (wall time, and the CPU time beside it: 7.7-7.9 vs 3.6-4.1 ms = 1.9 to 2.2 at load
-   7-12 on the shared 2-core machine, 26 before the regressor's compiled kernel)
+   (wall time, and the CPU time beside it: 5.9-6.6 vs 3.6-3.8 ms = 1.6 to 1.8 at load
+   6-9 on the shared 2-core machine, 1.9 to 2.2 before the result was cut on huge-page
+   boundaries and the kernel's pairs trimmed, 26 before its compiled kernel; the wall
+   ratio at that load is 2 to 4: a call of 6 ms is cut by the scheduler, one of 4 ms less)
    identify() from a 60 s log at 1 kHz (a Fourier motion, 360,000 torque rows)
                                                               target < 2 s
 
@@ -708,7 +710,7 @@ def main() -> int:
                                 f"ours {ours * 1e3:8.2f} ms   batch inverse {batch * 1e3:7.2f} ms",
                                 ours / batch, 2.0))
         print(f"   (CPU time: ours {ours_cpu * 1e3:.2f} ms, batch inverse {batch_cpu * 1e3:.2f} ms, "
-              f"ratio {ours_cpu / batch_cpu:.2f}; 2 ms of ours is the kernel zeroing the "
+              f"ratio {ours_cpu / batch_cpu:.2f}; 1.3 ms of ours is the system zeroing the "
               "result's 37 MB of fresh pages)")
         took, rms = bench_identification(puma, max(1, reps // 3))
         ok = took < 2.0

@@ -178,3 +178,18 @@ def _chain(link):
 def test_band_constant_is_the_documented_one():
     from armdyn.core.kernels.drives import FRICTION_BAND
     assert FRICTION_BAND == BAND and 1 - math.tanh(4.0) < 1e-3
+
+
+def test_coulomb_shape_is_libms_tanh_to_two_ulp_on_both_sides_of_its_switches():
+    """The compiled tanh of the friction law (exp past TANH_BY_EXP, +-1 past TANH_ONE)
+    against libm's, on a grid, at the neighbours of its switches, and at 0, -0, inf, NaN."""
+    from armdyn.core.kernels.drives import TANH_BY_EXP, TANH_ONE, coulomb_shape
+    near = [s * np.nextafter(t, d) for t in (TANH_BY_EXP, TANH_ONE) for d in (0.0, 30.0)
+            for s in (-1.0, 1.0)]
+    x = np.concatenate([np.linspace(-25.0, 25.0, 4001), RNG.uniform(-3.0, 3.0, 2000),
+                        near, [TANH_BY_EXP, -TANH_ONE, 0.0, 1e-300, np.inf, -np.inf]])
+    got = np.array([coulomb_shape(v) for v in x])
+    want = np.array([math.tanh(v) for v in x])
+    assert np.all(np.abs(got - want) <= 2 * np.spacing(np.abs(want)))
+    assert math.copysign(1.0, coulomb_shape(-0.0)) == -1.0
+    assert math.isnan(coulomb_shape(math.nan))

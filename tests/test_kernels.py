@@ -166,3 +166,20 @@ def test_a_batch_goes_past_the_one_state_kernels(monkeypatch):
     inverse_dynamics(robot, Q[0], Q[0], Q[0])
     forward_dynamics(robot, Q[0], Q[0], tau[0])
     assert offered == ["inverse_dynamics_state_kernel", "forward_dynamics_state_kernel"]
+
+
+def test_a_large_result_starts_on_a_huge_page_and_is_zero():
+    """zeroed_result: np.zeros(shape) C-ordered, cut from its buffer's first 2 MiB
+    boundary when malloc would map it afresh (32 MiB and more), else np.zeros itself."""
+    from armdyn.core.kernels.buffers import FRESH_MAPPING_MIN, HUGE_PAGE, zeroed_result
+    for shape in ((10_000, 6, 78), (FRESH_MAPPING_MIN // 8,), (4096, 6, 78), (3, 5),
+                  (0, 6, 78)):
+        y = zeroed_result(shape)
+        assert y.shape == shape and y.dtype == np.float64 and y.flags.c_contiguous
+        assert y.flags.writeable and not y.any()
+        large = y.nbytes >= FRESH_MAPPING_MIN
+        assert y.flags.owndata != large
+        if large:  # from a boundary, and its last huge page whole inside the buffer
+            assert y.ctypes.data % HUGE_PAGE == 0
+            end = y.ctypes.data + -(-y.nbytes // HUGE_PAGE) * HUGE_PAGE
+            assert end <= y.base.ctypes.data + y.base.nbytes

@@ -122,3 +122,20 @@ def test_regressor_refuses_what_it_does_not_take():
     if any(not k.is_dh for k in human.joint_types):
         with pytest.raises(ArgumentError, match="joint '.*' is (free|spherical|universal)"):
             joint_torque_regressor(human, human.q_home, np.zeros(human.nv), np.zeros(human.nv))
+
+
+def test_regressor_overflow_is_an_error_and_none_happens_within_the_kernels_bound():
+    """The kernel spares the look at every entry while the arguments and the model's
+    lengths are within NO_OVERFLOW: at that bound (a prismatic joint pushed out to it
+    too) every entry is finite, beyond it an overflow is still a ResultOverflowError."""
+    from armdyn.core.errors import ResultOverflowError
+    from armdyn.core.kernels.regressor import NO_OVERFLOW
+    for path in FILES[:2]:  # the PUMA and the Stanford arm (a prismatic joint)
+        robot = load_robot(path)
+        n = robot.n
+        signs = RNG.choice([-1.0, 1.0], size=(3, 8, n))
+        Y = joint_torque_regressor(robot, *(NO_OVERFLOW * signs))
+        assert np.isfinite(Y).all() and np.abs(Y).max() < 1e143
+        with pytest.raises(ResultOverflowError):
+            joint_torque_regressor(robot, np.zeros((2, n)), np.full((2, n), 1e200),
+                                   np.zeros((2, n)))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ArgumentError
+from ..kernels.buffers import zeroed_result
 from ..kernels.data import new_workspace
 from ..kernels.drives import DRIVE_ARMATURE, DRIVE_COULOMB, DRIVE_VISCOUS, FRICTION_BAND
 from ..kernels.regressor import JOINT_PARAMETERS, LINK_PARAMETERS, regressor_batch
@@ -66,10 +67,10 @@ def joint_torque_regressor(model, q, qd, qdd) -> np.ndarray:
         raise ArgumentError("the regressor is for trees; this model has loops")
     k = m.kernel
     (Q, Qd, Qdd), single = joint_rows(m.n, q=q, qd=qd, qdd=qdd)
-    out = np.zeros((Q.shape[0], m.n, (LINK_PARAMETERS + JOINT_PARAMETERS) * m.n))
-    finite = regressor_batch(k.F, k.I, new_workspace(k), np.ascontiguousarray(Q),
+    out = zeroed_result((Q.shape[0], m.n, (LINK_PARAMETERS + JOINT_PARAMETERS) * m.n))
+    bounded = regressor_batch(k.F, k.I, new_workspace(k), np.ascontiguousarray(Q),
                              np.ascontiguousarray(Qd), np.ascontiguousarray(Qdd),
                              FRICTION_BAND, out)
-    if not finite:
-        finite_result(out, "the regressor")  # raises ResultOverflowError
+    if not bounded:  # an argument beyond 1e30: an entry may have overflowed
+        finite_result(out, "the regressor")  # raises ResultOverflowError if one did
     return out[0] if single else out

@@ -32,11 +32,31 @@ FRICTION_BAND = 0.01
 DRIVE_VISCOUS, DRIVE_COULOMB, DRIVE_ARMATURE, DRIVE_RATIO = 0, 1, 2, 3
 
 
+#: Below this |x| `coulomb_shape` is libm's tanh; from it on, tanh(x) > 1/2 and
+#: 1 - 2 / (exp(2|x|) + 1) loses nothing to the subtraction.
+TANH_BY_EXP = 0.55
+#: Beyond this |x|, tanh(x) rounds to +-1 (from 19.06 on).
+TANH_ONE = 20.0
+
+
+@inlined_kernel
+def coulomb_shape(x):
+    """tanh(x), x = qd / FRICTION_BAND: the shape of Coulomb friction, within 2 ulp of
+    libm's. Past TANH_BY_EXP it is 1 - 2 / (exp(2|x|) + 1) with the sign of x (libm's
+    tanh takes 9 ns here, exp 3), +-1 past TANH_ONE; NaN stays NaN."""
+    a = abs(x)
+    if TANH_BY_EXP <= a < TANH_ONE:
+        return math.copysign(1.0 - 2.0 / (math.exp(2.0 * a) + 1.0), x)
+    if a >= TANH_ONE:
+        return math.copysign(1.0, x)
+    return math.tanh(x)  # near zero, or NaN
+
+
 @inlined_kernel
 def friction_force(mv, k, qd_k):
     """Joint k's friction force at rate qd_k: c_v qd + c_c tanh(qd / FRICTION_BAND)."""
     return (mv.drive[k, DRIVE_VISCOUS] * qd_k
-            + mv.drive[k, DRIVE_COULOMB] * math.tanh(qd_k / FRICTION_BAND))
+            + mv.drive[k, DRIVE_COULOMB] * coulomb_shape(qd_k / FRICTION_BAND))
 
 
 @inlined_kernel

@@ -19,36 +19,34 @@ columns of joint j are qd_j, tanh(qd_j / band) and qdd_j in row j; the rest are 
 """
 from __future__ import annotations
 
-import math
-
 from numba import njit
 
 from . import denoc
 from .buffers import KERNEL_OPTIONS, inlined_kernel
 from .data import data_views
+from .drives import coulomb_shape
 from .joints import JOINT_REVOLUTE
 from .layout import model_views
 
 #: Parameters per link (m, h_l, I_vec) and per joint (c_v, c_c, r^2 I_r).
 LINK_PARAMETERS = 10
 JOINT_PARAMETERS = 3
-
-
-#: Beyond this |x|, tanh(x) rounds to +-1 (from 19.06 on).
-TANH_ONE = 20.0
-#: Above this magnitude an entry has overflowed (the largest finite float); NaN fails too.
-_FINITE = 1.7976931348623157e308
+#: While every joint value, rate and acceleration and every length of the model (DH a
+#: and b, placements) and gravity are within this bound, no entry can overflow: with n
+#: up to 10^4, origins stay below 3e34 m, w below 1e34, w' and the columns of W and
+#: I_vec below 1e68, a_P below 1e107 and an entry below 1e143, far from 1.8e308.
+NO_OVERFLOW = 1e30
 
 
 @njit(**KERNEL_OPTIONS, fastmath={"contract"})  # multiply-adds fused: 5 % faster
 def regressor_batch(F, I, ws, q, qd, qdd, band, Y):
     """Y[s] (n, 13 n) = the regressor at (q[s], qd[s], qdd[s]) for every sample s of the
     (S, n) arrays, with the model's gravity; `band` the friction band (rad/s, m/s).
-    Y must hold zeros on entry (np.zeros: the pages come zeroed at no cost): only the
+    Y must hold zeros on entry (`core.kernels.buffers.zeroed_result`): only the
     entries that can be nonzero are written (a joint's columns of the links it does not
-    support, and of the other joints' friction and rotor, stay zero). Returns False
-    when an entry has overflowed (or a sum of entries near the largest float), the
-    arguments being finite."""
+    support, and of the other joints' friction and rotor, stay zero). Returns True
+    when no entry can have overflowed, all arguments and the model's lengths being
+    within NO_OVERFLOW (finite arguments beyond it: False, and the caller looks)."""
     mv = model_views(F, I)
     D = data_views(mv, ws)
     n = mv.n
@@ -58,8 +56,17 @@ def regressor_batch(F, I, ws, q, qd, qdd, band, Y):
     Rl, ol, oj, e, t, tdot = D.Rl, D.ol, D.oj, D.e, D.t, D.tdot
     parent, kind = mv.parent, mv.kind
     p = LINK_PARAMETERS * n
-    finite = True
+    bounded = abs(g[0]) + abs(g[1]) + abs(g[2]) <= NO_OVERFLOW
+    for k in range(n):
+        if not (abs(mv.dh[k, 0]) + abs(mv.dh[k, 1]) + abs(mv.place_p[k, 0])
+                + abs(mv.place_p[k, 1]) + abs(mv.place_p[k, 2]) <= NO_OVERFLOW):
+            bounded = False
     for s in range(q.shape[0]):
+        size = 0.0  # one test of a sum: a test per number cost 2 % of the pass
+        for j in range(n):
+            size += abs(q[s, j]) + abs(qd[s, j]) + abs(qdd[s, j])
+        if not size <= NO_OVERFLOW:
+            bounded = False
         # the frames, axes e_k (eq. 11a) and a_{k,parent} (eq. 11d) of
         # denoc.link_quantities, without the mass matrices the regressor does not use
         denoc.dh_frames(mv, q[s], D.Rj, oj, Rl, ol)
@@ -101,52 +108,74 @@ def regressor_batch(F, I, ws, q, qd, qdd, band, Y):
             col = LINK_PARAMETERS * k
             j = k
             while j >= 0:  # joint j supports link k
-                ex, ey, ez = transposed_times(Rl, k, e[j, 0], e[j, 1], e[j, 2])  # e_l
-                if kind[j] == JOINT_REVOLUTE:
-                    # e_j . (n + (P_k - O_j) x f) = e_l . n_l + u_l . f_l,
-                    # u_l = e_l x (P_k - O_j)_l
-                    px, py, pz = transposed_times(Rl, k, ol[k, 0] - oj[j, 0],
-                                                  ol[k, 1] - oj[j, 1], ol[k, 2] - oj[j, 2])
-                    ux, uy, uz = ey * pz - ez * py, ez * px - ex * pz, ex * py - ey * px
-                    y0 = ux * ax + uy * ay + uz * az
-                    y1 = W00 * ux + W10 * uy + W20 * uz + ay * ez - az * ey
-                    y2 = W01 * ux + W11 * uy + W21 * uz + az * ex - ax * ez
-                    y3 = W02 * ux + W12 * uy + W22 * uz + ax * ey - ay * ex
-                    y4 = ex * v0x + ey * v0y + ez * v0z
-                    y5 = ex * v1x + ey * v1y + ez * v1z
-                    y6 = ex * v2x + ey * v2y + ez * v2z
-                    y7 = ex * v3x + ey * v3y + ez * v3z
-                    y8 = ex * v4x + ey * v4y + ez * v4z
-                    y9 = ex * v5x + ey * v5y + ez * v5z
+                revolute = kind[j] == JOINT_REVOLUTE
+                if j == k:
+                    # joint k in its own link's frame: with Q = Rz(theta) Rx(alpha) and
+                    # R_k = (joint frame) Q, e_l = Q^T z = (0, sin alpha, cos alpha) and
+                    # u_l = e_l x Q^T (a cos theta, a sin theta, b) = (0, a cos alpha,
+                    # -a sin alpha): constants of the DH row (the zeros spare a third)
+                    ca, sa = mv.dh[k, 4], mv.dh[k, 5]
+                    if revolute:
+                        uy, uz = mv.dh[k, 0] * ca, -mv.dh[k, 0] * sa
+                        y0 = uy * ay + uz * az
+                        y1 = W10 * uy + W20 * uz + ay * ca - az * sa
+                        y2 = W11 * uy + W21 * uz - ax * ca
+                        y3 = W12 * uy + W22 * uz + ax * sa
+                        y4 = sa * v0y + ca * v0z
+                        y5 = sa * v1y + ca * v1z
+                        y6 = sa * v2y + ca * v2z
+                        y7 = sa * v3y + ca * v3z
+                        y8 = sa * v4y + ca * v4z
+                        y9 = sa * v5y + ca * v5z
+                    else:
+                        y0 = sa * ay + ca * az
+                        y1 = W10 * sa + W20 * ca
+                        y2 = W11 * sa + W21 * ca
+                        y3 = W12 * sa + W22 * ca
+                        y4 = y5 = y6 = y7 = y8 = y9 = 0.0
+                else:
+                    ex, ey, ez = transposed_times(Rl, k, e[j, 0], e[j, 1], e[j, 2])  # e_l
+                    if revolute:
+                        # e_j . (n + (P_k - O_j) x f) = e_l . n_l + u_l . f_l,
+                        # u_l = e_l x (P_k - O_j)_l
+                        px, py, pz = transposed_times(Rl, k, ol[k, 0] - oj[j, 0],
+                                                      ol[k, 1] - oj[j, 1], ol[k, 2] - oj[j, 2])
+                        ux, uy, uz = ey * pz - ez * py, ez * px - ex * pz, ex * py - ey * px
+                        y0 = ux * ax + uy * ay + uz * az
+                        y1 = W00 * ux + W10 * uy + W20 * uz + ay * ez - az * ey
+                        y2 = W01 * ux + W11 * uy + W21 * uz + az * ex - ax * ez
+                        y3 = W02 * ux + W12 * uy + W22 * uz + ax * ey - ay * ex
+                        y4 = ex * v0x + ey * v0y + ez * v0z
+                        y5 = ex * v1x + ey * v1y + ez * v1z
+                        y6 = ex * v2x + ey * v2y + ez * v2z
+                        y7 = ex * v3x + ey * v3y + ez * v3z
+                        y8 = ex * v4x + ey * v4y + ez * v4z
+                        y9 = ex * v5x + ey * v5y + ez * v5z
+                    else:  # e_j . f = e_l . f_l (I_vec's columns stay zero)
+                        y0 = ex * ax + ey * ay + ez * az
+                        y1 = W00 * ex + W10 * ey + W20 * ez
+                        y2 = W01 * ex + W11 * ey + W21 * ez
+                        y3 = W02 * ex + W12 * ey + W22 * ez
+                        y4 = y5 = y6 = y7 = y8 = y9 = 0.0
+                # in memory order; a prismatic joint's I_vec columns stay zero
+                Ys[j, col] = y0
+                Ys[j, col + 1] = y1
+                Ys[j, col + 2] = y2
+                Ys[j, col + 3] = y3
+                if revolute:
                     Ys[j, col + 4] = y4
                     Ys[j, col + 5] = y5
                     Ys[j, col + 6] = y6
                     Ys[j, col + 7] = y7
                     Ys[j, col + 8] = y8
                     Ys[j, col + 9] = y9
-                    rest = y4 + y5 + y6 + y7 + y8 + y9
-                else:  # e_j . f = e_l . f_l (I_vec's columns stay zero)
-                    y0 = ex * ax + ey * ay + ez * az
-                    y1 = W00 * ex + W10 * ey + W20 * ez
-                    y2 = W01 * ex + W11 * ey + W21 * ez
-                    y3 = W02 * ex + W12 * ey + W22 * ez
-                    rest = 0.0
-                Ys[j, col] = y0
-                Ys[j, col + 1] = y1
-                Ys[j, col + 2] = y2
-                Ys[j, col + 3] = y3
-                # an overflow shows as an infinite or NaN sum (0 * rest: NaN if not finite)
-                if not abs(y0 + y1 + y2 + y3 + 0.0 * rest) <= _FINITE:
-                    finite = False
                 j = parent[j]
         for j in range(n):
             c = p + JOINT_PARAMETERS * j
             Ys[j, c] = qd[s, j]
-            # tanh is 1 to the last bit beyond 19.1: spare the call (a third of its time)
-            x = qd[s, j] / band
-            Ys[j, c + 1] = math.tanh(x) if abs(x) < TANH_ONE else math.copysign(1.0, x)
+            Ys[j, c + 1] = coulomb_shape(qd[s, j] / band)
             Ys[j, c + 2] = qdd[s, j]
-    return finite
+    return bounded
 
 
 @inlined_kernel
