@@ -79,3 +79,27 @@ def test_a_python_function_that_raises_stops_the_run_with_its_error(robot):
 def test_a_wrong_shape_is_named(robot):
     with pytest.raises(SimulationError, match=r"shape \(2,\)"):
         simulate(robot, 1.0, tau=lambda t, q, qd: np.zeros(3))
+
+
+@pytest.mark.parametrize("form", [list, lambda a: a.astype(">f8")],
+                         ids=["a list", "big-endian float64"])
+def test_a_result_of_another_type_gives_the_same_run(robot, python_run, form):
+    """The callback takes numpy's float64 arrays as they are (its dtype test is by
+    identity) and anything else through asarray: the same numbers, the same run."""
+    run = simulate(robot, 2.0, tau=lambda t, q, qd: form(pd_python(t, q, qd)))
+    assert np.array_equal(run.q, python_run.q) and np.array_equal(run.qd, python_run.qd)
+
+
+def test_the_function_is_given_copies_it_may_keep(robot):
+    """q and qd are copies: the integrator's buffers move on, what the function kept
+    does not (the states it saw stay different)."""
+    seen = []
+
+    def keeping(t, q, qd):
+        seen.append((t, q, qd))
+        return pd_python(t, q, qd)
+
+    simulate(robot, 0.2, tau=keeping)
+    # (views of the integrator's few buffers would all hold the last states written)
+    assert len(seen) > 100
+    assert len({(q.tobytes(), qd.tobytes()) for _, q, qd in seen}) > len(seen) // 2

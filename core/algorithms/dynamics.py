@@ -50,15 +50,16 @@ def inverse_dynamics(model, q, qd, qdd, f_ext=None) -> np.ndarray:
     Raises ArgumentError naming an argument of the wrong shape or not finite, and
     ResultOverflowError when finite inputs overflow.
     """
-    m = model_of(model)
+    try:  # model_of(model), inline on the common call (a function call is 2 % of it)
+        m = model.model
+    except AttributeError:
+        m = model_of(model)  # the error naming what came instead of a model
     k = m.kernel
-    if f_ext is None and not k.nl and (type(q) is np.ndarray and q.ndim == 1
-                                       or np.ndim(q) == 1):
+    if f_ext is None and not k.nl:
         # the common call, one state: straight to the kernel (closed to argument types
-        # other than float vectors; it checks lengths and finiteness), else checked below.
-        # A batch (T, n) goes past it: numba's TypeError for a 2-D array costs ~0.3 ms,
-        # as much as the inverse dynamics of a 200-sample run. (An array's ndim is read
-        # directly: np.ndim costs ~0.1 us, a tenth of the kernel's time.)
+        # other than float vectors, refused in ~1 us: a batch (T, n) or a list; it checks
+        # lengths and finiteness), else checked below. No test of q in Python: each
+        # costs the call a few percent.
         tau = np.empty(k.nv)
         try:
             ws = k.per_thread.workspace
@@ -108,14 +109,14 @@ def forward_dynamics(model, q, qd, tau, method: str = "denoc", f_ext=None) -> np
     ArgumentError naming an argument of the wrong shape or not finite, and
     ResultOverflowError when finite inputs overflow.
     """
-    m = model_of(model)
+    try:  # model_of(model), inline as in inverse_dynamics
+        m = model.model
+    except AttributeError:
+        m = model_of(model)
     k = m.kernel
-    if f_ext is None and method == "denoc" and (type(q) is np.ndarray and q.ndim == 1
-                                                or np.ndim(q) == 1):
-        # the common call, one state: straight to the kernel (closed to argument types
-        # other than float vectors; it checks lengths and finiteness), else checked first
-        # (a batch goes past it: numba's TypeError for a 2-D array costs ~0.3 ms; an
-        # array's ndim is read directly, as in inverse_dynamics)
+    if f_ext is None and method == "denoc":
+        # the common call, one state: straight to the kernel (as in inverse_dynamics;
+        # it checks lengths and finiteness), else checked first
         qdd = np.empty(k.nv)
         one = constrained_state_kernel if k.nl else forward_dynamics_state_kernel
         try:

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from .buffers import compiled_kernel
+from .buffers import inlined_kernel
 from .fields import Field, FieldTable
 
 DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m", "ne"), (np.float64,), (
@@ -87,11 +87,11 @@ __doc__ = __doc__.replace("{fields}", DATA_FIELDS.describe())
 _cut_data = DATA_FIELDS.cutter()
 
 
-@compiled_kernel
+@inlined_kernel
 def data_views(mv, ws):
     """Cut the workspace buffer ws of the model mv (`core.kernels.layout.model_views`)
     into the fields of Data (no copies, no reference counting; ws must outlive them;
-    IndexError if it is too short for the model)."""
+    IndexError if it is too short for the model). Inlined, as `model_views`."""
     return _cut_data((mv.n, mv.nv, mv.m, mv.ne), (ws,))
 
 

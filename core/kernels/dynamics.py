@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import denoc
-from .buffers import closed_kernel, compiled_kernel
+from .buffers import closed_kernel, compiled_kernel, inlined_kernel
 from .constrained import constrained_forward_dynamics_inline, constrained_forward_dynamics_kernel
 from .data import data_views
 from .layout import model_views
@@ -33,18 +33,11 @@ def _call_gravity(mv, with_gravity, g):
     return g
 
 
-@compiled_kernel
-def _finite_sum(a, b, c):
-    """a + b + c summed over their entries: finite iff every entry is (and no overflow)."""
-    s = 0.0
-    for k in range(a.shape[0]):
-        s += a[k] + b[k] + c[k]
-    return math.isfinite(s)
-
-
-@compiled_kernel
+@inlined_kernel
 def _all_finite(x):
-    """Whether every entry of x is finite (tested one by one: no arithmetic to count)."""
+    """Whether every entry of x is finite (tested one by one: no arithmetic to count, and
+    no overflow of a sum to mistake for a bad entry). Inlined: a compiled call passes x
+    member by member, which cost the single-state kernels more than the test itself."""
     for k in range(x.shape[0]):
         if not math.isfinite(x[k]):
             return False
@@ -72,7 +65,7 @@ def inverse_dynamics_state_kernel(F, I, ws, q, qd, qdd, tau):
     mv = model_views(F, I)
     if q.shape[0] != mv.nq or qd.shape[0] != mv.nv or qdd.shape[0] != mv.nv:
         return WRONG_LENGTH
-    if not _finite_sum(q, qd, qdd):
+    if not (_all_finite(q) and _all_finite(qd) and _all_finite(qdd)):
         return NOT_FINITE
     D = data_views(mv, ws)
     denoc.link_quantities_inline(mv, D, q)
@@ -107,7 +100,7 @@ def constrained_state_kernel(F, I, ws, q, qd, tau, qdd):
     mv = model_views(F, I)
     if q.shape[0] != mv.nq or qd.shape[0] != mv.nv or tau.shape[0] != mv.nv:
         return WRONG_LENGTH
-    if not _finite_sum(q, qd, tau):
+    if not (_all_finite(q) and _all_finite(qd) and _all_finite(tau)):
         return NOT_FINITE
     bad = constrained_forward_dynamics_inline(mv, ws, q, qd, tau, data_views(mv, ws).no_wrench,
                                               qdd)

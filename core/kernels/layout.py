@@ -27,7 +27,7 @@ import threading
 
 import numpy as np
 
-from .buffers import compiled_kernel
+from .buffers import inlined_kernel
 from .fields import Field, FieldTable
 from .joints import JOINT_NQ, JOINT_NV
 
@@ -113,10 +113,12 @@ __doc__ = __doc__.replace("{fields}", MODEL_FIELDS.describe())
 _cut_model = MODEL_FIELDS.cutter()
 
 
-@compiled_kernel
+@inlined_kernel
 def model_views(F, I):
     """Cut the model buffers into the named fields of `MODEL_FIELDS` (no copies, no
-    reference counting; F and I must outlive the views)."""
+    reference counting; F and I must outlive the views). Inlined into every kernel: a
+    compiled call returning the thirty views cost a single-state call ~50 ns, a
+    twentieth of an inverse dynamics of 6 joints, and LLVM drops the views it never reads."""
     return _cut_model((I[0], I[1], I[2], I[3], I[4], I[5], I[6], I[7], I[8]), (F, I))
 
 
