@@ -482,8 +482,8 @@ def test_simulate_chunks_concatenate_to_the_returned_trajectory():
 
 def test_a_run_has_the_same_samples_however_short_its_chunks_wall_time():
     """The compiled integrator is called for as many steps as fit before each chunk's
-    wall-clock deadline (`Dop853Stepper.advance`): from one step a call (a deadline
-    always past) to whole chunks, the samples are the same, bit for bit."""
+    wall-clock deadline (`Dop853Stepper.advance`): from MIN_CALL_STEPS a call (a
+    deadline always past) to whole chunks, the samples are the same, bit for bit."""
     from armdyn.core.io.model_files import load_model
     robot = load_model(os.path.join(ROBOTS_DIR, "human_body_jalon.toml"))
     runs = []

@@ -45,10 +45,12 @@ DEFAULT_RTOL = 1e-10
 DEFAULT_ATOL = 1e-10
 #: A state component larger than this is taken as a blow-up.
 HUGE = 1e10
-#: Steps of the first call of the compiled integrator in a run; later calls take as
-#: many as fit before the chunk's wall-clock deadline (`Dop853Stepper.advance`), at
-#: most MAX_CALL_STEPS.
-FIRST_CALL_STEPS = 20
+#: Steps of a call of the compiled integrator (`Dop853Stepper.advance`): the first of a
+#: run takes MIN_CALL_STEPS, later ones as many as fit before the chunk's wall-clock
+#: deadline at the last call's pace, at least MIN_CALL_STEPS (a thread that waited for
+#: a CPU measures a slow pace: the humanoid's run then made calls of a step or two, and
+#: their returns to Python made it 1.5-2 times slower) and at most MAX_CALL_STEPS.
+MIN_CALL_STEPS = 20
 MAX_CALL_STEPS = 100_000
 
 TorqueInput = None | np.ndarray | Callable[[float, np.ndarray, np.ndarray], np.ndarray]
@@ -131,15 +133,15 @@ class Dop853Stepper:
 
     def advance(self, t_stop: float, deadline: float) -> bool | Failure:
         """Step in calls of the compiled integrator, each of as many steps as fit before
-        the deadline at the pace of the last call (the first: FIRST_CALL_STEPS): every
+        the deadline at the pace of the last call (`MIN_CALL_STEPS` at least): every
         return to Python takes Python's lock, which the window's thread may then wait
         for, the longer when this thread runs at a lower priority (`gui.jobs.job`); the
         humanoid's chunks took 16 calls of 20 steps each, now one or two."""
         status, stats = 0, self.state.stats
         while status == 0 and self.state.t < t_stop:
             start, accepted = _time.perf_counter(), int(stats[1])
-            steps = (FIRST_CALL_STEPS if self.step_wall is None else
-                     min(MAX_CALL_STEPS, max(1, 1 + int((deadline - start) / self.step_wall))))
+            steps = (MIN_CALL_STEPS if self.step_wall is None else min(
+                MAX_CALL_STEPS, max(MIN_CALL_STEPS, int((deadline - start) / self.step_wall))))
             status, self.next_out, info = self.state.advance(self.grid, self.Y, self.next_out,
                                                              t_stop, max_steps=steps)
             end = _time.perf_counter()
