@@ -26,6 +26,13 @@ programs of the user's), ``--worker-nice N`` sets the simulation thread's nice v
 above the GUI thread's (`gui.jobs.job.WORKER_NICE`): together they show what a
 starved simulation thread holding Python's lock does to the window.
 
+``--watch N`` records, after each gap over 50 ms, how long every thread of the process
+was on a CPU, waiting for one (the run queue: the machine's load) or neither (blocked:
+Python's lock, the OpenGL rasteriser, the X server) within it, and where the simulation
+thread's Python was; it prints the N longest gaps of each measurement and
+``gui_blocked_s``, the GUI thread's blocked time in all (``--stacks``: with the GUI
+thread's own Python stacks during each gap).
+
 ``--profile N`` profiles the GUI thread (cProfile: only the thread it is enabled on)
 during each measurement and prints its N costliest functions (cumulative time): what
 keeps the thread away from its event loop.
@@ -41,6 +48,7 @@ say what the work costs whatever share of the CPUs the window gets.
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import io
 import math
@@ -49,7 +57,9 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +74,11 @@ PROFILE_TOP = {"n": 0}
 #: `--busy N`: N CPU-bound processes of the same session run during each fall (other
 #: programs of the user's: Linux's scheduler shares a session's CPU among its threads)
 BUSY = {"n": 0}
+#: `--watch N`: after each gap over 50 ms, what every thread of the process did in it
+#: (`GapWatch`); the N longest gaps of a measurement are printed; `--stacks`: with the
+#: GUI thread's Python stacks during each (sampled from a thread of its own, which
+#: takes Python's lock every ~2 ms: it slows the GUI thread a little)
+WATCH = {"n": 0, "stacks": False}
 #: ... whose loop ends with this process (if it is killed, its parent changes)
 BUSY_LOOP = "import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n    pass"
 
@@ -85,6 +100,111 @@ def chain_robot(n: int):
     return Robot(f"chain of {n}", links, gravity=(0.0, 0.0, -9.81))
 
 
+#: names of the process's threads by native id (read once: they do not change)
+THREAD_NAMES: dict[int, str] = {}
+
+
+def thread_clocks() -> dict[int, tuple[str, int, int]]:
+    """Every thread of this process (Linux): {native id: (name, ns on a CPU, ns waiting
+    for one on the run queue)}, from /proc/self/task/*/schedstat; {} elsewhere."""
+    clocks = {}
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return clocks
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/schedstat", "rb") as f:
+                run_ns, wait_ns = f.read().split()[:2]
+            tid = int(task)
+            if tid not in THREAD_NAMES:
+                with open(f"/proc/self/task/{task}/comm") as f:
+                    THREAD_NAMES[tid] = f.read().strip()
+            clocks[tid] = (THREAD_NAMES[tid], int(run_ns), int(wait_ns))
+        except (OSError, ValueError):  # the thread ended meanwhile
+            pass
+    return clocks
+
+
+class GapWatch:
+    """What the process's threads did during each long gap of the heartbeat: for the GUI
+    thread and every other thread, its time on a CPU and waiting for one (the run
+    queue) within the gap; the rest of the GUI thread's gap it was blocked (Python's
+    lock, a mutex, the X server) or idle. Also the Python stack of the other threads
+    when the GUI thread got back (where a thread that held Python's lock let it go)."""
+
+    def __init__(self) -> None:
+        self.gaps: list[tuple[float, str]] = []
+        #: (time, the GUI thread's innermost Python frames) every ~2 ms, from a thread of
+        #: its own (it takes Python's lock: at least every switch interval, 5 ms)
+        self._stacks: collections.deque = collections.deque(maxlen=2000)
+        self._sampling = WATCH["stacks"]
+        if self._sampling:
+            threading.Thread(target=self._sample, daemon=True).start()
+        #: s the GUI thread spent neither on a CPU nor waiting for one, beyond the
+        #: heartbeat's own period, over the measurement: how long it was blocked
+        self.blocked = 0.0
+        self._before = thread_clocks()
+
+    def _sample(self) -> None:
+        main = threading.main_thread().ident
+        while self._sampling:
+            frame = sys._current_frames().get(main)
+            if frame is not None:
+                stack = traceback.extract_stack(frame)[-4:]
+                self._stacks.append((time.perf_counter(), " < ".join(
+                    f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack))))
+            time.sleep(0.002)
+
+    def stop(self) -> None:
+        self._sampling = False
+
+    def _gui_stacks(self, gap: float) -> list[str]:
+        """The GUI thread's most frequent stacks during the last `gap` s."""
+        since = time.perf_counter() - gap
+        seen = collections.Counter(s for t, s in list(self._stacks) if t >= since
+                                   and "_beat" not in s and "exec" not in s.split(" < ")[0])
+        return [f"    GUI x{k} at {s}" for s, k in seen.most_common(4)]
+
+    def beat(self, gap: float, limit_s: float = 0.05) -> None:
+        now = thread_clocks()
+        gui = os.getpid()
+        if gui in now and gui in self._before:
+            busy_ns = sum(now[gui][1:]) - sum(self._before[gui][1:])
+            self.blocked += max(0.0, gap - HEARTBEAT_MS / 1000 - busy_ns / 1e9)
+        if gap > limit_s:
+            self.gaps.append((gap, "\n".join([self._describe(gap, self._before, now),
+                                               *self._gui_stacks(gap)])))
+        self._before = now
+
+    @staticmethod
+    def _describe(gap: float, before, now) -> str:
+        gui = os.getpid()
+        lines = []
+        for tid, (name, run_ns, wait_ns) in sorted(now.items(), key=lambda kv: kv[0] != gui):
+            run0, wait0 = before.get(tid, (name, 0, 0))[1:]
+            run_ms, wait_ms = (run_ns - run0) / 1e6, (wait_ns - wait0) / 1e6
+            if tid == gui or run_ms + wait_ms > 1.0:
+                who = "GUI" if tid == gui else f"{name}[{tid}]"
+                lines.append(f"    {who:22s} on CPU {run_ms:6.1f} ms, run queue {wait_ms:6.1f} ms"
+                             + (f", blocked/idle {1000 * gap - run_ms - wait_ms:6.1f} ms"
+                                if tid == gui else ""))
+        ids = {t.ident: t.native_id for t in threading.enumerate()}
+        for ident, frame in sys._current_frames().items():
+            if ident == threading.main_thread().ident:
+                continue
+            stack = traceback.extract_stack(frame)[-3:]
+            lines.append(f"    thread {ids.get(ident, ident)} at " + " < ".join(
+                f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)))
+        return "\n".join(lines)
+
+    def report(self) -> None:
+        print(f"  GUI thread blocked (not on a CPU nor waiting for one, beyond the "
+              f"{HEARTBEAT_MS} ms period) {self.blocked:.2f} s in all", flush=True)
+        for gap, text in sorted(self.gaps, reverse=True)[:WATCH["n"]]:
+            print(f"  gap {1000 * gap:.0f} ms\n{text}", flush=True)
+
+
 class Heartbeat:
     """A 5 ms timer on the GUI thread; records the longest gap between its ticks."""
 
@@ -100,6 +220,7 @@ class Heartbeat:
 
     def start(self) -> None:
         self.gaps = []
+        self._watch = GapWatch() if WATCH["n"] else None
         self._profile = cProfile.Profile() if PROFILE_TOP["n"] else None
         if self._profile is not None:
             self._profile.enable()
@@ -121,11 +242,21 @@ class Heartbeat:
             stats = pstats.Stats(self._profile, stream=out)
             stats.sort_stats("cumulative").print_stats(PROFILE_TOP["n"])
             print(out.getvalue(), flush=True)
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch.report()
 
     def _beat(self) -> None:
         now = time.perf_counter()
         self.gaps.append(now - self._last)
         self._last = now
+        if self._watch is not None:
+            self._watch.beat(self.gaps[-1])
+
+    @property
+    def blocked(self) -> float | None:
+        """With --watch: s the GUI thread was blocked (`GapWatch.blocked`), else None."""
+        return None if self._watch is None else self._watch.blocked
 
     @property
     def longest(self) -> float:
@@ -217,6 +348,7 @@ def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_sah
            gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
            gui_thread_cpu_s=f"{beat.gui_cpu:.2f}",
            gui_cpu_ms_per_s=f"{1000 * beat.gui_cpu / max(wall, 1e-9):.0f}",
+           **({} if beat.blocked is None else {"gui_blocked_s": f"{beat.blocked:.2f}"}),
            samples=len(window.trajectory) if window.trajectory is not None else 0)
     if then_playback:
         scenario_playback(window)
@@ -320,8 +452,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--busy", type=int, nargs="?", const=1, default=0, metavar="N",
                         help="N (default 1) CPU-bound processes of the same session run "
                         "during each fall")
+    parser.add_argument("--watch", type=int, default=0, metavar="N",
+                        help="after each gap over 50 ms, record what every thread did in "
+                        "it; print the N longest gaps of each measurement")
+    parser.add_argument("--stacks", action="store_true",
+                        help="with --watch: the GUI thread's Python stacks during each gap")
     args = parser.parse_args(argv)
     PROFILE_TOP["n"] = args.profile
+    WATCH["n"] = args.watch
+    WATCH["stacks"] = args.stacks
     BUSY["n"] = args.busy
     unknown = set(args.scenarios) - set(SCENARIOS)
     if unknown:
@@ -333,7 +472,8 @@ def main(argv: list[str] | None = None) -> int:
             print("no display and no xvfb-run: install xvfb", file=sys.stderr)
             return 1
         size = f"{WINDOW_SIZE[0]}x{WINDOW_SIZE[1]}x24"
-        extra = ["--busy", str(args.busy)] + (
+        extra = ["--busy", str(args.busy), "--watch", str(args.watch)] + (
+            ["--stacks"] if args.stacks else []) + (
             [] if args.worker_nice is None else ["--worker-nice", str(args.worker_nice)])
         return subprocess.call([xvfb, "-a", "-s", f"-screen 0 {size}", sys.executable,
                                 __file__, *chosen, "--model", args.model,

@@ -51,6 +51,14 @@ def _tiny_four_bar() -> Mechanism:
         loops=(Loop("C", "revolute", ("coupler", "rocker")),), gravity=(0.0, -9.81, 0.0))
 
 
+def _tiny_floating_body() -> Mechanism:
+    """A free body (a floating base): the integrator's kernels stepping a chart of q
+    (`core.kernels.charts`), which the first run of the human loaded inside the run,
+    holding Python's lock in the run's thread for a large part of 0.4 s."""
+    return Mechanism("warm-up body", (Chain("body", (
+        Link(JointType.FREE, name="body", mass=1.0, inertia=(0.01, 0.02, 0.03, 0, 0, 0)),)),))
+
+
 def warm_up_display() -> None:
     """The kernels a window needs to draw an arm and follow its pose sliders."""
     robot = _tiny_robot()
@@ -65,6 +73,7 @@ def warm_up() -> None:
     q, qd = robot.q_home, np.array([0.1, -0.2])
     forward_kinematics(robot, q)
     simulate(robot, 0.02, dt_out=0.01)
+    simulate(_tiny_floating_body(), 0.02, dt_out=0.01)
     tau = inverse_dynamics(robot, q, qd, qd)
     run = run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
     reduce_run(run, "inverse")  # what a sweep keeps of each point

@@ -475,3 +475,27 @@ def test_simulate_chunks_concatenate_to_the_returned_trajectory():
         np.testing.assert_array_equal(getattr(direct, name), getattr(whole, name), err_msg=name)
     np.testing.assert_array_equal(whole.t, output_grid(2.0, 0.01))
     assert joined.kind == whole.kind == "free-fall"
+    # the chunks are rows of the run's columns, and the run is joined without a copy
+    for name in ("t", "q", "qd", "qdd", "tau", "energy", "stop_forces", "momentum"):
+        assert np.shares_memory(getattr(whole, name), getattr(chunks[-1], name)), name
+
+
+def test_a_run_has_the_same_samples_however_short_its_chunks_wall_time():
+    """The compiled integrator is called for as many steps as fit before each chunk's
+    wall-clock deadline (`Dop853Stepper.advance`): from MIN_CALL_STEPS a call (a
+    deadline always past) to whole chunks, the samples are the same, bit for bit."""
+    from armdyn.core.io.model_files import load_model
+    robot = load_model(os.path.join(ROBOTS_DIR, "human_body_jalon.toml"))
+    runs = []
+    for wall in (1e-9, 0.03, 10.0):
+        gen = simulate_chunks(robot, 1.0, chunk_duration=0.25, max_wall_per_chunk=wall)
+        while True:
+            try:
+                next(gen)
+            except StopIteration as stop:
+                runs.append(stop.value)
+                break
+    for run in runs[1:]:
+        for name in ("q", "qd", "qdd", "energy", "momentum"):
+            np.testing.assert_array_equal(getattr(run, name), getattr(runs[0], name),
+                                          err_msg=name)

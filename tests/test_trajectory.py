@@ -174,3 +174,32 @@ def test_at_interpolates_every_column_as_numpy_does(seed, samples, n):
         expected = [np.interp(time, t, q[:, j]) for j in range(n)]
         np.testing.assert_allclose(traj.at(float(time)), expected, rtol=1e-12,
                                    atol=1e-12 * np.abs(q).max())
+
+
+# ----------------------------------------------------------------------------------
+# Joining chunks: consecutive rows of one array without a copy, anything else copied
+# ----------------------------------------------------------------------------------
+
+@given(seed=seeds, width=st.integers(0, 5), cuts=st.lists(st.integers(0, 40), max_size=6))
+@fast(50)
+def test_joined_rows_equal_numpy_concatenate(seed, width, cuts):
+    """Views of consecutive rows (some empty) join into a view of those rows; rows out
+    of order, a gap, or a copy among them give a new array. Always equal to NumPy's."""
+    from armdyn.core.sim.trajectory import joined_rows
+    rng = np.random.default_rng(seed)
+    column = rng.normal(size=(40, width)) if width else rng.normal(size=40)
+    edges = [0, *sorted(cuts), 40]
+    parts = [column[a:b] for a, b in zip(edges, edges[1:])]
+    joined = joined_rows(parts)
+    np.testing.assert_array_equal(joined, np.concatenate(parts))
+    if width and sum(len(p) > 0 for p in parts) > 1:
+        assert np.shares_memory(joined, column)  # no copy
+    swapped = parts[::-1]
+    if sum(len(p) > 0 for p in parts) > 1:
+        np.testing.assert_array_equal(joined_rows(swapped), np.concatenate(swapped))
+        assert not np.shares_memory(joined_rows(swapped), column)
+    gapped = [column[0:10], column[11:20]]
+    np.testing.assert_array_equal(joined_rows(gapped), np.concatenate(gapped))
+    assert not np.shares_memory(joined_rows(gapped), column)
+    mixed = [column[0:10], column[10:20].copy()]
+    assert not np.shares_memory(joined_rows(mixed), column)

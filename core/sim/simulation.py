@@ -45,6 +45,13 @@ DEFAULT_RTOL = 1e-10
 DEFAULT_ATOL = 1e-10
 #: A state component larger than this is taken as a blow-up.
 HUGE = 1e10
+#: Steps of a call of the compiled integrator (`Dop853Stepper.advance`): the first of a
+#: run takes MIN_CALL_STEPS, later ones as many as fit before the chunk's wall-clock
+#: deadline at the last call's pace, at least MIN_CALL_STEPS (a thread that waited for
+#: a CPU measures a slow pace: the humanoid's run then made calls of a step or two, and
+#: their returns to Python made it 1.5-2 times slower) and at most MAX_CALL_STEPS.
+MIN_CALL_STEPS = 20
+MAX_CALL_STEPS = 100_000
 
 TorqueInput = None | np.ndarray | Callable[[float, np.ndarray, np.ndarray], np.ndarray]
 
@@ -91,7 +98,19 @@ class Dop853Stepper:
         self.state = Dop853State(model, np.concatenate([q0, qd0]), 0.0, self.t_end, rtol,
                                  atol, tau=tau, damping=c, f_ext=self.w, stops=stop_table,
                                  pull=self.pull_now, max_step=max_step)
-        self.Y = np.full((self.grid.size, nq + nv), np.nan)
+        # the integrator writes rows 0..next_out-1 (`advance`); only those are read
+        S = self.grid.size
+        self.Y = np.empty((S, nq + nv))
+        # the whole run's columns, filled chunk by chunk (`take`; pages are touched as
+        # they are filled): the chunks are views of their rows, and so is the whole run
+        # (`Trajectory.concatenate` joins them without a copy)
+        self.columns = {"q": np.empty((S, nq)), "qd": np.empty((S, nv)), "qdd": np.empty((S, nv)),
+                    "tau": np.empty((S, nv)), "stop_forces": np.empty((S, nv)),
+                    "energy": np.empty((S, 3)), "cut_forces": np.empty((S, k.m)),
+                    "loop_residual": np.zeros(S), "momentum": np.empty((S, 9)),
+                    "element_forces": np.empty((S, k.ne)),
+                    "pull": np.empty((S, PULL_COLUMNS) if pull is not None else (0, PULL_COLUMNS))}
+        self.step_wall: float | None = None  # wall s per accepted step, last call
         self.sent = 0      # samples handed out by `take`
         self.next_out = 0  # samples the integrator has written
 
@@ -113,11 +132,22 @@ class Dop853Stepper:
                 self.state.pull_changed()  # f(t, y) under the new force
 
     def advance(self, t_stop: float, deadline: float) -> bool | Failure:
-        status = 0
+        """Step in calls of the compiled integrator, each of as many steps as fit before
+        the deadline at the pace of the last call (`MIN_CALL_STEPS` at least): every
+        return to Python takes Python's lock, which the window's thread may then wait
+        for, the longer when this thread runs at a lower priority (`gui.jobs.job`); the
+        humanoid's chunks took 16 calls of 20 steps each, now one or two."""
+        status, stats = 0, self.state.stats
         while status == 0 and self.state.t < t_stop:
+            start, accepted = _time.perf_counter(), int(stats[1])
+            steps = (MIN_CALL_STEPS if self.step_wall is None else min(
+                MAX_CALL_STEPS, max(MIN_CALL_STEPS, int((deadline - start) / self.step_wall))))
             status, self.next_out, info = self.state.advance(self.grid, self.Y, self.next_out,
-                                                             t_stop, max_steps=20)
-            if _time.perf_counter() >= deadline:
+                                                             t_stop, max_steps=steps)
+            end = _time.perf_counter()
+            if stats[1] > accepted:
+                self.step_wall = (end - start) / (int(stats[1]) - accepted)
+            if end >= deadline:
                 break
         n = self.kernel.n
         if status == STATUS_FINISHED:
@@ -163,31 +193,32 @@ class Dop853Stepper:
 
     def take(self) -> Trajectory:
         """Samples sent..next_out-1 with their derived columns (qdd, tau, energy; with
-        loops the cut-joint forces and the residual), computed in one compiled pass."""
+        loops the cut-joint forces and the residual), computed in one compiled pass into
+        the rows of the whole run's columns (`columns`): views of them."""
         lo, hi = self.sent, self.next_out
         self.sent = hi
         if hi == lo:
             return self.empty()
         k = self.kernel
-        n, m, nq, nv = k.n, k.m, k.nq, k.nv
+        n, m, nq = k.n, k.m, k.nq
         t, states = self.grid[lo:hi], self.Y[lo:hi]
-        resid = None
+        rows = {name: column[lo:hi] for name, column in self.columns.items()}
+        if self.pull is None:  # computed, not kept
+            rows["pull"] = np.empty((hi - lo, PULL_COLUMNS))
         if k.nl:
             # dense-output samples onto the loops, as the accepted steps are
-            resid = np.empty(hi - lo)
-            project_samples(k.F, k.I, thread_workspace(k), states, 1e-14, resid)
-        q, qd = states[:, :nq].copy(), states[:, nq:].copy()
-        applied = np.empty((t.size, nv))  # tau(t, q, qd); + damping and stops below
+            project_samples(k.F, k.I, thread_workspace(k), states, 1e-14,
+                            rows["loop_residual"])
+        q, qd, applied = rows["q"], rows["qd"], rows["tau"]
+        q[:], qd[:] = states[:, :nq], states[:, nq:]
+        # tau(t, q, qd); + damping and stops below
         if sample_torques(self.state.torque, t, states, self.state.tau, applied) >= 0:
             raise SampleFailure(Failure(self._torque_failure_text(), self.t, None,
                                         self.state.torque_error))
-        stop, qdd = np.empty_like(qd), np.empty_like(qd)
-        E, lam = np.empty((hi - lo, 3)), np.empty((hi - lo, m))
-        pulled = np.empty((hi - lo, PULL_COLUMNS))
-        elements, momenta = np.empty((hi - lo, k.ne)), np.empty((hi - lo, 9))
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
-                                self.w, self.pull_now, applied, stop, qdd, E, lam, pulled,
-                                elements, momenta)
+                                self.w, self.pull_now, applied, rows["stop_forces"],
+                                rows["qdd"], rows["energy"], rows["cut_forces"],
+                                rows["pull"], rows["element_forces"], rows["momentum"])
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             try:
@@ -197,11 +228,12 @@ class Dop853Stepper:
                 raise SampleFailure(Failure(str(err), self.t, err.joint)) from None
             except SingularConfigurationError as err:
                 raise SampleFailure(Failure(err.reason, self.t)) from None
-        return Trajectory(t.copy(), q, qd, qdd, applied, E, self.kind,
-                          lam if k.nl else None, resid, stop, self.warnings,
-                          pulled if self.pull is not None else None,
+        return Trajectory(t, q, qd, rows["qdd"], applied, rows["energy"], self.kind,
+                          rows["cut_forces"], rows["loop_residual"], rows["stop_forces"],
+                          self.warnings, rows["pull"] if self.pull is not None else None,
                           self.state.contacts[:, :, :3].copy() if self.counts_stops else None,
-                          momentum=momenta, element_forces=elements if k.ne else None)
+                          momentum=rows["momentum"],
+                          element_forces=rows["element_forces"] if k.ne else None)
 
 
 def simulate_chunks(robot, duration: float, q0=None, qd0=None, tau: TorqueInput = None,

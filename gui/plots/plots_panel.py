@@ -41,6 +41,7 @@ are drawn 1 px wide: Qt strokes a wider dashed polyline about 50 times slower.
 from __future__ import annotations
 
 import math
+import mmap
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -230,6 +231,23 @@ class _ScrubViewBox(pg.ViewBox):
             super().mouseDragEvent(ev, axis)
 
 
+def small_pages(shape: tuple[int, ...]) -> np.ndarray:
+    """An uninitialised float64 array of `shape` in ordinary (4 KB) pages: an anonymous
+    memory map, advised against huge pages.
+
+    NumPy asks Linux for huge (2 MB) pages for every array of 4 MB or more, and a page
+    is cleared when first written. A series' buffer (m, cap) is written a few columns
+    at a time, along all its m rows at once: its first append wrote into every huge
+    page of it, clearing the whole buffer (the human's plots: about 100 MB, 100 ms of
+    the GUI thread at a run's start, issue #23); in small pages each append clears only
+    what it writes."""
+    count = math.prod(shape)
+    memory = mmap.mmap(-1, max(8 * count, mmap.PAGESIZE))
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):  # (a system that gives huge pages to all)
+        memory.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(memory, dtype=np.float64, count=count).reshape(shape)
+
+
 class _Series:
     """Growing buffer of displayed values: t (cap,), y (m, cap); amortised O(1) append."""
 
@@ -245,7 +263,7 @@ class _Series:
         if samples > self.t.shape[0]:
             grown_t = np.empty(samples)
             grown_t[:self.size] = self.t[:self.size]
-            grown_y = np.empty((self.y.shape[0], samples))
+            grown_y = small_pages((self.y.shape[0], samples))
             grown_y[:, :self.size] = self.y[:, :self.size]
             self.t, self.y = grown_t, grown_y
 
@@ -972,9 +990,14 @@ class _Plot:
                 self._mark_spikes(vb, spikes, lo - 0.5 * pad, hi + 0.5 * pad)
 
     def view_values(self, vb: pg.ViewBox) -> tuple[np.ndarray, np.ndarray, list[int]]:
-        """(t (S,), values (S, m), curve rows) of the curves drawn in view `vb`."""
+        """(t (S,), values (S, m), curve rows) of the curves drawn in view `vb`: views
+        of the series' buffers when the rows are consecutive (the usual case: a copy of
+        a 600 s run's curves took a third of the spike statistics at its end), to be
+        read, not written."""
         rows = next((r for v, r in self.view_rows if v is vb), [])
         s = self.series
+        if rows and rows[-1] - rows[0] == len(rows) - 1:  # (rows are increasing)
+            return s.t[:s.size], s.y[rows[0]:rows[-1] + 1, :s.size].T, rows
         return s.t[:s.size], s.y[rows, :s.size].T, rows
 
     def _spike_range(self, vb: pg.ViewBox):

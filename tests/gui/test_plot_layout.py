@@ -226,6 +226,27 @@ def test_spike_range_keeps_humps_and_drops_spikes():
     assert spike_range(hump) is None
 
 
+def test_spike_range_of_a_plots_transposed_buffer_follows_its_definition():
+    """A plot's values are a transposed view of its (curves, samples) buffer, read
+    without a copy: the robust range is still the 1st to 99th percentiles of every k-th
+    value in time order (k: at most STATS_SAMPLES of them), widened to the median
+    +- SPIKE_MADS scaled MADs, here computed from the values flattened."""
+    from armdyn.gui.plots.spikes import SPIKE_MADS, STATS_SAMPLES
+    rng = np.random.default_rng(23)
+    buffer = rng.normal(size=(7, 50_000))
+    buffer[3, 1000:1010] = 1e3
+    values = buffer.T  # (S, m), not C-ordered
+    r = spike_range(values)
+    every = values.reshape(-1)[::values.size // STATS_SAMPLES]
+    median = np.median(every)
+    mad = 1.4826 * np.median(np.abs(every - median))
+    p1, p99 = np.percentile(every, [1.0, 99.0])
+    assert r is not None and r.full == (values.min(), values.max()) == (values.min(), 1e3)
+    assert r.lo == max(values.min(), min(p1, median - SPIKE_MADS * mad))
+    assert r.hi == min(values.max(), max(p99, median + SPIKE_MADS * mad))
+    assert r.above[1000:1010, 3].all() and r.above.sum() == 10
+
+
 def test_grid_axes_draw_no_overlapping_labels():
     """`_apart` keeps the first of two overlapping labels (pyqtgraph draws the major
     level first)."""

@@ -1,6 +1,7 @@
 """PlotsPanel: streaming into existing curves, units, cursor, scrubbing by click, export."""
 from __future__ import annotations
 
+import mmap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -428,3 +429,23 @@ def test_a_runs_buffers_are_made_whole_at_its_start(qtbot, panel, chunks):
         panel.append(part)
     qtbot.waitUntil(lambda: panel.sample_count() == 201, timeout=5000)
     assert all(plot.series.y is b for plot, b in zip(panel._plots, buffers, strict=True))
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="Linux's page counts")
+def test_a_series_buffer_is_cleared_only_where_it_is_written():
+    """A plot's (curves, samples) buffer takes memory only for the columns appended so
+    far: the first append of a run wrote into every huge page of NumPy's buffer and
+    cleared the whole of it in the GUI thread (issue #23). Resident pages, before and
+    after writing the first 100 columns of a 96 MB buffer."""
+    from armdyn.gui.plots.plots_panel import small_pages
+
+    def resident_bytes() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * mmap.PAGESIZE
+
+    buffer = small_pages((200, 60_001))
+    before = resident_bytes()
+    buffer[:, :100] = 1.0
+    grown = resident_bytes() - before
+    assert grown < 0.05 * buffer.nbytes  # 200 rows x one 4 KB page = 0.8 MB
+    np.testing.assert_array_equal(buffer[:, :100], 1.0)
+    assert buffer.shape == (200, 60_001) and buffer.flags.c_contiguous
