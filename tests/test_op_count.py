@@ -27,7 +27,7 @@ from numba import njit
 
 from armdyn.core import forward_dynamics, inverse_dynamics, load_mechanism, load_robot
 from armdyn.core.lab.complexity import random_chain
-from armdyn.core.kernels.joints import JOINT_PRISMATIC
+from armdyn.core.kernels.joints import JOINT_PRISMATIC, JOINT_REVOLUTE
 from armdyn.core.model.arguments import kernel_of
 from armdyn.core.lab.op_count import (Counted, Counter, CountCancelled, count_forward_dynamics,
                                       count_inverse_dynamics, counted_array, counting)
@@ -42,7 +42,9 @@ ROBOTS = "robots"
 
 def structure(model) -> dict[str, int]:
     """n, nr (joints with a parent), P (prismatic joints), placed (chain roots with a
-    placement), pairs (ancestor-descendant pairs: the sum of the joints' depths)."""
+    placement), pairs (ancestor-descendant pairs: the sum of the joints' depths), at
+    (joints with a parent whose point O_k is the parent's O_λ: not moved by a placement
+    and after a revolute row with a = b = 0, so that A_{k,λ} = 1)."""
     v = kernel_of(model).views
     n = int(v.n)
     parent = [int(p) for p in v.parent]
@@ -52,9 +54,12 @@ def structure(model) -> dict[str, int]:
         while p >= 0:
             pairs += 1
             p = parent[p]
+    at = sum(1 for k, p in enumerate(parent)
+             if p >= 0 and v.kind[p] == JOINT_REVOLUTE and v.dh[p, 0] == 0.0
+             and v.dh[p, 1] == 0.0 and not np.any(v.place_p[k]))
     return {"n": n, "nr": sum(p >= 0 for p in parent),
             "P": int(np.sum(v.kind == JOINT_PRISMATIC)),
-            "placed": int(np.sum(v.placed)), "pairs": pairs}
+            "placed": int(np.sum(v.placed)), "pairs": pairs, "at": at}
 
 
 def link_quantities_count(s) -> tuple[int, int]:
@@ -75,19 +80,28 @@ def inverse_dynamics_count(s) -> tuple[int, int]:
     # twist_rates: p qdd (3M 3A); W p qd cross (6M 3A); revolute += c qd (3M 3A),
     #   prismatic += 2 c qd (6M 3A); nr: A_times (6M 6A), a (3A), w x a (6M 3A),
     #   w x (w x a) (6M 6A)
-    # inertia wrench: M tdot 6 x (6M 6A); I w (9M 6A); w x Iw (6M 6A); w x d (6M 3A);
-    #   m w x (w x d) (9M 6A)                                    -> 66M 57A
+    # inertia wrench: I w (9M 6A); w x d (6M 3A); n* = I alpha (3M 2A) + m d x a (3M 1A)
+    #   + w x Iw (2M 2A), 3 rows; f* = m (a - d x alpha (2M 2A) + w x (w x d) (2M 2A))
+    #   (1M), 3 rows                                             -> 54M 39A
     # backward: tau = p . w (3M 2A); nr: A^T w (6M 12A)
-    M = (3 + 3 + 6 + 3 + 66 + 3) * s["n"] + 3 * s["P"] + (6 + 18 + 6) * s["nr"]
-    A = (3 + 3 + 3 + 3 + 57 + 2) * s["n"] + (6 + 18 + 12) * s["nr"]
+    M = (3 + 3 + 6 + 3 + 54 + 3) * s["n"] + 3 * s["P"] + (6 + 18 + 6) * s["nr"]
+    A = (3 + 3 + 3 + 3 + 39 + 2) * s["n"] + (6 + 18 + 12) * s["nr"]
     return M, A
 
 
 def articulated_inertias_count(s) -> tuple[int, int]:
     # psi = M p (18M 12A); m = p . psi (3M 2A); pivot test 1e-13 * scale (1M)
-    # nr: Mbar = M - psi psi^T / m: 36 x (2M 1A); ATMA_add: M A 6 rows x 3 x (2M 2A),
-    #   A^T (.) 6 columns x (3 x (2M 3A) + 3A)                   -> 144M 144A
-    return 22 * s["n"] + 144 * s["nr"], 14 * s["n"] + 144 * s["nr"]
+    # nr: 1 / m (1M); psi_r / m (6M); Mbar's lower triangle, 21 x (1M 1A); ATMA_add
+    #   (below)                                                  -> 28M 21A + ATMA_add
+    return (22 * s["n"] + 28 * s["nr"] + ATMA_add_count(s)[0],
+            14 * s["n"] + 21 * s["nr"] + ATMA_add_count(s)[1])
+
+
+def ATMA_add_count(s) -> tuple[int, int]:
+    # per joint with a parent: Y = M21 + M22 S 9 x (2M 2A); m_r x a, y_c x a 6 x (6M 3A);
+    #   the lower triangle added: 6 x 3A, 9 x 1A, 6 x 1A         -> 54M 69A
+    # A_{k,λ} = 1 (at): the lower triangle added, 21A
+    return 54 * (s["nr"] - s["at"]), 69 * (s["nr"] - s["at"]) + 21 * s["at"]
 
 
 def udu_solve_count(s) -> tuple[int, int]:
@@ -100,7 +114,7 @@ def udu_solve_count(s) -> tuple[int, int]:
 
 def composite_count(s) -> tuple[int, int]:
     n, pairs = s["n"], s["pairs"]
-    # composite_inertias: nr: ATMA_add (72M 108A)
+    # composite_inertias: nr: ATMA_add (ATMA_add_count)
     # gim_from_composite: per joint M p (18M 12A), p . f (3M 2A);
     #   per ancestor pair A^T f (6M 12A), p . f (3M 2A)
     # cholesky_solve: column j: j products and subtractions, pivot test (1M), and each of
@@ -108,8 +122,8 @@ def composite_count(s) -> tuple[int, int]:
     #   triangular solves, row i: i (resp. n-1-i) products and subtractions, a division
     chol_M = sum(j + 1 + (n - 1 - j) * (j + 1) for j in range(n)) + n * (n + 1)
     chol_A = sum(j + (n - 1 - j) * j for j in range(n)) + n * (n - 1)
-    return (72 * s["nr"] + 21 * n + 9 * pairs + chol_M,
-            108 * s["nr"] + 14 * n + 14 * pairs + chol_A)
+    return (ATMA_add_count(s)[0] + 21 * n + 9 * pairs + chol_M,
+            ATMA_add_count(s)[1] + 14 * n + 14 * pairs + chol_A)
 
 
 def reference(model, method: str) -> tuple[int, int]:
@@ -157,13 +171,13 @@ def test_inverse_dynamics_counts_match_the_count_by_hand(name):
 
 @pytest.mark.parametrize("n", [1, 2, 7, 20])
 def test_chain_counts_are_the_closed_forms(n):
-    """All-revolute chains: denoc 429n - 193 M, 386n - 207 A; composite
-    n^3/6 + 6n^2 + 1925n/6 - 102 M (the forms quoted in docs/gui.md)."""
+    """All-revolute chains: denoc 355n - 131 M, 314n - 153 A; composite
+    n^3/6 + 6n^2 + 1745n/6 - 84 M (the forms quoted in docs/gui.md)."""
     robot = random_chain(n, seed=n)
     d = count_forward_dynamics(robot, method="denoc")
     c = count_forward_dynamics(robot, method="composite")
-    assert (d.M, d.A) == (429 * n - 193, 386 * n - 207)
-    assert 6 * c.M == n ** 3 + 36 * n ** 2 + 1925 * n - 612
+    assert (d.M, d.A) == (355 * n - 131, 314 * n - 153)
+    assert 6 * c.M == n ** 3 + 36 * n ** 2 + 1745 * n - 504
     assert (c.M, c.A) == reference(robot, "composite")
 
 
@@ -256,7 +270,7 @@ def test_a_count_can_be_stopped():
     with pytest.raises(CountCancelled):
         count_forward_dynamics(random_chain(5), method="composite", stop=stop)
     # and the lock is free again
-    assert count_forward_dynamics(random_chain(2)).M == 429 * 2 - 193
+    assert count_forward_dynamics(random_chain(2)).M == 355 * 2 - 131
 
 
 def test_loops_are_refused():

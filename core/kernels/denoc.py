@@ -241,26 +241,31 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
     # ---- forward recursion: twists and twist rates (eqs. 11c, 17) ----
     twist_rates(mv, D, qd, qdd, gravity)
 
-    # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k ----
+    # ---- inertia wrenches, eq. 5: w*_k = M_k tdot_k + W_k M_k E_k t_k, with M_k's blocks
+    # (eq. 6: I_k about O_k, m d_k x 1, m 1) and tdot_k = [alpha; a]:
+    #   n*_k = I_k alpha + m d_k x a + w x (I_k w)
+    #   f*_k = m (a - d_k x alpha + w x (w x d_k))   (m times the mass centre's acceleration)
     for k in range(n):
-        for r in range(6):
-            s = 0.0
-            for c in range(6):
-                s += M[k, r, c] * tdot[k, c]
-            wstar[k, r] = s
-        wx, wy, wz = t[k, 0], t[k, 1], t[k, 2]
-        Ix = M[k, 0, 0] * wx + M[k, 0, 1] * wy + M[k, 0, 2] * wz
-        Iy = M[k, 1, 0] * wx + M[k, 1, 1] * wy + M[k, 1, 2] * wz
-        Iz = M[k, 2, 0] * wx + M[k, 2, 1] * wy + M[k, 2, 2] * wz
-        wstar[k, 0] += wy * Iz - wz * Iy  # w x (I w)
-        wstar[k, 1] += wz * Ix - wx * Iz
-        wstar[k, 2] += wx * Iy - wy * Ix
-        dx, dy, dz = d[k, 0], d[k, 1], d[k, 2]  # m w x (w x d)
-        cx, cy, cz = wy * dz - wz * dy, wz * dx - wx * dz, wx * dy - wy * dx
+        I00, I01, I02 = M[k, 0, 0], M[k, 0, 1], M[k, 0, 2]
+        I11, I12, I22 = M[k, 1, 1], M[k, 1, 2], M[k, 2, 2]
         m = M[k, 3, 3]
-        wstar[k, 3] += m * (wy * cz - wz * cy)
-        wstar[k, 4] += m * (wz * cx - wx * cz)
-        wstar[k, 5] += m * (wx * cy - wy * cx)
+        dx, dy, dz = d[k, 0], d[k, 1], d[k, 2]
+        wx, wy, wz = t[k, 0], t[k, 1], t[k, 2]
+        alx, aly, alz = tdot[k, 0], tdot[k, 1], tdot[k, 2]
+        ax, ay, az = tdot[k, 3], tdot[k, 4], tdot[k, 5]
+        Ix = I00 * wx + I01 * wy + I02 * wz  # I w
+        Iy = I01 * wx + I11 * wy + I12 * wz
+        Iz = I02 * wx + I12 * wy + I22 * wz
+        cx, cy, cz = wy * dz - wz * dy, wz * dx - wx * dz, wx * dy - wy * dx  # w x d
+        wstar[k, 0] = I00 * alx + I01 * aly + I02 * alz + m * (dy * az - dz * ay) \
+            + wy * Iz - wz * Iy
+        wstar[k, 1] = I01 * alx + I11 * aly + I12 * alz + m * (dz * ax - dx * az) \
+            + wz * Ix - wx * Iz
+        wstar[k, 2] = I02 * alx + I12 * aly + I22 * alz + m * (dx * ay - dy * ax) \
+            + wx * Iy - wy * Ix
+        wstar[k, 3] = m * (ax - (dy * alz - dz * aly) + wy * cz - wz * cy)
+        wstar[k, 4] = m * (ay - (dz * alx - dx * alz) + wz * cx - wx * cz)
+        wstar[k, 5] = m * (az - (dx * aly - dy * alx) + wx * cy - wy * cx)
         # the environment's wrench on link k, moved from its frame origin to O_k
         if f_ext[k, 3] != 0.0 or f_ext[k, 4] != 0.0 or f_ext[k, 5] != 0.0 \
                 or f_ext[k, 0] != 0.0 or f_ext[k, 1] != 0.0 or f_ext[k, 2] != 0.0:
@@ -349,7 +354,6 @@ def composite_inertias(mv, D):
     n = mv.n
     order, parent = mv.order, mv.parent
     M, A, M_tilde = D.M, D.A, D.M_tilde
-    scratch = D.tmp66[0]
     for k in range(n):
         for r in range(6):
             for c in range(6):
@@ -358,7 +362,7 @@ def composite_inertias(mv, D):
         k = order[i]
         p = parent[k]
         if p >= 0:
-            ATMA_add(A, k, M_tilde, k, M_tilde, p, scratch)
+            ATMA_add(A, k, M_tilde, k, M_tilde, p)
 
 
 @compiled_kernel
@@ -410,7 +414,7 @@ def articulated_inertias(mv, D):
 
       M^_k = M_k + sum over children c of A_{c,k}^T Mbar_c A_{c,k}
       psi^_k = M^_k p_k;  m^_k = p_k^T psi^_k  (the D of UDU^T)
-      Mbar_k = M^_k - psi^_k psi^_k^T / m^_k            (in tmp66[0]; tmp66[1] scratch)
+      Mbar_k = M^_k - psi^_k psi^_k^T / m^_k            (its lower triangle in tmp66[0])
 
     A joint of several degrees of freedom has a block pivot: Psi^_k = M^_k P_k (6 x nv_k,
     its columns in psi_hat[iv_k:]), D_k = P_k^T Psi^_k factored as L_k diag(m^) L_k^T
@@ -421,7 +425,6 @@ def articulated_inertias(mv, D):
     e, S, M, A, M_hat, psi_hat, m_hat, tmp66 = D.e, D.S, D.M, D.A, D.M_hat, D.psi_hat, \
         D.m_hat, D.tmp66
     L_hat = D.L_hat
-    scratch = tmp66[1]
     for k in range(n):
         for r in range(6):
             for c in range(6):
@@ -438,11 +441,13 @@ def articulated_inertias(mv, D):
             if not m_hat[b] > 1e-13 * pivot_scale(kind[k], M_hat, k):
                 return k
             p = parent[k]
-            if p >= 0:
+            if p >= 0:  # Mbar_k's lower triangle (what ATMA_add reads)
+                inv = 1.0 / m_hat[b]
                 for r in range(6):
-                    for c in range(6):
-                        tmp66[0, r, c] = M_hat[k, r, c] - psi_hat[b, r] * psi_hat[b, c] / m_hat[b]
-                ATMA_add(A, k, tmp66, 0, M_hat, p, scratch)
+                    s = psi_hat[b, r] * inv
+                    for c in range(r + 1):
+                        tmp66[0, r, c] = M_hat[k, r, c] - s * psi_hat[b, c]
+                ATMA_add(A, k, tmp66, 0, M_hat, p)
             continue
         nk = JOINT_NV[kind[k]]
         for c in range(nk):  # Psi^_k = M^_k P_k, D_k = P_k^T Psi^_k (lower triangle)
@@ -465,13 +470,18 @@ def articulated_inertias(mv, D):
                     for l in range(c):
                         s -= L_hat[k, c, l] * Y[r, l]
                     Y[r, c] = s
+            Yd = tmp66[1]  # Y diag(1/m^)
+            for l in range(nk):
+                s = 1.0 / m_hat[b + l]
+                for r in range(6):
+                    Yd[r, l] = Y[r, l] * s
             for r in range(6):
-                for c in range(6):
+                for c in range(r + 1):
                     s = M_hat[k, r, c]
                     for l in range(nk):
-                        s -= Y[r, l] * Y[c, l] / m_hat[b + l]
+                        s -= Yd[r, l] * Y[c, l]
                     tmp66[0, r, c] = s
-            ATMA_add(A, k, tmp66, 0, M_hat, p, scratch)
+            ATMA_add(A, k, tmp66, 0, M_hat, p)
     return -1
 
 

@@ -45,30 +45,69 @@ def AT_times_add(a, k, w, kw, out, o):
 
 
 @inlined_kernel
-def ATMA_add(a, k, M, km, out, ko, tmp):
-    """out[ko] += A_k^T M[km] A_k for a symmetric 6x6 M[km]; tmp (6, 6) is scratch.
+def ATMA_add(a, k, M, km, out, ko):
+    """out[ko] += A_k^T M[km] A_k for a symmetric 6x6 M[km] (its lower triangle is read)
+    and a symmetric out[ko] (its lower triangle is added to, then copied to the upper).
 
-    With S = a x 1 and M = [[M11, M12], [M21, M22]]:
-      M A   = [[M11 + M12 S, M12], [M21 + M22 S, M22]]
-      A^T X = [[X11 - S X21, X12 - S X22], [X21, X22]]   (S^T = -S)
+    With S = a x 1 (S^T = -S, S u = a x u) and M = [[M11, M21^T], [M21, M22]]:
+      A^T M A = [[M11 + M21^T S + S^T Y, Y^T], [Y, M22]],   Y = M21 + M22 S
+    column c of Y is y_c = m_c + M22 (a x e_c) (m_c: column c of M21), and the upper
+    left block's entry (r, c) is M11_rc + (m_r x a)_c + (y_c x a)_r. Only the lower
+    triangles are formed: 21 entries, all in registers (M[km] is read before out[ko] is
+    written, so that the compiler need not assume the two overlap).
     """
     ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
-    for r in range(6):  # tmp = M A: columns 0..2 gain M[:, 3:] S (S's columns: a x e_j)
-        m3, m4, m5 = M[km, r, 3], M[km, r, 4], M[km, r, 5]
-        tmp[r, 0] = M[km, r, 0] + m4 * az - m5 * ay
-        tmp[r, 1] = M[km, r, 1] - m3 * az + m5 * ax
-        tmp[r, 2] = M[km, r, 2] + m3 * ay - m4 * ax
-        tmp[r, 3] = m3
-        tmp[r, 4] = m4
-        tmp[r, 5] = m5
-    for c in range(6):  # out += A^T tmp: rows 0..2 lose S tmp[3:, :]
-        x3, x4, x5 = tmp[3, c], tmp[4, c], tmp[5, c]
-        out[ko, 0, c] += tmp[0, c] - (ay * x5 - az * x4)
-        out[ko, 1, c] += tmp[1, c] - (az * x3 - ax * x5)
-        out[ko, 2, c] += tmp[2, c] - (ax * x4 - ay * x3)
-        out[ko, 3, c] += x3
-        out[ko, 4, c] += x4
-        out[ko, 5, c] += x5
+    if ax == 0.0 and ay == 0.0 and az == 0.0:  # O_k = O_λ: A_k = 1
+        for r in range(6):
+            for c in range(r + 1):
+                out[ko, r, c] += M[km, r, c]
+                out[ko, c, r] = out[ko, r, c]
+        return
+    M00, M10, M11, M20, M21, M22 = M[km, 0, 0], M[km, 1, 0], M[km, 1, 1], M[km, 2, 0], \
+        M[km, 2, 1], M[km, 2, 2]
+    m0x, m0y, m0z = M[km, 3, 0], M[km, 4, 0], M[km, 5, 0]  # the columns of M21
+    m1x, m1y, m1z = M[km, 3, 1], M[km, 4, 1], M[km, 5, 1]
+    m2x, m2y, m2z = M[km, 3, 2], M[km, 4, 2], M[km, 5, 2]
+    N00, N10, N11, N20, N21, N22 = M[km, 3, 3], M[km, 4, 3], M[km, 4, 4], M[km, 5, 3], \
+        M[km, 5, 4], M[km, 5, 5]  # M22
+    # Y = M21 + M22 S: S e_0 = (0, az, -ay), S e_1 = (-az, 0, ax), S e_2 = (ay, -ax, 0)
+    y0x, y0y, y0z = m0x + N10 * az - N20 * ay, m0y + N11 * az - N21 * ay, \
+        m0z + N21 * az - N22 * ay
+    y1x, y1y, y1z = m1x - N00 * az + N20 * ax, m1y - N10 * az + N21 * ax, \
+        m1z - N20 * az + N22 * ax
+    y2x, y2y, y2z = m2x + N00 * ay - N10 * ax, m2y + N10 * ay - N11 * ax, \
+        m2z + N20 * ay - N21 * ax
+    # m_r x a and y_c x a
+    u0x, u0y, u0z = m0y * az - m0z * ay, m0z * ax - m0x * az, m0x * ay - m0y * ax
+    u1x, u1y, u1z = m1y * az - m1z * ay, m1z * ax - m1x * az, m1x * ay - m1y * ax
+    u2x, u2y, u2z = m2y * az - m2z * ay, m2z * ax - m2x * az, m2x * ay - m2y * ax
+    v0x, v0y, v0z = y0y * az - y0z * ay, y0z * ax - y0x * az, y0x * ay - y0y * ax
+    v1x, v1y, v1z = y1y * az - y1z * ay, y1z * ax - y1x * az, y1x * ay - y1y * ax
+    v2x, v2y, v2z = y2y * az - y2z * ay, y2z * ax - y2x * az, y2x * ay - y2y * ax
+    out[ko, 0, 0] += M00 + u0x + v0x
+    out[ko, 1, 0] += M10 + u1x + v0y
+    out[ko, 1, 1] += M11 + u1y + v1y
+    out[ko, 2, 0] += M20 + u2x + v0z
+    out[ko, 2, 1] += M21 + u2y + v1z
+    out[ko, 2, 2] += M22 + u2z + v2z
+    out[ko, 3, 0] += y0x
+    out[ko, 4, 0] += y0y
+    out[ko, 5, 0] += y0z
+    out[ko, 3, 1] += y1x
+    out[ko, 4, 1] += y1y
+    out[ko, 5, 1] += y1z
+    out[ko, 3, 2] += y2x
+    out[ko, 4, 2] += y2y
+    out[ko, 5, 2] += y2z
+    out[ko, 3, 3] += N00
+    out[ko, 4, 3] += N10
+    out[ko, 4, 4] += N11
+    out[ko, 5, 3] += N20
+    out[ko, 5, 4] += N21
+    out[ko, 5, 5] += N22
+    for r in range(6):
+        for c in range(r):
+            out[ko, c, r] = out[ko, r, c]
 
 
 @inlined_kernel

@@ -688,9 +688,12 @@ def count_notes(inverse: CountComparison, forward: CountComparison) -> list[str]
         f"{ki_bare.values()} for RIDIM and {kf_bare.values()} for RFDSIM, the papers' "
         f"link-frame formulation {inverse.formulation.values()} and "
         f"{forward.formulation.values()}. The base frame needs no rotation between "
-        f"frames (8 M 4 A per 3-vector in link frames) but multiplies full 6x6 matrices, "
-        f"zeros and ones included, as compiled code does with literal 0.0 and 1.0 (no "
-        f"fast math); the link-frame code is written around them.",
+        f"frames (8 M 4 A per 3-vector in link frames), the inertia wrenches use the "
+        f"blocks of the extended mass matrix (eq. 6) and the articulated-body inertias "
+        f"their symmetry (lower triangles, no shift where two joints share their point); "
+        f"the rest multiplies full 6-vectors and 6x3 blocks, zeros and ones included, as "
+        f"compiled code does with literal 0.0 and 1.0 (no fast math), where the "
+        f"link-frame code is written around the zeros of p_i, r_i and M_i.",
         f"RIDIM: the paper's {inverse.table.formulas()} ({inverse.table.values()}) "
         f"against {inverse.formulation.formulas()} counted here: the table's algorithm "
         f"takes the twists at the mass centres C_i (seed 000), this one at O_i (seed 001), "

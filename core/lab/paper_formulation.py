@@ -6,7 +6,7 @@ frames, where a link's mass matrix is a constant, and they leave the kinematics 
 (sines and cosines of the joint angles). ArmDyn's compiled kernels
 (`core.kernels.denoc`) work in the base frame instead: every call first turns each
 link's inertia and mass centre into the base frame (`link_quantities`), and they
-multiply full 6x6 matrices, zeros and ones included. This module writes the papers'
+multiply full 6-vectors and 6x3 blocks, zeros and ones included. This module writes the papers'
 recursions the way their counts read, so that `core.lab.op_count`'s counting numbers
 can count them too and the Lab can show where the factor between the table and our
 kernels comes from. It is teaching code: pure Python on tuples, slow, exact (its

@@ -50,7 +50,7 @@ def test_complexity_sweep_plots_marks_and_exports(qtbot, make_window, tmp_path):
     # the curves show the rows; counts are what core.lab.op_count counted
     x, y = data(panel.curves["count_denoc"])
     np.testing.assert_array_equal(x, [1, 4, 30])
-    np.testing.assert_array_equal(y, [429 * n - 193 for n in (1, 4, 30)])
+    np.testing.assert_array_equal(y, [355 * n - 131 for n in (1, 4, 30)])
     assert data(panel.curves["kernel_composite"])[1].size == 3
     # composite costs more at 30 links: the counted crossover is marked, and read out
     assert panel.count_line.isVisible() and 4 < 10 ** panel.count_line.value() <= 30
