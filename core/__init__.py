@@ -43,7 +43,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
                                  "udu_factors"),
     "algorithms.kinematics": ("Kinematics", "forward_kinematics"),
     "algorithms.momentum": ("Momentum", "center_of_mass", "momentum"),
-    "algorithms.hybrid_dynamics": ("HybridDynamics", "hybrid_dynamics"),
+    "algorithms.hybrid_dynamics": ("HybridDynamics", "hybrid_dynamics",
+                                   "ConstrainedHybridDynamics", "constrained_hybrid_dynamics"),
     "algorithms.inverse_kinematics": ("IKResult", "solve_position", "tool_jacobian"),
     "model.model": ("Model",),
     "model.parts": ("Assembly", "Chain", "JointType", "Link", "Loop", "LoopJointType",
@@ -127,7 +128,8 @@ __all__ = [
     "Momentum", "center_of_mass", "momentum",
     # a floating base's motion when the joints' accelerations are given
     # (core.algorithms.hybrid_dynamics)
-    "HybridDynamics", "hybrid_dynamics",
+    "HybridDynamics", "hybrid_dynamics", "ConstrainedHybridDynamics",
+    "constrained_hybrid_dynamics",
     # force elements (core.model.parts, core.kernels.elements)
     "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)
