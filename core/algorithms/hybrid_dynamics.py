@@ -145,7 +145,9 @@ def constrained_hybrid_dynamics(model, q, qd, qdd, driven, f_ext=None
             "this mechanism at this pose)", q=q.copy())
     tau = np.zeros(nv)
     tau[D] = x[nv + mm:]
-    return ConstrainedHybridDynamics(finite_result(x[:nv], "the accelerations qdd"),
+    acc = x[:nv].copy()
+    acc[D] = qdd[D]  # as given (the solve's round-off removed)
+    return ConstrainedHybridDynamics(finite_result(acc, "the accelerations qdd"),
                                      finite_result(tau, "the joint forces tau"),
                                      finite_result(x[nv:nv + mm], "the cut-joint forces"))
 
