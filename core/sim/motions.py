@@ -3,8 +3,9 @@ of `core.sim.joint_motions` or a measured one (`core.sim.measured`), and the cyc
 rest-to-rest motion of seed 001 eqs. 22-23 from two poses.
 
 A floating system (free joints) cannot be driven at its base: no motor holds a floating
-base. Its run drives the other joints along the cycloid and reports the base motion
-that follows (`_floating_chunks`, by hybrid dynamics).
+base. Its run drives the other joints (with loops: the actuated ones) along the cycloid
+and reports the base motion that follows (`_floating_chunks`, by hybrid dynamics, with
+the loops' multipliers and driving constraints when it has loops).
 """
 from __future__ import annotations
 
@@ -156,9 +157,11 @@ def inverse_dynamics_chunks(model, motion=None, q_end=None, duration: float | No
     the other joints by position, velocity and acceleration analysis
     (`core.algorithms.closed_chains.closed_chain_motion`); its samples carry the cut-joint
     forces and the loop residual, and tau is zero at passive joints. A floating system
-    (free joints) drives its other joints along the cycloid and reports the free bodies'
-    motion that follows (`_floating_chunks`, docs/floating-bases.md); other motions of a
-    floating system are refused by name.
+    (free joints) drives along the cycloid its other joints (with loops: its actuated
+    joints) and reports the motion of the free bodies (and of the joints the loops
+    move) that follows (`_floating_chunks`, docs/floating-bases.md); other motions of a
+    floating system are refused by name. A spherical joint's cycloid turns it about a
+    fixed axis (`cycloidal_pose`); other motions of a model with one are refused.
     A generator: yields Trajectory chunks of at most `chunk_samples` new samples (so a
     GUI can stream and cancel between them) and returns the whole Trajectory
     (StopIteration.value). Sample grid: `output_grid` (a run whose samples would not fit
