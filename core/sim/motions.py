@@ -75,35 +75,55 @@ def cycloidal_pose(model, q_start, q_end, duration: float, times
     frame, p(t); its rates' linear half is the body-frame velocity v = R(t)^T p'(t), whose
     rate is R^T p'' - w x v.
     """
-    m = model_of(model)
-    t = finite_array(times, (np.size(times),), "times")
-    q0 = joint_vector(q_start, m.nq, "q_start")
-    qT = joint_vector(q_end, m.nq, "q_end")
-    q, qd, qdd = Cycloid(q0, qT, duration).sample(t)  # every value by eq. 22
-    s, sd, sdd = (a[:, 0] for a in Cycloid(np.zeros(1), np.ones(1), duration).sample(t))
-    qd_out, qdd_out = np.zeros((t.size, m.nv)), np.zeros((t.size, m.nv))
-    for j, kind in enumerate(m.joint_types):
-        a, b = m.q_slice(m.joint_names[j]), m.v_slice(m.joint_names[j])
-        if kind not in (JointType.SPHERICAL, JointType.FREE):
-            qd_out[:, b], qdd_out[:, b] = qd[:, a], qdd[:, a]
-            continue
-        r = slice(a.start + 3, a.stop) if kind is JointType.FREE else a
-        quat0 = q0[r] / np.linalg.norm(q0[r])
-        turn = _rotation_vector(quat0, qT[r] / np.linalg.norm(qT[r]))
-        w = np.outer(sd, turn)
-        for i in range(t.size):
-            q[i, r] = quaternion_product(*quat0, *quaternion_exp(*(s[i] * turn)))
-        if kind is JointType.SPHERICAL:
-            qd_out[:, b], qdd_out[:, b] = w, np.outer(sdd, turn)
-            continue
-        v = np.array([np.array(quaternion_matrix(*q[i, r])).reshape(3, 3).T @ qd[i, a][:3]
-                      for i in range(t.size)])
-        vd = np.array([np.array(quaternion_matrix(*q[i, r])).reshape(3, 3).T @ qdd[i, a][:3]
-                       for i in range(t.size)]) - np.cross(w, v)
-        qd_out[:, b] = np.hstack([w, v])
-        qdd_out[:, b] = np.hstack([np.outer(sdd, turn), vd])
-    finite_result(q, "the motion q")
-    return q, finite_result(qd_out, "the rates qd"), finite_result(qdd_out, "the accelerations qdd")
+    return _PoseCycloid(model, q_start, q_end, duration).sample(
+        finite_array(times, (np.size(times),), "times"))
+
+
+class _PoseCycloid:
+    """`cycloidal_pose` of one motion, its joints' slices and turns found once (a
+    floating run samples it at every evaluation of its right-hand side)."""
+
+    def __init__(self, model, q_start, q_end, duration: float) -> None:
+        m = self.model = model_of(model)
+        self.q0 = joint_vector(q_start, m.nq, "q_start")
+        qT = joint_vector(q_end, m.nq, "q_end")
+        self.values = Cycloid(self.q0, qT, duration)  # every value by eq. 22
+        self.law = Cycloid(np.zeros(1), np.ones(1), duration)
+        plain = [j for j, kind in enumerate(m.joint_types)
+                 if kind not in (JointType.SPHERICAL, JointType.FREE)]
+        self.plain_q, self.plain_v = m.values_of(plain), m.rates_of(plain)
+        self.turns = []  # (free?, q slice, v slice, quaternion slice, q0's quaternion, turn)
+        for j, kind in enumerate(m.joint_types):
+            if kind in (JointType.SPHERICAL, JointType.FREE):
+                a, b = m.q_slice(m.joint_names[j]), m.v_slice(m.joint_names[j])
+                r = slice(a.start + 3, a.stop) if kind is JointType.FREE else a
+                quat0 = self.q0[r] / np.linalg.norm(self.q0[r])
+                self.turns.append((kind is JointType.FREE, a, b, r, quat0,
+                                   _rotation_vector(quat0, qT[r] / np.linalg.norm(qT[r]))))
+
+    def sample(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """q (S, nq), qd, qdd (S, nv) at the times t (S,) s."""
+        m = self.model
+        q, qd, qdd = self.values.sample(t)
+        s, sd, sdd = (a[:, 0] for a in self.law.sample(t))
+        qd_out, qdd_out = np.zeros((t.size, m.nv)), np.zeros((t.size, m.nv))
+        qd_out[:, self.plain_v], qdd_out[:, self.plain_v] = (qd[:, self.plain_q],
+                                                             qdd[:, self.plain_q])
+        for free, a, b, r, quat0, turn in self.turns:
+            w = np.outer(sd, turn)
+            for i in range(t.size):
+                q[i, r] = quaternion_product(*quat0, *quaternion_exp(*(s[i] * turn)))
+            if not free:
+                qd_out[:, b], qdd_out[:, b] = w, np.outer(sdd, turn)
+                continue
+            Rt = [np.array(quaternion_matrix(*q[i, r])).reshape(3, 3).T for i in range(t.size)]
+            v = np.array([Rt[i] @ qd[i, a][:3] for i in range(t.size)])
+            vd = np.array([Rt[i] @ qdd[i, a][:3] for i in range(t.size)]) - np.cross(w, v)
+            qd_out[:, b] = np.hstack([w, v])
+            qdd_out[:, b] = np.hstack([np.outer(sdd, turn), vd])
+        finite_result(q, "the motion q")
+        return (q, finite_result(qd_out, "the rates qd"),
+                finite_result(qdd_out, "the accelerations qdd"))
 
 
 def motion_warnings(model, q_start, q_end, duration: float) -> tuple[str, ...]:
@@ -312,9 +332,11 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
     if loops:  # the run starts on the loops
         q0 = assemble(model, q0, independent=D)
 
+    law = _PoseCycloid(model, q0, q_end, T)
+
     def state(t, y):
         """q, qd and the driven joints' qdd at time t with the followers' state y."""
-        a, b, c = cycloidal_pose(model, q0, q_end, T, np.array([t]))
+        a, b, c = law.sample(np.array([t]))
         q, qd, qdd = a[0], b[0], c[0]
         q[qN], qd[vN], qdd[vN] = y[:len(qN)], y[len(qN):], 0.0
         return q, qd, qdd
