@@ -85,8 +85,9 @@ class _PoseCycloid:
 
     def __init__(self, model, q_start, q_end, duration: float) -> None:
         m = self.model = model_of(model)
-        self.q0 = joint_vector(q_start, m.nq, "q_start")
-        qT = joint_vector(q_end, m.nq, "q_end")
+        # within the physical bounds (a quaternion of unit length, among others)
+        self.q0 = physical_joint_values(m, joint_vector(q_start, m.nq, "q_start"), "q_start")
+        qT = physical_joint_values(m, joint_vector(q_end, m.nq, "q_end"), "q_end")
         self.values = Cycloid(self.q0, qT, duration)  # every value by eq. 22
         self.law = Cycloid(np.zeros(1), np.ones(1), duration)
         plain = [j for j, kind in enumerate(m.joint_types)
