@@ -43,7 +43,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
                                  "udu_factors"),
     "algorithms.kinematics": ("Kinematics", "forward_kinematics"),
     "algorithms.momentum": ("Momentum", "center_of_mass", "momentum"),
-    "algorithms.hybrid_dynamics": ("HybridDynamics", "hybrid_dynamics"),
+    "algorithms.hybrid_dynamics": ("HybridDynamics", "hybrid_dynamics",
+                                   "ConstrainedHybridDynamics", "constrained_hybrid_dynamics"),
     "algorithms.inverse_kinematics": ("IKResult", "solve_position", "tool_jacobian"),
     "model.model": ("Model",),
     "model.parts": ("Assembly", "Chain", "JointType", "Link", "Loop", "LoopJointType",
@@ -68,7 +69,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "sim.simulation": ("simulate", "simulate_chunks"),
     "sim.stops": ("JointStops",),
     "sim.pull": ("PointPull",),
-    "sim.motions": ("cycloidal_trajectory", "inverse_dynamics_chunks",
+    "sim.motions": ("cycloidal_trajectory", "cycloidal_pose", "inverse_dynamics_chunks",
                     "run_inverse_dynamics"),
     "sim.joint_motions": ("Cycloid", "FourierSeries", "JointMotion", "Quintic", "Trapezoid",
                           "ViaPoints", "check_limits", "limit_violations"),
@@ -113,7 +114,7 @@ __all__ = [
     "SingularMassMatrixError", "Trajectory", "articulated_body_inertias", "assemble",
     "closed_chain_inverse_dynamics", "closed_chain_motion", "composite_body_inertias",
     "constrained_forward_dynamics", "constraint_row_labels", "convective_torques",
-    "cut_joint_forces", "cycloidal_trajectory", "energy", "forward_dynamics",
+    "cut_joint_forces", "cycloidal_trajectory", "cycloidal_pose", "energy", "forward_dynamics",
     "forward_kinematics", "gravity_torques", "inverse_dynamics", "inverse_dynamics_chunks",
     "load_mechanism", "load_robot", "load_urdf", "loop_acceleration_term", "loop_jacobian",
     "loop_residual", "mass_matrix", "mobility", "output_grid", "reduced_mass_matrix",
@@ -127,7 +128,8 @@ __all__ = [
     "Momentum", "center_of_mass", "momentum",
     # a floating base's motion when the joints' accelerations are given
     # (core.algorithms.hybrid_dynamics)
-    "HybridDynamics", "hybrid_dynamics",
+    "HybridDynamics", "hybrid_dynamics", "ConstrainedHybridDynamics",
+    "constrained_hybrid_dynamics",
     # force elements (core.model.parts, core.kernels.elements)
     "Road", "SpringDamper", "Tyre",
     # inverse kinematics of the tool (core.algorithms.inverse_kinematics)

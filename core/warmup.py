@@ -16,6 +16,7 @@ from .algorithms.tree_dynamics import (articulated_body_inertias, composite_body
                                        convective_torques, energy, gravity_torques,
                                        mass_matrix, udu_factors)
 from .algorithms.closed_chains import velocity_transformation
+from .algorithms.hybrid_dynamics import with_force_elements
 from .algorithms.kinematics import forward_kinematics
 from .algorithms.loops import assemble, loop_residual
 from .algorithms.regressor import joint_torque_regressor
@@ -87,6 +88,7 @@ def warm_up() -> None:
     gravity_torques(robot, q)
     convective_torques(robot, q, qd)
     energy(robot, q, qd)
+    with_force_elements(robot, q, qd)  # what a floating inverse run adds at each step
     joint_torque_regressor(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(qd, (2, 1)))
     simulate(robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))
     _warm_up_loops(_tiny_four_bar())

@@ -125,11 +125,13 @@ class Builder:
         self.parts[p.name] = p
         self.chains.append(Chain(p.name, (Link(JointType.FREE, home=home, **p.fields()),)))
 
-    def revolute(self, parent: str, p: Part) -> None:
-        """p turns about its own z through its origin."""
+    def revolute(self, parent: str, p: Part, actuated: bool = False) -> None:
+        """p turns about its own z through its origin (`actuated`: the joint inverse
+        dynamics drives, the steering)."""
         xyz, rpy = self._placement(parent, p.R, p.origin)
         self.parts[p.name] = p
-        self.chains.append(Chain(p.name, (Link(JointType.REVOLUTE, **p.fields()),),
+        self.chains.append(Chain(p.name, (Link(JointType.REVOLUTE, actuated=actuated,
+                                               **p.fields()),),
                                  parent=parent, base=Placement(xyz, rpy)))
 
     def prismatic(self, parent: str, p: Part) -> None:
@@ -237,7 +239,8 @@ def _car_layout(zw: dict[str, float], b: Builder) -> dict:
     top = centre + c["column_length"] * d
     b.revolute("chassis", part("steering column", centre, frame_z(d), c["column_mass"],
                                0.5 * (centre + top),
-                               rod_inertia(c["column_mass"], centre, top, 0.02)))
+                               rod_inertia(c["column_mass"], centre, top, 0.02)),
+               actuated=True)
     b.loops.append(Loop("rack and pinion", "gear", ("steering column", "steering rack"),
                         ratio=-r_p))
     # the driver holds the steering wheel: the column's stiffness seen at the rack, a
@@ -397,7 +400,7 @@ slides freely sideways). The springs' free lengths make the reference pose the s
 one of a hand computation (the axle loads by moment balance, each spring its tyre's \
 load less its wheel, carrier and half its links; tests/test_vehicles.py checks the \
 settled car against it). Road: flat, with a bump 6 cm high over 0.4 m (x = 6.1 to \
-6.5 m), 5 m ahead of the front wheels. examples/build_vehicles.py writes this file."""
+6.5 m), 5 m ahead of the front wheels. The steering column is the actuated joint: inverse dynamics (armdyn car_jalon --inverse 2) turns it along the cycloid, gives its torque, and the car (chassis, suspensions, wheels) moves as it follows. examples/build_vehicles.py writes this file."""
 
 
 # ----------------------------------------------------------------------------------
@@ -559,7 +562,8 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
     arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
     b.revolute("chassis", part("pitman arm", pivot, frame_z(Y), c["pitman_mass"],
                                0.5 * (pivot + arm_end),
-                               rod_inertia(c["pitman_mass"], pivot, arm_end)))
+                               rod_inertia(c["pitman_mass"], pivot, arm_end)),
+               actuated=True)
     steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
     link("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
     b.loop("drag link end", "drag link", "left knuckle", steer_arm)
@@ -689,7 +693,9 @@ its axle's load, by moment balance, less half the weight of what moves with the 
 axle); the bars' twist 200 kN/m at 0.1 m levers; the cab's rear mounts 150 kN/m and 6 \
 kN s/m each (preloaded with the cab's weight moment about its front mount) and a \
 lateral one; tyres 1 MN/m, undamped, radius 0.5 m, vertical only. Road: flat, with a \
-bump 8 cm high over 0.6 m (x = 7.0 to 7.6 m), 5 m ahead of the front wheels. \
+bump 8 cm high over 0.6 m (x = 7.0 to 7.6 m), 5 m ahead of the front wheels. The \
+pitman arm is the actuated joint: inverse dynamics (armdyn truck_jalon --inverse 2) \
+turns it along the cycloid, gives its torque, and the truck moves as it follows. \
 examples/build_vehicles.py writes this file."""
 
 

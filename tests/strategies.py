@@ -937,3 +937,24 @@ def _give_every_moving_body_mass(text: str) -> str:
             links[child].find("inertial").append(ET.Element(
                 "inertia", ixx="0.002", ixy="0", ixz="0", iyy="0.003", iyz="0", izz="0.004"))
     return ET.tostring(root, encoding="unicode")
+
+
+def floating_four_bar(gravity=(0.0, 0.0, -9.81)) -> Mechanism:
+    """A planar four-bar on a free chassis (5 kg): crank (actuated) and coupler on one
+    base point, rocker on another 0.45 m away, closed by a revolute cut joint; 7 DOF."""
+    from armdyn.core import Assembly, LoopJointType
+    I = (0.01, 0.012, 0.014, 0.0, 0.0, 0.0)
+    chassis = Link(joint=JointType.FREE, name="chassis", mass=5.0,
+                   inertia=(0.2, 0.3, 0.4, 0, 0, 0), home=(0, 0, 1.0, 0, 0, 0, 1))
+    crank = Link(joint=JointType.REVOLUTE, name="crank", a=0.2, theta=1.0, mass=1.0,
+                 com=(-0.1, 0, 0), inertia=I, actuated=True)
+    coupler = Link(joint=JointType.REVOLUTE, name="coupler", a=0.5, theta=-0.6, mass=1.0,
+                   com=(-0.25, 0, 0), inertia=I)
+    rocker = Link(joint=JointType.REVOLUTE, name="rocker", a=0.4, theta=1.3, mass=1.0,
+                  com=(-0.2, 0, 0), inertia=I)
+    return Mechanism("flapper", [Chain("body", [chassis]),
+                                 Chain("a", [crank, coupler], parent="chassis"),
+                                 Chain("b", [rocker], parent="chassis",
+                                       base=Placement((0.45, 0.0, 0.0)))],
+                     loops=[Loop("C", LoopJointType.REVOLUTE, ("coupler", "rocker"))],
+                     gravity=gravity, assembly=Assembly(independent=("chassis", "crank")))

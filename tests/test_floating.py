@@ -21,8 +21,8 @@ from armdyn.core import (ArgumentError, Chain, JointType, Link, Mechanism, Mecha
 from pinocchio_reference import (mass_matrix_from_pin, pinocchio_free_fall,
                                  pinocchio_tree_model, q_from_pin, q_to_pin, v_from_pin,
                                  v_to_pin)
-from strategies import (assert_close, scale_of, fast, random_inertia, random_state_of_any,
-                        random_tree, random_unit_quaternion, seeds)
+from strategies import (assert_close, floating_four_bar, scale_of, fast, random_inertia,
+                        random_state_of_any, random_tree, random_unit_quaternion, seeds)
 
 floating_trees = random_tree(min_joints=1, max_joints=14, joints="several", floating=True)
 fixed_trees = random_tree(min_joints=1, max_joints=14, joints="several")
@@ -309,22 +309,7 @@ def test_a_loop_through_a_universal_joint_stays_closed_and_keeps_its_energy():
 def test_a_closed_loop_riding_a_free_body_keeps_momentum_and_closure():
     """A planar four-bar on a free chassis: the chassis tumbles while the loop flaps;
     angular momentum about the mass centre and the closure hold."""
-    from armdyn.core import Assembly, Loop, LoopJointType, Placement
-    chassis = Link(joint=JointType.FREE, name="chassis", mass=5.0, inertia=(0.2, 0.3, 0.4, 0, 0, 0),
-                   home=(0, 0, 1.0, 0, 0, 0, 1))
-    crank = Link(joint=JointType.REVOLUTE, name="crank", a=0.2, theta=1.0, mass=1.0,
-                 com=(-0.1, 0, 0), inertia=_I, actuated=True)
-    coupler = Link(joint=JointType.REVOLUTE, name="coupler", a=0.5, theta=-0.6, mass=1.0,
-                   com=(-0.25, 0, 0), inertia=_I)
-    rocker = Link(joint=JointType.REVOLUTE, name="rocker", a=0.4, theta=1.3, mass=1.0,
-                  com=(-0.2, 0, 0), inertia=_I)
-    mech = Mechanism("flapper", [Chain("body", [chassis]),
-                                 Chain("a", [crank, coupler], parent="chassis"),
-                                 Chain("b", [rocker], parent="chassis",
-                                       base=Placement((0.45, 0.0, 0.0)))],
-                     loops=[Loop("C", LoopJointType.REVOLUTE, ("coupler", "rocker"))],
-                     gravity=(0.0, 0.0, -9.81),
-                     assembly=Assembly(independent=("chassis", "crank")))
+    mech = floating_four_bar()
     assert mech.dof == 7
     v0 = np.zeros(mech.nv)
     v0[:6] = [0.5, -0.3, 1.0, 0.2, 0.0, 0.1]

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import math
 
-from .buffers import inlined_kernel
+from .buffers import compiled_kernel, inlined_kernel
+from .data import data_views
 from .denoc import dh_frames
+from .layout import model_views
 from .points import add_point_force, point_position, point_velocity
 
 ELEMENT_SPRING_DAMPER = 0
@@ -107,3 +109,15 @@ def element_wrenches(mv, D, q, qd, f_ext):
         D.element_force[e] = F
         D.element_stretch[e] = stretch
     return W, V
+
+
+@compiled_kernel
+def with_element_wrenches(F, I, ws, q, qd, f_ext, out):
+    """out (n, 6) = the link wrenches f_ext (n, 6) plus every force element's at
+    (q (nq,), qd (nv,)) (`element_wrenches`), from Python; returns their energy V (J)."""
+    mv = model_views(F, I)
+    W, V = element_wrenches(mv, data_views(mv, ws), q, qd, f_ext)
+    for k in range(mv.n):
+        for r in range(6):
+            out[k, r] = W[k, r]
+    return V

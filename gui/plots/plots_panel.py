@@ -185,6 +185,10 @@ _XYZ = ("x", "y", "z")
 _RPY = ("roll", "pitch", "yaw")
 #: What a mechanism with loops shows first (the others are a click away).
 MECHANISM_DEFAULT_PLOTS = ("joint_angles", "joint_torques", "cut_forces", "loop_residual")
+#: What a floating mechanism with loops (a vehicle) shows first: the actuated joints'
+#: torques, the base's motion that follows, and the loops' closure.
+FLOATING_MECHANISM_DEFAULT_PLOTS = ("joint_torques", "base_position", "base_orientation",
+                                    "loop_residual")
 #: The smallest y span of a linear plot's left axis (deg, deg/s, N m, J, N) and of its
 #: right axis for prismatic joints (m, m/s, N): a flat curve stays flat, with short ticks.
 MIN_Y_SPAN = 0.1
@@ -1376,7 +1380,8 @@ class PlotsPanel(QWidget):
             # then the Motor button, now shown, adds it)
             shown.insert(shown.index("joint_torques") + 1, "motor_torques")
         if loops and not had_loops:  # four plots in a 2 x 2 grid; rates, energy on a click
-            shown = list(MECHANISM_DEFAULT_PLOTS)
+            shown = list(FLOATING_MECHANISM_DEFAULT_PLOTS if floating
+                         else MECHANISM_DEFAULT_PLOTS)
         elif floating and not was_floating:  # (joint angles if it has joints of one value)
             joints = any(kind.is_dh for kind in robot.model.joint_types)
             shown = [k for k in FLOATING_DEFAULT_PLOTS if k != "joint_angles" or joints]

@@ -215,6 +215,17 @@ def test_scripted_runs_of_a_mechanism_file(tmp_path, run):
     assert (image.width(), image.height()) == (1280, 800)
 
 
+def test_a_scripted_inverse_run_of_the_car_steers_it(tmp_path):
+    """A floating mechanism with loops: its actuated steering column turns, the car
+    follows (core's hybrid dynamics with loops); the run finishes and is shown."""
+    png = tmp_path / "car.png"
+    result = armdyn("car_jalon", "--inverse", "0.3", "--screenshot", str(png),
+                    "--size", "1280x800")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "failed" not in result.stderr
+    assert QImage(str(png)).size().width() == 1280
+
+
 # ----- the default robot, image types, output paths, errors without a terminal ---------
 
 def test_the_default_robot_is_a_bundled_one():
