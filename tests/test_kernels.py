@@ -61,10 +61,10 @@ def test_numba_honours_compiling_without_reference_counting():
     from armdyn.core.kernels.layout import model_views
     from armdyn.core.kernels.data import data_views, new_workspace
 
-    def residual(F, I, ws, q_unused):
+    def residual(F, I, ws, q):
         mv = model_views(F, I)
         D = data_views(mv, ws)
-        closure_residual(mv, D, D.Phi)
+        closure_residual(mv, D, q, D.Phi)
 
     options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
     args = (k.F, k.I, new_workspace(k), mech.q_home)
