@@ -51,6 +51,17 @@ def _tiny_four_bar() -> Mechanism:
         loops=(Loop("C", "revolute", ("coupler", "rocker")),), gravity=(0.0, -9.81, 0.0))
 
 
+def load_compiler() -> None:
+    """Load numba's compiler registries (its typing and lowering of Python and numpy,
+    and scipy.linalg for its BLAS), which the first kernel compiled or loaded from the
+    cache would otherwise load: some 500 modules, 0.3 s of CPU. A window calls this
+    before it imports Qt, whose import hook reads the source of every module imported
+    after it (`armdyn.gui.app`); later kernels only load their own code."""
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()  # what numba runs before a kernel's first load
+
+
 def warm_up_display() -> None:
     """The kernels a window needs to draw an arm and follow its pose sliders."""
     robot = _tiny_robot()

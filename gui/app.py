@@ -348,11 +348,15 @@ def _import_before_qt() -> None:
     Once PySide6.QtCore is imported, its import hook reads the source of every module
     imported after it (looking for ``from __feature__ import``): about half a
     millisecond a module, 0.2-0.3 s for pyvista with VTK's and matplotlib's Python
-    modules. Modules imported before PySide6 are not read.
+    modules, as much for numba's compiler, which the first kernel loaded from the cache
+    (or compiled) would load with scipy.linalg. Modules imported before PySide6 are not read.
     """
     import importlib
 
     importlib.import_module("pyvista.plotting")  # with VTK and matplotlib
+    from armdyn.core import warmup
+
+    warmup.load_compiler()  # with the core's algorithms and numba
 
 
 def _run_window(robot, args: argparse.Namespace) -> int:

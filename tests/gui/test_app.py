@@ -57,7 +57,7 @@ def test_command_line_modes_do_not_import_qt(tmp_path):
 #: the parts of scipy only they use): a start that loads them is seconds slower.
 NOT_AT_START = ("armdyn.core.sim.identification", "armdyn.core.sim.excitation",
                 "armdyn.core.sim.measured", "armdyn.core.sweeps.sweep", "scipy.optimize",
-                "scipy.signal", "scipy.stats", "scipy.integrate")
+                "scipy.signal", "scipy.stats", "scipy.integrate", "scipy.spatial")
 
 WINDOW_START = r"""
 import dataclasses, gc, json, sys
