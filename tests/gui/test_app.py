@@ -176,6 +176,24 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
     assert calls[1] is background
 
 
+def test_the_other_kernels_wait_until_the_window_has_shown(qapp, monkeypatch):
+    import threading
+
+    import armdyn.core as core
+    from armdyn.gui import startup
+
+    rest = threading.Event()
+    monkeypatch.setattr(core, "warm_up_display", lambda: None)
+    monkeypatch.setattr(core, "warm_up", rest.set)
+    assert startup.warm_up_kernels(splash=False, rest_after_window=True) is None
+    background = startup.background_warm_up()
+    assert not rest.wait(0.3) and background.is_alive()  # held back
+    startup.window_shown()
+    assert rest.wait(5)
+    background.join(5)
+    assert not background.is_alive()
+
+
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
     import armdyn.core as core
     from armdyn.gui import startup
