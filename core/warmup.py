@@ -24,7 +24,6 @@ from .model.parts import Chain, JointType, Link, Loop, Placement
 from .model.robot import Robot
 from .sim.simulation import simulate
 from .sim.motions import run_inverse_dynamics
-from .sweeps.plan import reduce_run
 
 
 def _tiny_robot() -> Robot:
@@ -63,10 +62,11 @@ def load_compiler() -> None:
 
 
 def warm_up_display() -> None:
-    """The kernels a window needs to draw an arm and follow its pose sliders."""
+    """The kernels a window needs to draw an arm and follow its pose sliders: the
+    frames (tests/gui/test_app.py checks that the window needs no other). Its energy,
+    shown after a run, compiled 5 s of CPU more before the first window."""
     robot = _tiny_robot()
     forward_kinematics(robot, robot.q_home)
-    energy(robot, robot.q_home, np.zeros(2))
 
 
 def warm_up() -> None:
@@ -78,6 +78,8 @@ def warm_up() -> None:
     simulate(robot, 0.02, dt_out=0.01)
     tau = inverse_dynamics(robot, q, qd, qd)
     run = run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
+    from .sweeps.plan import reduce_run  # (with core.sim.measured: not at a window's start)
+
     reduce_run(run, "inverse")  # what a sweep keeps of each point
     for method in ("denoc", "composite"):
         forward_dynamics(robot, q, qd, tau, method=method)

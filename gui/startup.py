@@ -77,9 +77,11 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     returning (a scripted run). `model`: the model the window opens, whose runs the
     background warm-up prepares first (`warm_up_runs`). `rest_after_window`: the
     background warm-up goes on past those runs only once `window_shown()` has been
-    called. A failed warm-up is logged and, if `report_errors`,
-    its message is shown in a dialog; the application goes on either way (kernels
-    then compile on their first use). Returns the error message, or None.
+    called, and starts them only then if numba's cache is cold (they compile for a
+    minute: the window's build should not share Python's lock with that). A failed
+    warm-up is logged and, if `report_errors`, its message is shown in a dialog; the
+    application goes on either way (kernels then compile on their first use). Returns
+    the error message, or None.
     """
     global _background
     import armdyn.core as core  # looked up now, so that tests can replace core.warm_up
@@ -93,7 +95,8 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             log.exception("warm-up of the dynamics kernels failed")
             outcome["error"] = str(e) or type(e).__name__
 
-    message = COLD_SPLASH_MESSAGE if cache_is_cold() else SPLASH_MESSAGE  # (before work)
+    cold = cache_is_cold()  # (before work)
+    message = COLD_SPLASH_MESSAGE if cold else SPLASH_MESSAGE
     thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
     started = time.monotonic()
     thread.start()
@@ -128,7 +131,9 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             _rest_may_start.clear()
         else:
             _rest_may_start.set()
-        _background = threading.Thread(target=_warm_up_the_rest, args=(model,),
+        # compiled, the runs take a minute: after the window's build, not beside it
+        _background = threading.Thread(target=_warm_up_the_rest,
+                                       args=(model, cold and rest_after_window),
                                        name="armdyn-warm-up-rest", daemon=True)
         _background.start()
     return error
@@ -154,8 +159,10 @@ def window_shown() -> None:
     _rest_may_start.set()
 
 
-def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
+def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
     import armdyn.core as core
+    if runs_after_window:
+        _rest_may_start.wait()
     started = time.monotonic()
     if model is not None:
         try:
