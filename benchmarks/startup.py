@@ -8,7 +8,9 @@ Xvfb (xvfb-run) and reports, from the process's start:
     fall     Run pressed at that moment (a 10 s free fall from the Run panel, as an
              impatient user would): the time until its first samples are drawn on the
              plots, s after Run (the background warm-up may still be loading kernels)
-    ready    the background warm-up of every other kernel finished
+    ready    the background warm-up of every other kernel finished (the open model's
+             runs load before the window shows, the rest from a second after it:
+             gui/startup.py REST_AFTER_WINDOW_MS)
 
 Targets of the speed issue: cold window <= 15 s, warm window <= 3 s, first frame of a
 free fall < 0.5 s after Run.

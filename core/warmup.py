@@ -25,7 +25,6 @@ from .model.parts import Chain, JointType, Link, Loop, Placement
 from .model.robot import Robot
 from .sim.simulation import simulate
 from .sim.motions import run_inverse_dynamics
-from .sweeps.plan import reduce_run
 
 
 def _tiny_robot() -> Robot:
@@ -60,11 +59,23 @@ def _tiny_floating_body() -> Mechanism:
         Link(JointType.FREE, name="body", mass=1.0, inertia=(0.01, 0.02, 0.03, 0, 0, 0)),)),))
 
 
+def load_compiler() -> None:
+    """Load numba's compiler registries (its typing and lowering of Python and numpy,
+    and scipy.linalg for its BLAS), which the first kernel compiled or loaded from the
+    cache would otherwise load: some 500 modules, 0.3 s of CPU. A window calls this
+    before it imports Qt, whose import hook reads the source of every module imported
+    after it (`armdyn.gui.app`); later kernels only load their own code."""
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context.refresh()  # what numba runs before a kernel's first load
+
+
 def warm_up_display() -> None:
-    """The kernels a window needs to draw an arm and follow its pose sliders."""
+    """The kernels a window needs to draw an arm and follow its pose sliders: the
+    frames (tests/gui/test_app.py checks that the window needs no other). Its energy,
+    shown after a run, compiled 5 s of CPU more before the first window."""
     robot = _tiny_robot()
     forward_kinematics(robot, robot.q_home)
-    energy(robot, robot.q_home, np.zeros(2))
 
 
 def warm_up() -> None:
@@ -77,6 +88,8 @@ def warm_up() -> None:
     simulate(_tiny_floating_body(), 0.02, dt_out=0.01)
     tau = inverse_dynamics(robot, q, qd, qd)
     run = run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
+    from .sweeps.plan import reduce_run  # (with core.sim.measured: not at a window's start)
+
     reduce_run(run, "inverse")  # what a sweep keeps of each point
     for method in ("denoc", "composite"):
         forward_dynamics(robot, q, qd, tau, method=method)

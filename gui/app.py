@@ -348,11 +348,15 @@ def _import_before_qt() -> None:
     Once PySide6.QtCore is imported, its import hook reads the source of every module
     imported after it (looking for ``from __feature__ import``): about half a
     millisecond a module, 0.2-0.3 s for pyvista with VTK's and matplotlib's Python
-    modules. Modules imported before PySide6 are not read.
+    modules, as much for numba's compiler, which the first kernel loaded from the cache
+    (or compiled) would load with scipy.linalg. Modules imported before PySide6 are not read.
     """
     import importlib
 
     importlib.import_module("pyvista.plotting")  # with VTK and matplotlib
+    from armdyn.core import warmup
+
+    warmup.load_compiler()  # with the core's algorithms and numba
 
 
 def _run_window(robot, args: argparse.Namespace) -> int:
@@ -365,7 +369,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
     from .error_report import install_excepthook, setup_logging
     from .jobs.job import wait_for_jobs
     from .main_window import MainWindow
-    from .startup import warm_up_kernels
+    from .startup import REST_AFTER_WINDOW_MS, warm_up_kernels, window_shown
     from .look.style import apply_style
 
     QCoreApplication.setOrganizationName("ArmDyn")
@@ -385,7 +389,8 @@ def _run_window(robot, args: argparse.Namespace) -> int:
         # the GUI thread (a splash says so when it takes long), the rest in the
         # background while the window is in use (all of it first for a scripted run).
         error = warm_up_kernels(splash=not scripted, report_errors=not scripted,
-                                everything_first=scripted, model=robot)
+                                everything_first=scripted, model=robot,
+                                rest_after_window=True)
         if error is not None and scripted:
             print(f"armdyn: warning: the dynamics kernels could not be prepared: {error}",
                   file=sys.stderr)
@@ -397,6 +402,7 @@ def _run_window(robot, args: argparse.Namespace) -> int:
             if is_urdf(args.robot):
                 window.files.recent.set_floating_base(args.robot, args.floating_base)
         window.show()
+        QTimer.singleShot(REST_AFTER_WINDOW_MS, window_shown)  # then the other kernels
         if scripted:
             QTimer.singleShot(0, lambda: _scripted_run(window, args))
         else:

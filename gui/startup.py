@@ -11,8 +11,11 @@ use: first a short free fall and inverse-dynamics run of the model the window op
 started as the Run panel starts them (the very kernels, for the very argument types,
 that a Run pressed at once needs: numba compiles one kernel at a time, so these must
 not queue behind the others),
-then ``core.warm_up()`` (every other kernel, runs first). A run started before that is
-done waits only for the kernels it needs (numba compiles each once, under its lock).
+then ``core.warm_up()`` (every other kernel, runs first), which an application may hold
+back until its window has shown (`window_shown`): loading a kernel from numba's cache
+holds Python's lock for about half its time, which the window's build, and a run started
+at once, would wait for. A run started before that is done waits only for the kernels it
+needs (numba compiles each once, under its lock).
 """
 from __future__ import annotations
 
@@ -29,8 +32,8 @@ from armdyn.core.kernels.cache import FIRST_COMPILE_TIME, cache_is_cold
 if TYPE_CHECKING:
     from armdyn.core import Mechanism, Robot
 
-__all__ = ["warm_up_kernels", "background_warm_up", "warm_up_runs", "SPLASH_MESSAGE",
-           "COLD_SPLASH_MESSAGE"]
+__all__ = ["warm_up_kernels", "background_warm_up", "warm_up_runs", "window_shown",
+           "SPLASH_MESSAGE", "COLD_SPLASH_MESSAGE", "REST_AFTER_WINDOW_MS"]
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +49,15 @@ SPLASH_DELAY_S = 0.3
 POLL_MS = 20
 #: The open model's runs that the background warm-up makes first, s of model time.
 FIRST_RUN_S = 0.05
+#: How long after its window has shown an application lets the background warm-up go on
+#: past the open model's runs (`window_shown`), ms: a Run pressed as the window appears
+#: then has its kernels to itself.
+REST_AFTER_WINDOW_MS = 1000
 
 
 _background: threading.Thread | None = None
+#: Set when the rest of the background warm-up may start (`window_shown`).
+_rest_may_start = threading.Event()
 
 
 def background_warm_up() -> threading.Thread | None:
@@ -58,16 +67,21 @@ def background_warm_up() -> threading.Thread | None:
 
 def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
                     everything_first: bool = False,
-                    model: Robot | Mechanism | None = None) -> str | None:
+                    model: Robot | Mechanism | None = None,
+                    rest_after_window: bool = False) -> str | None:
     """Prepare the kernels the window needs off the GUI thread (the event loop runs
     meanwhile), then start the rest in a background thread.
 
     A QApplication must exist. Shows a splash window (if `splash`) once the first
     part has taken SPLASH_DELAY_S. `everything_first`: prepare every kernel before
     returning (a scripted run). `model`: the model the window opens, whose runs the
-    background warm-up prepares first (`warm_up_runs`). A failed warm-up is logged and, if `report_errors`,
-    its message is shown in a dialog; the application goes on either way (kernels
-    then compile on their first use). Returns the error message, or None.
+    background warm-up prepares first (`warm_up_runs`). `rest_after_window`: the
+    background warm-up goes on past those runs only once `window_shown()` has been
+    called, and starts them only then if numba's cache is cold (they compile for a
+    minute: the window's build should not share Python's lock with that). A failed
+    warm-up is logged and, if `report_errors`, its message is shown in a dialog; the
+    application goes on either way (kernels then compile on their first use). Returns
+    the error message, or None.
     """
     global _background
     import armdyn.core as core  # looked up now, so that tests can replace core.warm_up
@@ -81,7 +95,8 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             log.exception("warm-up of the dynamics kernels failed")
             outcome["error"] = str(e) or type(e).__name__
 
-    message = COLD_SPLASH_MESSAGE if cache_is_cold() else SPLASH_MESSAGE  # (before work)
+    cold = cache_is_cold()  # (before work)
+    message = COLD_SPLASH_MESSAGE if cold else SPLASH_MESSAGE
     thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
     started = time.monotonic()
     thread.start()
@@ -112,7 +127,13 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     if error is not None and report_errors:
         _show_error(error)
     if not everything_first and error is None:
-        _background = threading.Thread(target=_warm_up_the_rest, args=(model,),
+        if rest_after_window:
+            _rest_may_start.clear()
+        else:
+            _rest_may_start.set()
+        # compiled, the runs take a minute: after the window's build, not beside it
+        _background = threading.Thread(target=_warm_up_the_rest,
+                                       args=(model, cold and rest_after_window),
                                        name="armdyn-warm-up-rest", daemon=True)
         _background.start()
     return error
@@ -133,8 +154,15 @@ def warm_up_runs(model: Robot | Mechanism) -> None:
             pass
 
 
-def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
+def window_shown() -> None:
+    """Let the background warm-up go on to every other kernel (see `warm_up_kernels`)."""
+    _rest_may_start.set()
+
+
+def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
     import armdyn.core as core
+    if runs_after_window:
+        _rest_may_start.wait()
     started = time.monotonic()
     if model is not None:
         try:
@@ -145,6 +173,7 @@ def _warm_up_the_rest(model: Robot | Mechanism | None) -> None:
         else:
             log.info("the runs of %s are ready (%.1f s in the background)",
                      getattr(model, "name", "the model"), time.monotonic() - started)
+    _rest_may_start.wait()
     try:
         core.warm_up()
     except Exception:  # noqa: BLE001 - the kernels then compile on first use

@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..algorithms.inverse_kinematics import (NEAR_SINGULAR, rotation_error, solve_position,
                                              tool_jacobian_derivative)
@@ -70,6 +69,8 @@ class _ToolPath(JointMotion):
         self.orientation = (m.n >= 6) if orientation is None else bool(orientation)
         R1 = self.R0 if end_rotation is None else finite_array(end_rotation, (3, 3),
                                                                "end_rotation")
+        from scipy.spatial.transform import Rotation  # (scipy.spatial: not at a window's start)
+
         self.phi = Rotation.from_matrix(self.R0.T @ R1).as_rotvec()
         self._timing = Quintic(np.zeros(1), np.ones(1), self.duration)
         self._s = np.linspace(0.0, 1.0, PATH_SAMPLES)
@@ -99,6 +100,8 @@ class _ToolPath(JointMotion):
 
     def rotation(self, s: float) -> np.ndarray:
         """R(s) = R0 exp(s phi), (3, 3)."""
+        from scipy.spatial.transform import Rotation
+
         return self.R0 @ Rotation.from_rotvec(s * self.phi).as_matrix()
 
     def _time_of(self, s: float) -> float:
@@ -191,6 +194,8 @@ class _ToolPath(JointMotion):
         s, s1, s2 = (x[:, 0] for x in self._timing.law((t / T)[:, None]))
         q = np.empty((t.size, self.n))
         guesses = self._guess(s)
+        from scipy.spatial.transform import Rotation
+
         R = self.R0 @ Rotation.from_rotvec(s[:, None] * self.phi).as_matrix()  # R(s), (S, 3, 3)
         for i, ti in enumerate(t):
             # the cubic meets the path to ~1e-8 of a step: most times need no IK step

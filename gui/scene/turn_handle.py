@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QToolButton
-from scipy.spatial.transform import Rotation
 from vtkmodules.vtkCommonTransforms import vtkTransform
 
 from armdyn.core import JointType, forward_kinematics
@@ -179,6 +178,8 @@ class TurnHandle(SceneInteraction):
         drag began (now, if none has); returns the new pose (nq,), also the session's."""
         if self._start is None:
             self._on_drag_started()
+        from scipy.spatial.transform import Rotation  # (scipy.spatial: not at a window's start)
+
         q0, R0, Rj = self._start
         quat = Rotation.from_matrix(Rj.T @ np.asarray(R_delta, dtype=float) @ R0).as_quat()
         if np.dot(quat, q0[self._quaternion_at()]) < 0.0:

@@ -57,26 +57,35 @@ def test_command_line_modes_do_not_import_qt(tmp_path):
 #: the parts of scipy only they use): a start that loads them is seconds slower.
 NOT_AT_START = ("armdyn.core.sim.identification", "armdyn.core.sim.excitation",
                 "armdyn.core.sim.measured", "armdyn.core.sweeps.sweep", "scipy.optimize",
-                "scipy.signal", "scipy.stats", "scipy.integrate")
+                "scipy.signal", "scipy.stats", "scipy.integrate", "scipy.spatial")
 
 WINDOW_START = r"""
 import dataclasses, gc, json, sys
+from armdyn.gui import app as armdyn_app
+armdyn_app._import_before_qt()  # as the window's start does
 from PySide6.QtWidgets import QApplication
 from armdyn.core.io.model_files import load_model
 from armdyn.gui.main_window import MainWindow
 from armdyn.gui.jobs.runs import RunKind
 from armdyn.gui.startup import warm_up_runs
-app = QApplication([])
-robot = load_model({puma!r})
-window = MainWindow(robot, None, restore_layout=False)
-window.show()
-app.processEvents()
-loaded = [m for m in {watch!r} if m in sys.modules]
+from armdyn.core import warm_up_display
 
 def signatures():
     from numba.core.registry import CPUDispatcher
     return {{(d.py_func.__module__, d.py_func.__qualname__, str(s))
              for d in gc.get_objects() if isinstance(d, CPUDispatcher) for s in d.signatures}}
+
+app = QApplication([])
+robot = load_model({puma!r})
+warm_up_display()
+display = signatures()
+window = MainWindow(robot, None, restore_layout=False)
+window.show()
+app.processEvents()
+loaded = [m for m in {watch!r} if m in sys.modules]
+window.session.set_pose(robot.q_home + 0.3)  # a pose slider moved
+app.processEvents()
+beyond_display = sorted(map(str, signatures() - display))
 
 warm_up_runs(robot)
 prepared = signatures()
@@ -89,21 +98,24 @@ for run in (inverse, falling):
     for _ in run.chunks():
         pass
 print(json.dumps({{"loaded": loaded, "new": sorted(map(str, signatures() - prepared)),
-                  "prepared": len(prepared)}}))
+                  "prepared": len(prepared), "beyond_display": beyond_display}}))
 window.close()
 """
 
 
 def test_the_window_starts_without_identification_and_warms_up_its_runs_first():
-    """The window opens on the PUMA without the modules it does not use, and the runs the
-    background warm-up makes first are the Run button's: the Run panel's own inverse run
-    and free fall afterwards need no kernel (no argument types) that it did not prepare."""
+    """The window opens on the PUMA without the modules it does not use and, built and
+    posed, without kernels other than warm_up_display's (all a first start compiles
+    before it shows), and the runs the background warm-up makes first are the Run
+    button's: the Run panel's own inverse run and free fall afterwards need no kernel
+    (no argument types) that it did not prepare."""
     result = subprocess.run([sys.executable, "-c",
                              WINDOW_START.format(puma=str(PUMA), watch=NOT_AT_START)],
                             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     out = json.loads(result.stdout.strip().splitlines()[-1])
     assert out["loaded"] == []
+    assert out["beyond_display"] == []  # the window waits for warm_up_display's alone
     assert out["prepared"] > 5 and out["new"] == []
 
 
@@ -174,6 +186,24 @@ def test_kernels_warm_up_off_the_gui_thread_while_events_run(qapp, monkeypatch):
     background.join(5)
     assert len(calls) == 2 and threading.main_thread() not in calls
     assert calls[1] is background
+
+
+def test_the_other_kernels_wait_until_the_window_has_shown(qapp, monkeypatch):
+    import threading
+
+    import armdyn.core as core
+    from armdyn.gui import startup
+
+    rest = threading.Event()
+    monkeypatch.setattr(core, "warm_up_display", lambda: None)
+    monkeypatch.setattr(core, "warm_up", rest.set)
+    assert startup.warm_up_kernels(splash=False, rest_after_window=True) is None
+    background = startup.background_warm_up()
+    assert not rest.wait(0.3) and background.is_alive()  # held back
+    startup.window_shown()
+    assert rest.wait(5)
+    background.join(5)
+    assert not background.is_alive()
 
 
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
