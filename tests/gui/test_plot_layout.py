@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage, QPainter
 from armdyn.gui.plots.plots_panel import GridAxis, TimeAxis
 from armdyn.gui.plots.spikes import spike_range
 
-from gui_helpers import PUMA, ROBOTS, flush_events
+from gui_helpers import PUMA, ROBOTS, flush_events, plots_final
 
 pytestmark = pytest.mark.gui
 
@@ -22,7 +22,7 @@ SIZES = [(1280, 800), (1600, 1000)]
 def run(window, qtbot, seconds: float = 3.0):
     with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
         window.run_panel.start_free_fall(seconds)
-    flush_events()  # (the panel aligns its axes itself: no align_axes() here)
+    plots_final(qtbot, window)  # (the panel aligns its axes itself: no align_axes() here)
     return ended.args[0].trajectory
 
 
