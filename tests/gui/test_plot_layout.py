@@ -209,6 +209,40 @@ def test_a_plot_hidden_when_a_run_ends_is_fitted_and_explained_when_shown(make_w
     assert torques.spike_marks[torques.vb].isVisible()
 
 
+def test_a_finished_run_is_fitted_a_plot_a_turn_to_what_fitting_at_once_gives(make_window,
+                                                                              qtbot):
+    """At a run's end the shown plots are fitted and drawn over several turns of the
+    event loop (all in the run's last turn held the window up to 60 ms, issue #23); once
+    done their ranges, the clipped plots and the note are those of the same run fitted
+    at once (`set_trajectory`)."""
+    from PySide6.QtCore import QCoreApplication
+
+    window = make_window(ROBOTS / "stanford_saha2009.toml", size=(1600, 1000))
+    plots = window.plots
+    plots.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
+        window.run_panel.start_free_fall(3.0)
+    turns = 0
+    while plots.fitting() and turns < 100:
+        QCoreApplication.processEvents()
+        turns += 1
+    assert 2 <= turns < 100 and not plots.fitting()
+    flush_events()
+
+    def state():
+        return ([(p.spec.key, p.vb.viewRange(), p.vb2.viewRange()) for p in plots._shown],
+                plots.clipped_plots(), plots.spike_note.text())
+
+    gradual = state()
+    plots.set_trajectory(ended.args[0].trajectory)  # all at once
+    flush_events()
+    at_once = state()
+    assert gradual[1:] == at_once[1:] == (["joint_torques"], at_once[2])
+    assert "end stop" in gradual[2]
+    for (key, x, y), (key1, x1, y1) in zip(gradual[0], at_once[0]):
+        assert key == key1 and np.allclose(x, x1) and np.allclose(y, y1), key
+
+
 def test_spike_range_keeps_humps_and_drops_spikes():
     t = np.linspace(0.0, 3.0, 301)
     wave = np.c_[np.sin(3 * t), 0.5 * np.cos(2 * t)]
