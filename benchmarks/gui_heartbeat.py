@@ -43,7 +43,11 @@ and its load; run it on a quiet one. On a loaded one, the CPU times reported bes
 them (``gui_thread_cpu_s``: the GUI thread's during a fall, ``gui_cpu_ms_per_s`` the same
 per second of the run; ``cpu_ms_per_frame``: the whole process's, OpenGL rasteriser
 threads included, per frame of playback, ``gui_cpu_ms_per_frame`` the GUI thread's)
-say what the work costs whatever share of the CPUs the window gets.
+say what the work costs whatever share of the CPUs the window gets. Beside each fall,
+``start_gap_ms`` / ``start_turn_cpu_ms`` (the run's first second) and ``end_gap_ms`` /
+``end_turn_cpu_ms`` (from its end until the plots are fitted, `PlotsPanel.fitting`): the
+longest gap there and the most CPU time the GUI thread spent in one gap (one turn of the
+event loop, whatever the load).
 """
 from __future__ import annotations
 
