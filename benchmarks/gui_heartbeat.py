@@ -43,7 +43,11 @@ and its load; run it on a quiet one. On a loaded one, the CPU times reported bes
 them (``gui_thread_cpu_s``: the GUI thread's during a fall, ``gui_cpu_ms_per_s`` the same
 per second of the run; ``cpu_ms_per_frame``: the whole process's, OpenGL rasteriser
 threads included, per frame of playback, ``gui_cpu_ms_per_frame`` the GUI thread's)
-say what the work costs whatever share of the CPUs the window gets.
+say what the work costs whatever share of the CPUs the window gets. Beside each fall,
+``start_gap_ms`` / ``start_turn_cpu_ms`` (the run's first second) and ``end_gap_ms`` /
+``end_turn_cpu_ms`` (from its end until the plots are fitted, `PlotsPanel.fitting`): the
+longest gap there and the most CPU time the GUI thread spent in one gap (one turn of the
+event loop, whatever the load).
 """
 from __future__ import annotations
 
@@ -217,15 +221,20 @@ class Heartbeat:
         self._timer.timeout.connect(self._beat)
         self._last = 0.0
         self.gaps: list[float] = []
+        #: per tick: (its time, s; the GUI thread's CPU time since the last tick, s)
+        self.ticks: list[tuple[float, float]] = []
+        #: when the run ended (its samples reached the window), perf_counter s
+        self.end_time: float | None = None
 
     def start(self) -> None:
-        self.gaps = []
+        self.gaps, self.ticks, self.end_time = [], [], None
         self._watch = GapWatch() if WATCH["n"] else None
         self._profile = cProfile.Profile() if PROFILE_TOP["n"] else None
         if self._profile is not None:
             self._profile.enable()
         self._last = time.perf_counter()
         self._cpu = (time.thread_time(), time.process_time())
+        self._tick_cpu = self._cpu[0]
         self._timer.start()
 
     def stop(self) -> None:
@@ -247,9 +256,10 @@ class Heartbeat:
             self._watch.report()
 
     def _beat(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         self.gaps.append(now - self._last)
-        self._last = now
+        self.ticks.append((now, cpu - self._tick_cpu))
+        self._last, self._tick_cpu = now, cpu
         if self._watch is not None:
             self._watch.beat(self.gaps[-1])
 
@@ -262,6 +272,23 @@ class Heartbeat:
     def longest(self) -> float:
         """Longest gap, s."""
         return max(self.gaps, default=0.0)
+
+    def turns(self, first: float = 0.0, last: float = math.inf) -> tuple[float, float]:
+        """(longest gap, most GUI-thread CPU in one gap), s, among the gaps that end
+        between `first` and `last` s after the measurement's start: the CPU time is what
+        a turn of the event loop costs whatever the machine's load."""
+        t0 = self.ticks[0][0] - self.gaps[0] if self.ticks else 0.0
+        chosen = [(g, c) for g, (t, c) in zip(self.gaps, self.ticks)
+                  if first <= t - t0 <= last]
+        return (max((g for g, _ in chosen), default=0.0),
+                max((c for _, c in chosen), default=0.0))
+
+    def end_turns(self) -> tuple[float, float]:
+        """`turns` from the run's end (its samples reached the window) on."""
+        if self.end_time is None or not self.ticks:
+            return 0.0, 0.0
+        t0 = self.ticks[0][0] - self.gaps[0]
+        return self.turns(self.end_time - t0)
 
     def over(self, limit_s: float = 0.05) -> int:
         """How many gaps were longer than `limit_s`."""
@@ -316,6 +343,11 @@ def run_fall(window, seconds: float, beat: Heartbeat) -> float:
     panel.stopped.connect(loop.quit)
     wait(300)  # the window settles
     hogs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(BUSY["n"])]
+
+    def ended(_result) -> None:  # (after the plots' slot: its gap ends after this)
+        beat.end_time = time.perf_counter()
+
+    window.session.run_ended.connect(ended)
     beat.start()
     t0 = time.perf_counter()
     panel.start_free_fall(seconds)
@@ -325,7 +357,11 @@ def run_fall(window, seconds: float, beat: Heartbeat) -> float:
         hog.kill()
         hog.wait()
     wait(200)  # the last chunk on the plots
+    while window.plots.fitting():  # the plots fitted one per turn after the run
+        wait(20)
+    wait(100)  # their last paint
     beat.stop()
+    window.session.run_ended.disconnect(ended)
     panel.finished.disconnect(loop.quit)
     panel.stopped.disconnect(loop.quit)
     return wall
@@ -344,8 +380,12 @@ def scenario_fall(seconds: float, then_playback: bool, model: str = "puma560_sah
     window = open_window(load_model(path), path)
     beat = Heartbeat()
     wall = run_fall(window, seconds, beat)
+    start_gap, start_cpu = beat.turns(0.0, 1.0)
+    end_gap, end_cpu = beat.end_turns()
     report(f"{name}{seconds:g}", longest_gap_ms=f"{1000 * beat.longest:.0f}",
            gaps_over_50ms=beat.over(), run_wall_s=f"{wall:.2f}",
+           start_gap_ms=f"{1000 * start_gap:.0f}", start_turn_cpu_ms=f"{1000 * start_cpu:.0f}",
+           end_gap_ms=f"{1000 * end_gap:.0f}", end_turn_cpu_ms=f"{1000 * end_cpu:.0f}",
            gui_thread_cpu_s=f"{beat.gui_cpu:.2f}",
            gui_cpu_ms_per_s=f"{1000 * beat.gui_cpu / max(wall, 1e-9):.0f}",
            **({} if beat.blocked is None else {"gui_blocked_s": f"{beat.blocked:.2f}"}),

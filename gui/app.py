@@ -459,6 +459,7 @@ def _scripted_run(window, args: argparse.Namespace) -> None:
         loop.exec()
         timer.stop()
         window.session.run_ended.disconnect(ended)
+        window.plots.finish_fitting()  # the run's plots are fitted one per turn: all now
         if "error" in outcome:
             print(f"armdyn: the run failed: {outcome['error']}", file=sys.stderr)
             status = 1
@@ -603,6 +604,7 @@ def save_window_image(window, path: str) -> str | None:
     fmt = image_format(path)
     if fmt is None:
         return f"{path}: cannot write this image type"
+    window.plots.finish_fitting()  # a run's plots that wait for their ranges
     for _ in range(3):  # layout, dock sizes (a 0 ms timer), then paint
         QApplication.processEvents()
     window.view3d.render_now()

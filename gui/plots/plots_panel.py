@@ -1093,6 +1093,13 @@ class PlotsPanel(QWidget):
         self._last_chunk_timer.setSingleShot(True)
         self._last_chunk_timer.setInterval(LAST_CHUNK_WAIT_MS)
         self._last_chunk_timer.timeout.connect(self._refresh_shown)
+        #: a finished run's shown plots still to fit, one per turn of the event loop
+        #: (`_fit_next`, the first shown first): fitting and painting them all in the
+        #: run's last turn held the GUI thread 60-180 ms (the humanoid's 600 s fall)
+        self._unfitted: list[_Plot] = []
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._fit_next)
         # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
         self._align_timer = NextTurn(self, self.align_axes)
         for plot in self._all_plots:
@@ -1212,6 +1219,7 @@ class PlotsPanel(QWidget):
         Hidden plots stay in the scene (only out of its layout), so they are
         deleted with the panel like the shown ones.
         """
+        self.finish_fitting()
         ci = self._graphics.ci
         for plot in self._all_plots:
             if plot.item.parentItem() is not ci:
@@ -1348,7 +1356,7 @@ class PlotsPanel(QWidget):
     @Slot(object)
     def _on_run_ended(self, result) -> None:
         if len(result.trajectory):
-            self.set_trajectory(result.trajectory)
+            self.set_trajectory(result.trajectory, gradual=True)
         else:
             self.set_run_duration(None)
 
@@ -1360,6 +1368,7 @@ class PlotsPanel(QWidget):
         self._robot = robot
         self._pending = []
         self._timer.stop()
+        self._stop_fitting()
         for plot in self._all_plots:
             plot.build(robot)
         loops = robot is not None and bool(robot.loops)
@@ -1406,6 +1415,7 @@ class PlotsPanel(QWidget):
 
     def clear(self) -> None:
         """Remove all samples (the curves stay)."""
+        self._stop_fitting()
         self._pending = []
         self._timer.stop()
         self._last_chunk_timer.stop()
@@ -1435,9 +1445,14 @@ class PlotsPanel(QWidget):
         if not self._timer.isActive():
             self._timer.start()
 
-    def set_trajectory(self, traj: Trajectory | None) -> None:
+    def set_trajectory(self, traj: Trajectory | None, gradual: bool = False) -> None:
         """Show a whole Trajectory (replaces what is shown) and fit the view. A run whose
-        samples were all streamed in already (`append`) is not drawn again."""
+        samples were all streamed in already (`append`) is not drawn again.
+
+        `gradual` (a run's end): the shown plots are fitted and drawn one per turn of the
+        event loop, the first shown first (`fitting`, `finish_fitting`), so that the
+        window keeps answering while they are."""
+        self._stop_fitting()
         if traj is None or self._robot is None or len(traj) == 0:
             self.clear()
             return
@@ -1451,8 +1466,74 @@ class PlotsPanel(QWidget):
                 plot.stale = True
         self._run_duration = None
         self._set_streaming(False)
+        if gradual and self._shown and self._sample_span() is not None:
+            self._leader = self._shown[0]
+            for plot in self._all_plots:
+                plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
+                plot.vb2.disableAutoRange(axis=pg.ViewBox.XAxis)
+            self._unfitted = list(self._shown)
+            self._fit_timer.start()
+            return
         self._fit_to_samples()  # before the curves get their samples: they bin them once
         self._refresh_shown()
+
+    def fitting(self) -> bool:
+        """True while a finished run's plots are still being fitted (`set_trajectory`
+        with `gradual`)."""
+        return bool(self._unfitted)
+
+    def finish_fitting(self) -> None:
+        """Fit and draw at once the plots a finished run still waits for (a picture of
+        the window, an export, a change of the shown plots or of Clip spikes)."""
+        while self._unfitted:
+            self._fit_next()
+
+    def _stop_fitting(self) -> None:
+        self._unfitted = []
+        self._fit_timer.stop()
+
+    @Slot()
+    def _fit_next(self) -> None:
+        """Timer (a finished run, `set_trajectory` with `gradual`): the next shown plot
+        takes the samples' time range and its y ranges (`_Plot.fit_y_ranges`) and gets
+        its curves; after the last, the hidden plots take the time range and wait for
+        their y ranges until shown (as `_fit_to_samples`), the note explains the spikes
+        and the axes are lined up."""
+        span = self._sample_span()
+        if not self._unfitted or span is None:
+            self._stop_fitting()
+            return
+        t0, t1 = span[0], max(span[1], span[0] + MIN_TIME_SPAN)
+        plot = self._unfitted.pop(0)
+        self._sharing_range = True  # this plot only: the others take theirs in turn
+        try:
+            if tuple(plot.vb.viewRange()[0]) != (t0, t1):
+                plot.vb.setXRange(t0, t1, padding=0.0)
+        finally:
+            self._sharing_range = False
+        plot.fit_y_ranges(self.clip_button.isChecked())
+        if plot.stale:
+            plot.refresh()
+        if self._unfitted:  # the axes are lined up once, after the last: lining them up
+            self._align_timer.stop()  # after each relaid and repainted every plot
+            return
+        self._fit_timer.stop()
+        self._set_time_range(t0, t1)  # the hidden plots (the shown ones have it)
+        for hidden in self._plots:
+            if hidden not in self._shown:
+                hidden.clear_spikes()
+                hidden.fit_pending = True
+        self._explain_spikes()
+        self.align_axes()
+        self._refresh_shown()
+
+    def _sample_span(self) -> tuple[float, float] | None:
+        """(first, last) sample time of the buffers, s; None without samples."""
+        drawn = [p for p in self._plots if p.curves]  # (a joint plot may have none)
+        series = drawn[0].series if drawn else None
+        if series is None or series.size == 0:
+            return None
+        return float(series.t[0]), float(series.t[series.size - 1])
 
     def _fit_to_samples(self) -> None:
         """Fit every plot's axes to its samples at once: time from the first sample to
@@ -1463,11 +1544,10 @@ class PlotsPanel(QWidget):
         there, with the curves' downsampling that follows the new range, paint the plots
         two or three times over (issue #8: 150 ms at the end of a 60 s fall).
         """
-        drawn = [p for p in self._plots if p.curves]  # (a joint plot may have none)
-        series = drawn[0].series if drawn else None
-        if series is None or series.size == 0:
+        span = self._sample_span()
+        if span is None:
             return
-        t0, t1 = float(series.t[0]), float(series.t[series.size - 1])
+        t0, t1 = span
         self._leader = (self._shown or self._all_plots)[0]
         for plot in self._all_plots:
             plot.vb.disableAutoRange(axis=pg.ViewBox.XAxis)
@@ -1492,6 +1572,7 @@ class PlotsPanel(QWidget):
 
     @Slot(bool)
     def _on_clip_toggled(self, _on: bool) -> None:
+        self.finish_fitting()
         if self._plots[0].series.size and self._run_duration is None:
             self._fit_y_ranges()
             self.align_axes()
@@ -1696,6 +1777,7 @@ class PlotsPanel(QWidget):
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         self._flush()
+        self.finish_fitting()
         self.show_readout(None)
         cursor = self.cursor_time()
         self.set_cursor_time(None)  # a figure shows the whole run, without the scrub line

@@ -32,6 +32,13 @@ def flush_events() -> None:
         QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
+def plots_final(qtbot, window) -> None:
+    """Wait until the window's plots have fitted a finished run (one plot per turn of
+    the event loop after its end: `PlotsPanel.fitting`), then run what they posted."""
+    qtbot.waitUntil(lambda: not window.plots.fitting(), timeout=5000)
+    flush_events()
+
+
 def type_into(qtbot, view, index, text: str) -> None:
     """Select a table cell and type `text` + Return, as a user does."""
     from PySide6.QtCore import Qt

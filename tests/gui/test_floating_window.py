@@ -15,7 +15,7 @@ from armdyn.core.model.rotations import (quaternion_rotation, quaternion_rpy, qu
 from armdyn.gui.model.mechanism_draft import draft_for
 from armdyn.gui.model.pose import coordinate_values, pose_coordinates, with_coordinate
 
-from gui_helpers import ROBOTS, armdyn
+from gui_helpers import ROBOTS, armdyn, plots_final
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("no_modal_boxes")]
 
@@ -245,6 +245,7 @@ def test_inverse_dynamics_of_the_space_robot_turns_its_base_and_plots_it(make_wi
     assert {"base_position", "base_orientation", "momentum"} <= set(plots.available_plots())
     with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
         window.run_panel.start_inverse(2.0)
+    plots_final(qtbot, window)
     traj = ended.args[0].trajectory
     assert np.all(traj.tau[:, :6] == 0.0)  # nothing drives the satellite
     shown = {p.spec.key: p for p in plots._plots}

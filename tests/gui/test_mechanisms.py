@@ -14,7 +14,7 @@ from armdyn.core import run_inverse_dynamics
 from armdyn.gui.scene.arm_scene import loop_points, scene_frames
 from armdyn.gui.panels.run_panel import FallMethod
 
-from gui_helpers import PUMA, ROBOTS, flush_events
+from gui_helpers import PUMA, ROBOTS, flush_events, plots_final
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("no_modal_boxes")]
 
@@ -184,6 +184,7 @@ def test_inverse_dynamics_run_plots_the_cores_torques_and_cut_forces(window, qtb
     assert target[1] == window.pose[1] and target[0] != window.pose[0]  # actuated only
     with qtbot.waitSignal(panel.finished, timeout=60000) as done:
         panel.start_inverse(1.0)
+    plots_final(qtbot, window)
     traj = done.args[0]
     expected = run_inverse_dynamics(mech, window.pose, target, 1.0, 0.01)
     np.testing.assert_allclose(traj.tau, expected.tau, rtol=1e-9, atol=1e-9)

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage, QPainter
 from armdyn.gui.plots.plots_panel import GridAxis, TimeAxis
 from armdyn.gui.plots.spikes import spike_range
 
-from gui_helpers import PUMA, ROBOTS, flush_events
+from gui_helpers import PUMA, ROBOTS, flush_events, plots_final
 
 pytestmark = pytest.mark.gui
 
@@ -22,7 +22,7 @@ SIZES = [(1280, 800), (1600, 1000)]
 def run(window, qtbot, seconds: float = 3.0):
     with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
         window.run_panel.start_free_fall(seconds)
-    flush_events()  # (the panel aligns its axes itself: no align_axes() here)
+    plots_final(qtbot, window)  # (the panel aligns its axes itself: no align_axes() here)
     return ended.args[0].trajectory
 
 
@@ -207,6 +207,40 @@ def test_a_plot_hidden_when_a_run_ends_is_fitted_and_explained_when_shown(make_w
     lo, hi = torques.vb.viewRange()[1]
     assert values.min() < lo or hi < values.max()  # the spikes are beyond the view
     assert torques.spike_marks[torques.vb].isVisible()
+
+
+def test_a_finished_run_is_fitted_a_plot_a_turn_to_what_fitting_at_once_gives(make_window,
+                                                                              qtbot):
+    """At a run's end the shown plots are fitted and drawn over several turns of the
+    event loop (all in the run's last turn held the window up to 60 ms, issue #23); once
+    done their ranges, the clipped plots and the note are those of the same run fitted
+    at once (`set_trajectory`)."""
+    from PySide6.QtCore import QCoreApplication
+
+    window = make_window(ROBOTS / "stanford_saha2009.toml", size=(1600, 1000))
+    plots = window.plots
+    plots.set_visible_plots(["joint_angles", "joint_rates", "joint_torques", "energy"])
+    with qtbot.waitSignal(window.session.run_ended, timeout=60000) as ended:
+        window.run_panel.start_free_fall(3.0)
+    turns = 0
+    while plots.fitting() and turns < 100:
+        QCoreApplication.processEvents()
+        turns += 1
+    assert 2 <= turns < 100 and not plots.fitting()
+    flush_events()
+
+    def state():
+        return ([(p.spec.key, p.vb.viewRange(), p.vb2.viewRange()) for p in plots._shown],
+                plots.clipped_plots(), plots.spike_note.text())
+
+    gradual = state()
+    plots.set_trajectory(ended.args[0].trajectory)  # all at once
+    flush_events()
+    at_once = state()
+    assert gradual[1:] == at_once[1:] == (["joint_torques"], at_once[2])
+    assert "end stop" in gradual[2]
+    for (key, x, y), (key1, x1, y1) in zip(gradual[0], at_once[0]):
+        assert key == key1 and np.allclose(x, x1) and np.allclose(y, y1), key
 
 
 def test_spike_range_keeps_humps_and_drops_spikes():
