@@ -295,53 +295,75 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
 def energy_kernel(mv, D, gravity, qd):
     """Kinetic energy 1/2 sum t_k^T M_k t_k (plus the rotors' 1/2 sum r^2 I_r qd_k^2) and
     potential energy -sum m_k g . c_k (J), at the link quantities and twists in D and the
-    rates qd (nv,)."""
-    mass = mv.mass
-    c, M, t = D.c, D.M, D.t
-    T = 0.0
-    V = 0.0
-    for k in range(mv.n):
-        for r in range(6):
-            s = 0.0
-            for col in range(6):
-                s += M[k, r, col] * t[k, col]
-            T += 0.5 * t[k, r] * s
-        V -= mass[k] * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
-    if mv.nd:
-        T += drive_kinetic_energy(mv, qd)
-    return T, V
+    rates qd (nv,) (`energy_momentum_kernel` without the momenta)."""
+    return energy_momentum_kernel(mv, D, gravity, qd, None)
 
 
 @compiled_kernel
 def momentum_kernel(mv, D, out):
-    """The whole system's mass centre c (out[0:3], m), linear momentum (out[3:6], kg m/s)
-    and angular momentum about c (out[6:9], kg m^2/s), base frame, at the link
-    quantities and twists in D: M_k t_k = [h_k; l_k] is link k's momentum about O_k
-    (eq. 6), and about c it is h_k + (O_k - c) x l_k."""
+    """The whole system's mass centre, linear momentum and angular momentum about it
+    (out (9,); `energy_momentum_kernel`)."""
+    energy_momentum_kernel(mv, D, mv.gravity, D.zero, out)
+
+
+@compiled_kernel
+def energy_momentum_kernel(mv, D, gravity, qd, out):
+    """Energies and momenta in one pass over the links, at the link quantities and twists
+    in D and the rates qd (nv,); returns (T, V), J:
+
+    T = 1/2 sum t_k^T M_k t_k (plus the rotors' 1/2 sum r^2 I_r qd_k^2), V = -sum m_k g . c_k;
+
+    and, unless out is None, out (9,): the whole system's mass centre c (out[0:3], m),
+    linear momentum (out[3:6], kg m/s) and angular momentum about c (out[6:9],
+    kg m^2/s), base frame: M_k t_k = [h_k; l_k] is link k's momentum about O_k (eq. 6),
+    shared with T, and about c it is h_k + (O_k - c) x l_k."""
     mass, c, M, t, o = mv.mass, D.c, D.M, D.t, D.oj
+    V = 0.0
     total = 0.0
-    for j in range(9):
-        out[j] = 0.0
+    cx = cy = cz = 0.0
     for k in range(mv.n):
-        total += mass[k]
-        for j in range(3):
-            out[j] += mass[k] * c[k, j]
-    for j in range(3):
-        out[j] /= total
+        m = mass[k]
+        V -= m * (gravity[0] * c[k, 0] + gravity[1] * c[k, 1] + gravity[2] * c[k, 2])
+        total += m
+        cx += m * c[k, 0]
+        cy += m * c[k, 1]
+        cz += m * c[k, 2]
+    cx /= total
+    cy /= total
+    cz /= total
+    T = 0.0
+    lx = ly = lz = hx = hy = hz = 0.0
     for k in range(mv.n):
-        h = D.s6[0]
-        for r in range(6):
-            s = 0.0
-            for col in range(6):
-                s += M[k, r, col] * t[k, col]
-            h[r] = s
-        rx, ry, rz = o[k, 0] - out[0], o[k, 1] - out[1], o[k, 2] - out[2]
-        out[3] += h[3]
-        out[4] += h[4]
-        out[5] += h[5]
-        out[6] += h[0] + ry * h[5] - rz * h[4]
-        out[7] += h[1] + rz * h[3] - rx * h[5]
-        out[8] += h[2] + rx * h[4] - ry * h[3]
+        h0 = h1 = h2 = h3 = h4 = h5 = 0.0
+        for col in range(6):
+            tc = t[k, col]
+            h0 += M[k, 0, col] * tc
+            h1 += M[k, 1, col] * tc
+            h2 += M[k, 2, col] * tc
+            h3 += M[k, 3, col] * tc
+            h4 += M[k, 4, col] * tc
+            h5 += M[k, 5, col] * tc
+        T += 0.5 * t[k, 0] * h0
+        T += 0.5 * t[k, 1] * h1
+        T += 0.5 * t[k, 2] * h2
+        T += 0.5 * t[k, 3] * h3
+        T += 0.5 * t[k, 4] * h4
+        T += 0.5 * t[k, 5] * h5
+        if out is not None:
+            rx, ry, rz = o[k, 0] - cx, o[k, 1] - cy, o[k, 2] - cz
+            lx += h3
+            ly += h4
+            lz += h5
+            hx += h0 + ry * h5 - rz * h4
+            hy += h1 + rz * h3 - rx * h5
+            hz += h2 + rx * h4 - ry * h3
+    if out is not None:
+        out[0], out[1], out[2] = cx, cy, cz
+        out[3], out[4], out[5] = lx, ly, lz
+        out[6], out[7], out[8] = hx, hy, hz
+    if mv.nd:
+        T += drive_kinetic_energy(mv, qd)
+    return T, V
 
 
 # ----------------------------------------------------------------------------------

@@ -30,8 +30,9 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
             (`core.kernels.constrained.project_onto_loops`) and f is evaluated again.
     y, f    float64 (2n,): current state and its derivative, updated in place.
     K       float64 (16, 2n): stages (0..11), f_new (12), extra dense-output stages (13..15).
-    scratch float64 (SCRATCH_ROWS=12, 2n): rows y_old, f_old, y_new, y_stage, (spare), and
-            the 7 dense-output rows F. Make it with `new_scratch(2n)`.
+    scratch float64 (SCRATCH_ROWS=14, 2n): rows y_old, f_old, y_new, y_stage, sample, the
+            7 dense-output rows F and the 5th and 3rd order error sums. Make it with
+            `new_scratch(2n)`.
     stats   int64 (4,): [nfev, accepted steps, rejected steps, dense-output builds], added to.
     t_out   float64 (S,): increasing output times in [t0, t_bound].
     next_out int: first sample of t_out not yet written.
@@ -125,7 +126,9 @@ ERROR_EXPONENT = -1.0 / (7 + 1)   # error estimator order 7
 
 # scratch rows
 _Y_OLD, _F_OLD, _Y_NEW, _Y_STAGE, _SAMPLE, _F0 = 0, 1, 2, 3, 4, 5   # _F0..: 7 dense rows
-SCRATCH_ROWS = _F0 + INTERPOLATOR_POWER   # 12
+_ERR5 = _F0 + INTERPOLATOR_POWER          # 12, 13: the error estimates' sums
+_ERR3 = _ERR5 + 1
+SCRATCH_ROWS = _ERR3 + 1                  # 14
 
 STATUS_RUNNING = 0
 STATUS_FINISHED = 1
@@ -282,13 +285,18 @@ def _first_nonfinite(x):
 
 @compiled_kernel
 def _stage_input(K, s, a_row, y, h, out):
-    """out = y + (K[:s].T @ a_row[:s]) * h (SciPy's evaluation order)."""
+    """out = y + (K[:s].T @ a_row[:s]) * h (SciPy's evaluation order; out is not y). With
+    a_row = B and s = 12 it is the step's y_new = y + h (K[:12].T @ B)."""
     m = y.shape[0]
+    # stage by stage over contiguous rows of K (vectorised), each out[i] summed in j order
     for i in range(m):
-        acc = 0.0
-        for j in range(s):
-            acc += K[j, i] * a_row[j]
-        out[i] = y[i] + acc * h
+        out[i] = 0.0
+    for j in range(s):
+        a = a_row[j]
+        for i in range(m):
+            out[i] += K[j, i] * a
+    for i in range(m):
+        out[i] = y[i] + out[i] * h
 
 
 @compiled_kernel
@@ -310,11 +318,15 @@ def _dense_build(mv, ws, torque, t_old, tau, passive, f_ext, pull, chart, K, y_o
         F[1, i] = h * f_old - dy
         F[2, i] = 2 * dy - h * (f_new[i] + f_old)
     for r in range(INTERPOLATOR_POWER - 3):
+        Fr = F[3 + r]
         for i in range(m):
-            acc = 0.0
-            for j in range(N_STAGES_EXTENDED):
-                acc += _D[r, j] * K[j, i]
-            F[3 + r, i] = h * acc
+            Fr[i] = 0.0
+        for j in range(N_STAGES_EXTENDED):  # row by row, as _stage_input
+            d = _D[r, j]
+            for i in range(m):
+                Fr[i] += d * K[j, i]
+        for i in range(m):
+            Fr[i] = h * Fr[i]
     return -1
 
 
@@ -356,6 +368,8 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
     ystage = scratch[_Y_STAGE]
     sample = scratch[_SAMPLE]
     F = scratch[_F0:_F0 + INTERPOLATOR_POWER]
+    err5 = scratch[_ERR5]
+    err3 = scratch[_ERR3]
 
     # samples at or before the current time (e.g. t0): copies of y
     while next_out < S and t_out[next_out] <= t:
@@ -404,15 +418,23 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
             # some stage (typically a trial step far too long for a fast-growing solution)
             # is rejected like SciPy's nan/inf error norm would be (h *= MIN_FACTOR). Only
             # if that persists down to min_step is it reported (-3 resp. -2).
+            # stages 1..11 at ystage, then f_new (K[12]) at y_new
             nonfinite = -1
             singular = -1
-            for s in range(1, N_STAGES):
-                _stage_input(K, s, _A[s], y, h, ystage)
-                nonfinite = _first_nonfinite(ystage)
+            for s in range(1, N_STAGES + 1):
+                if s < N_STAGES:
+                    _stage_input(K, s, _A[s], y, h, ystage)
+                    y_s = ystage
+                    t_s = t + _C[s] * h
+                else:
+                    _stage_input(K, N_STAGES, _B, y, h, y_new)
+                    y_s = y_new
+                    t_s = t_new
+                nonfinite = _first_nonfinite(y_s)
                 if nonfinite >= 0:
                     break
-                singular = _rhs(mv, ws, torque, t + _C[s] * h, ystage, tau, passive, f_ext,
-                                pull, K[s], chart)
+                singular = _rhs(mv, ws, torque, t_s, y_s, tau, passive, f_ext, pull, K[s],
+                                chart)
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
                     state[0] = t
@@ -420,21 +442,6 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                     return STATUS_TORQUE_FAILED, next_out, -1
                 if singular >= 0:
                     break
-            if nonfinite < 0 and singular < 0:
-                for i in range(m):
-                    acc = 0.0
-                    for j in range(N_STAGES):
-                        acc += K[j, i] * _B[j]
-                    y_new[i] = y[i] + h * acc
-                nonfinite = _first_nonfinite(y_new)
-                if nonfinite < 0:
-                    singular = _rhs(mv, ws, torque, t_new, y_new, tau, passive, f_ext,
-                                    pull, K[N_STAGES], chart)
-                    stats[0] += 1
-                    if singular == TORQUE_FAILED:
-                        state[0] = t
-                        state[1] = h_abs
-                        return STATUS_TORQUE_FAILED, next_out, -1
             if nonfinite >= 0 or singular >= 0:
                 last_nonfinite = nonfinite
                 last_singular = singular
@@ -444,17 +451,21 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 continue
 
             # error norm (DOP853._estimate_error_norm)
+            for i in range(m):
+                err5[i] = 0.0
+                err3[i] = 0.0
+            for j in range(N_STAGES + 1):  # row by row, as _stage_input
+                b5 = _E5[j]
+                b3 = _E3[j]
+                for i in range(m):
+                    err5[i] += K[j, i] * b5
+                    err3[i] += K[j, i] * b3
             e5 = 0.0
             e3 = 0.0
             for i in range(m):
                 sc = atol + max(abs(y[i]), abs(y_new[i])) * rtol
-                a5 = 0.0
-                a3 = 0.0
-                for j in range(N_STAGES + 1):
-                    a5 += K[j, i] * _E5[j]
-                    a3 += K[j, i] * _E3[j]
-                a5 /= sc
-                a3 /= sc
+                a5 = err5[i] / sc
+                a3 = err3[i] / sc
                 e5 += a5 * a5
                 e3 += a3 * a3
             if e5 == 0 and e3 == 0:

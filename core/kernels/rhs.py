@@ -56,7 +56,7 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
             springs), total energy (J), from the same pass's link quantities and twists.
     elements (S, ne) out: each force element's force (`core.kernels.elements`), N
     momenta (S, 9) out: the mass centre, linear momentum and angular momentum about the
-            mass centre (`core.kernels.denoc.momentum_kernel`)
+            mass centre (`core.kernels.denoc.energy_momentum_kernel`)
     pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
             (`core.sim.pull`; zeros while the buffer holds none).
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
@@ -86,16 +86,15 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
             for r in range(m):
                 lam[s, r] = D.lam[r]
         else:
-            bad = denoc.forward_dynamics_tree(mv, ws, q, qd, applied[s], wrenches, mv.gravity,
-                                              qdd[s])
+            bad = denoc.forward_dynamics_tree_inline(mv, ws, q, qd, applied[s], wrenches,
+                                                     mv.gravity, qdd[s])
         if bad >= 0:
             return s * (n + m) + bad
         # the pass left the link quantities and the twists t at (q, qd)
-        T, V = denoc.energy_kernel(mv, D, mv.gravity, qd)
+        T, V = denoc.energy_momentum_kernel(mv, D, mv.gravity, qd, momenta[s])
         E[s, 0] = T
         E[s, 1] = V + V_stop + V_elements
         E[s, 2] = T + V + V_stop + V_elements
-        denoc.momentum_kernel(mv, D, momenta[s])
     return -1
 
 
