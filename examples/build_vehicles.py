@@ -17,7 +17,6 @@ hand computations.
 """
 from __future__ import annotations
 
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -13,7 +13,6 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from armdyn.core import (ArgumentError, Chain, JointType, Link, Mechanism, MechanismError,
                          Robot, RobotError, center_of_mass, energy, forward_dynamics,

@@ -326,7 +326,6 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
     T = float(duration)
     D = _driven(model)
     N = [j for j in range(model.n) if j not in set(D)]
-    qD, vD = model.values_of(D), model.rates_of(D)
     qN, vN = model.values_of(N), model.rates_of(N)
     loops = bool(model.loops)
     q0 = joint_vector(q_start, model.nq, "q_start").copy()
