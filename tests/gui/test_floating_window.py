@@ -325,6 +325,7 @@ def test_the_mass_centre_its_path_and_the_angular_momentum_are_drawn_and_followe
     with qtbot.waitSignal(window.session.run_ended, timeout=120_000) as ended:
         window.run_panel.start_free_fall(1.0)
     traj = ended.args[0].trajectory
+    plots_final(qtbot, window)
     assert np.array_equal(overlay.path_points(), traj.center_of_mass)
     # the base angles are continuous (unwrapped) and the same turn as core's; the plots
     # have no joint-angle curve (no joint of one value) and are fitted all the same
