@@ -66,20 +66,24 @@ IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
 ir_inlined_kernel = njit(**IR_INLINE_OPTIONS)
 
 
-def inline_twin(kernel):
-    """`kernel`'s function again, inlined by numba where it is called (IR_INLINE_OPTIONS).
+def inline_twin(kernel, *, llvm: bool = False):
+    """`kernel`'s function again, inlined by numba where it is called (IR_INLINE_OPTIONS),
+    or with `llvm` by LLVM (INLINE_OPTIONS: compiled once, its machine code inlined:
+    for a large body inlined into kernels that are themselves inlined in several places,
+    numba's IR inlining would type and lower it again at every one of them).
 
-    A copy of the function named `<name>_inline`: numba's on-disk cache names its files
+    A copy of the function named `<name>_inline` (`<name>_llvm`): numba's on-disk cache names its files
     after the function, not after the options it was compiled with, so a twin of the
     same function compiled by itself (inlined by LLVM, say) would load the kernel's
     compiled code (not inlined), or give the kernel its own."""
     function = kernel.py_func
     twin = pytypes.FunctionType(function.__code__, function.__globals__,
-                                f"{function.__name__}_inline", function.__defaults__,
+                                f"{function.__name__}_{'llvm' if llvm else 'inline'}",
+                                function.__defaults__,
                                 function.__closure__)
-    twin.__qualname__ = f"{function.__qualname__}_inline"
+    twin.__qualname__ = f"{function.__qualname__}_{'llvm' if llvm else 'inline'}"
     twin.__module__, twin.__doc__ = function.__module__, function.__doc__
-    return njit(**IR_INLINE_OPTIONS)(twin)
+    return njit(**(INLINE_OPTIONS if llvm else IR_INLINE_OPTIONS))(twin)
 
 _compiling = threading.Lock()
 

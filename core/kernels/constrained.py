@@ -164,7 +164,11 @@ def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
 #: (`core.kernels.dynamics.constrained_state_kernel`): called, it is passed the model views
 #: word by word, as the tree's forward dynamics it calls (inlined into it), a third of a
 #: four-bar's call.
-constrained_forward_dynamics_inline = inline_twin(constrained_forward_dynamics_kernel)
+# inlined by LLVM into the integrator's right-hand side and the single-state call: by
+# numba's IR inliner it was typed again in every kernel the right-hand side is inlined
+# into (a fresh compile of every kernel 228 -> 149 s of CPU)
+constrained_forward_dynamics_inline = inline_twin(constrained_forward_dynamics_kernel,
+                                                  llvm=True)
 
 
 @compiled_kernel
