@@ -137,7 +137,7 @@ def motion_warnings(model, q_start, q_end, duration: float) -> tuple[str, ...]:
     q0 = physical_joint_values(m, joint_vector(q_start, m.nq, "q_start"), "q_start")
     qT = physical_joint_values(m, joint_vector(q_end, m.nq, "q_end"), "q_end")
     T = positive_number(duration, "duration")
-    D = m.rates_of(_driven(m))
+    D = m.rates_of(driven_joints(m))
     peak = np.zeros(m.nv)  # a free body's rates are not the cycloid's
     peak[D] = cycloidal_pose(m, q0, qT, T, np.array([T / 2]))[1][0, D]  # eq. 22b at T/2
     physical_joint_values(m, peak, "q_end (the motion's peak rate "
@@ -242,12 +242,25 @@ def inverse_dynamics_chunks(model, motion=None, q_end=None, duration: float | No
     return Trajectory.concatenate(parts)
 
 
-def _driven(model) -> list[int]:
-    """The joints the cycloid moves: a mechanism's actuated joints when it has loops
-    (the others follow them), else every joint but the free ones."""
-    if model.loops:
-        return sorted(model.actuated)
-    return [j for j, kind in enumerate(model.joint_types) if kind is not JointType.FREE]
+def driven_joints(model) -> list[int]:
+    """The joints (0-based, in joint order) an inverse-dynamics run moves along its
+    motion: a mechanism's actuated joints when it has loops (the others follow them),
+    else every joint but the free ones (a floating base moves as they push it)."""
+    m = model_of(model)
+    if m.loops:
+        return sorted(m.actuated)
+    return [j for j, kind in enumerate(m.joint_types) if kind is not JointType.FREE]
+
+
+def target_joints(model) -> list[int]:
+    """The joints (0-based, in joint order) a run's target pose gives a value to, one
+    number each (rad or m): the driven joints (`driven_joints`) that are revolute or
+    prismatic. The others keep the start pose's values in the target: a free body and
+    the joints the loops move follow the motion, and a driven joint of several degrees
+    of freedom (spherical, universal) does not turn. The Run panel's target rows and
+    the command line's --target and --start values name these joints."""
+    m = model_of(model)
+    return [j for j in driven_joints(m) if m.joint_types[j].is_dh]
 
 
 def _value_rates(model, joints, q, qd) -> np.ndarray:
@@ -303,7 +316,7 @@ CLOSURE_TOL = 1e-12
 
 def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_ext
                      ) -> Iterator[Trajectory]:
-    """`inverse_dynamics_chunks` of a floating system: the driven joints (`_driven`:
+    """`inverse_dynamics_chunks` of a floating system: the driven joints (`driven_joints`:
     the actuated ones of a mechanism with loops, else every joint but the free ones)
     follow the cycloid from q_start's to q_end's values (`cycloidal_pose`); every other
     joint and each free body starts at rest at q_start's values (q_end's are not used)
@@ -324,7 +337,7 @@ def _floating_chunks(model, q_start, q_end, duration, dt_out, chunk_samples, f_e
         model.nv, model.kernel.m, nq=model.nq))
     warnings = motion_warnings(model, q_start, q_end, duration)
     T = float(duration)
-    D = _driven(model)
+    D = driven_joints(model)
     N = [j for j in range(model.n) if j not in set(D)]
     qN, vN = model.values_of(N), model.rates_of(N)
     loops = bool(model.loops)

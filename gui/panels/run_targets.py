@@ -9,8 +9,9 @@ Each joint's target is a row of a `JointList` (only the rows in sight exist; a f
 for long lists): its name, its current value and its target in a spin box (deg / m).
 The targets follow the pose (current + a visible offset, within the limits) until the
 user types one; typed targets are kept over an edit of the robot's tables that keeps
-its joints. A mechanism with loops has targets for its actuated joints only; the
-others follow the loops ("follows"), and its default target is a pose where the loops
+its joints. The joints with a target are core's `target_joints` (those the command
+line's --target names too): a mechanism with loops has targets for its actuated joints
+only; the others follow the loops ("follows"), and its default target is a pose where the loops
 still close (`core.algorithms.mechanism_pose.follow_independent`).
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
 from armdyn.core import (JointType, LoopClosureError, Mechanism, Robot,
                          SingularConfigurationError)
 from armdyn.core.algorithms.mechanism_pose import follow_independent
+from armdyn.core.sim.motions import target_joints
 
 from ..editors.pose_panel import JointList
 from ..jobs.motion_choice import MotionKind
@@ -31,7 +33,7 @@ from ..look.text import html, shown_name, tooltip
 from .run_fields import caption, seconds_box
 from .run_motion import MotionPage
 
-__all__ = ["TargetsPage", "driven_by_targets", "seconds_box", "caption"]
+__all__ = ["TargetsPage", "seconds_box", "caption"]
 
 #: Default target offsets from the current pose, cycled over the joints: visible,
 #: modest, and different per joint so that the plotted curves do not overlap.
@@ -40,12 +42,6 @@ TARGET_OFFSET_M = 0.1
 #: Spin-box range for joints without limits (deg, m).
 FREE_RANGE_DEG = 1080.0
 FREE_RANGE_M = 10.0
-
-
-def driven_by_targets(model: Robot | Mechanism) -> tuple[int, ...]:
-    """The joints an inverse-dynamics run moves along the cycloid: a mechanism's actuated
-    joints (the others follow the loops), else every joint."""
-    return tuple(model.actuated) if model.loops else tuple(range(model.n))
 
 
 #: `TargetsPage.preferred_width` measures the names of at most this many joints.
@@ -252,7 +248,7 @@ class TargetsPage(QWidget):
             return np.zeros(0)
         shown = np.nan_to_num(self._target_shown)
         target = np.where(self._revolute, np.radians(shown), shown)
-        driven = set(driven_by_targets(self._robot))
+        driven = set(target_joints(self._robot))
         rows = [r for r, j in enumerate(self._joints) if j in driven]
         out = self._pose.copy()
         out[self._qi[rows]] = target[rows]
@@ -276,7 +272,7 @@ class TargetsPage(QWidget):
         self._ranges = np.column_stack([
             np.where(np.isfinite(lo), self._display(np.where(np.isfinite(lo), lo, 0.0)), -free),
             np.where(np.isfinite(hi), self._display(np.where(np.isfinite(hi), hi, 0.0)), free)])
-        driven = driven_by_targets(self._robot)
+        driven = set(target_joints(self._robot))
         self._target_shown = np.array([0.0 if j in driven else np.nan
                                        for j in self._joints])
         self._targets.set_joints(self._names)
@@ -320,7 +316,7 @@ class TargetsPage(QWidget):
         """A mechanism's default target: its actuated joints moved by the offsets (or
         back, or by smaller steps) to a pose where the loops still close (checked by
         core's assembly along the way), else the current pose."""
-        driven = self._robot.values_of(driven_by_targets(self._robot))
+        driven = self._robot.values_of(target_joints(self._robot))
         for scale in (1.0, -1.0, 0.5, -0.5, 0.25, -0.25):
             target = self._pose.copy()
             target[driven] += scale * offset[driven]
