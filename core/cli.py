@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .cli_options import (Parser, UsageError, as_options, columns_option, inverse_options,
-                          log_options, measured_motion, positive, simulate_options,
-                          stops_option, typed_pose)
+from .cli_options import (Parser, UsageError, as_options, columns_option, fall_joints,
+                          inverse_options, log_options, measured_motion, positive,
+                          simulate_options, stops_option, typed_pose)
 from .errors import ArgumentError, ArmDynError, SimulationError, SingularConfigurationError
 from .io.results_io import trajectory_csv_text, write_trajectory_csv
 from .io.bundled import model_path
@@ -62,7 +62,7 @@ from .sim.stops import dissipated_energy, simulation_warnings, stop_report
 from .io.model_files import load_model, save_model
 from .io.motion_file import load_motion
 from .sim.joint_motions import REST_TO_REST
-from .sim.motions import motion_warnings, run_inverse_dynamics
+from .sim.motions import motion_warnings, run_inverse_dynamics, target_joints
 from .sim.trajectory import RUN_COPIES, Trajectory, check_sample_memory, sample_count
 from .sweep_cli import add_sweep_parser, run_sweep
 
@@ -116,7 +116,8 @@ def _parser() -> Parser:
 def _check_memory(robot, samples: int) -> None:
     """Refuse, before any work, a run of `samples` whose samples and CSV text would not
     fit in the share of memory `core.sim.trajectory.check_sample_memory` allows."""
-    columns = Trajectory.bytes_per_sample(robot.n, robot.kernel.m) // 8
+    columns = Trajectory.bytes_per_sample(robot.nv, robot.kernel.m, nq=robot.nq,
+                                          ne=len(robot.model.forces)) // 8
     check_sample_memory(samples,
                         8 * RUN_COPIES * columns + _CSV_BYTES_PER_NUMBER * columns,
                         "the run and its CSV")
@@ -155,11 +156,12 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
             f"{traj.t[-1]:g} s; ")
     if traj.kind == "inverse-dynamics":
         peak = np.abs(traj.tau).max(axis=0)
-        j = int(np.argmax(peak))
+        r = int(np.argmax(peak))
+        j = int(robot.model.rate_joint[r])  # the joint of that rate (a free joint has 6)
         unit = "N m" if robot.is_revolute[j] else "N"
         loops = (f"largest loop residual {traj.loop_residual.max():.2g}; "
                  if traj.cut_forces.shape[1] else "")
-        return head + (f"peak |tau| {peak[j]:.4g} {unit} at joint {j + 1}; {loops}"
+        return head + (f"peak |tau| {peak[r]:.4g} {unit} at joint {j + 1}; {loops}"
                        f"wrote {where}")
     E = traj.energy
     peak_T = float(E[:, 0].max())
@@ -175,9 +177,12 @@ def _summary(traj: Trajectory, robot, output: str, damping: float = 0.0) -> str:
                    f"wrote {where}")
 
 
-def _inverse(args, robot, loops: bool) -> Trajectory:
+def _inverse(args, robot) -> Trajectory:
     """The run of `armdyn inverse`: along the log of --motion, or along --law from --start
-    to --target over -T."""
+    to --target over -T. --start and --target give the values of the joints a target
+    names (`core.sim.motions.target_joints`, as the window's Run panel): every joint of
+    a serial arm or tree; the actuated joints of a mechanism with loops; the revolute and
+    prismatic joints of a floating system (its free body follows the motion)."""
     motion = measured_motion(args, robot)
     if motion is not None:
         _check_memory(robot, len(motion))
@@ -187,10 +192,10 @@ def _inverse(args, robot, loops: bool) -> Trajectory:
         return traj
     if args.target is None:
         raise UsageError("give --target (a pose) or --motion (a log)")
-    driven = robot.actuated if loops else None
+    driven = target_joints(robot)
     start = typed_pose(args.start, robot, args.units, "--start", driven)
-    target = typed_pose(args.target, robot, args.units, "--target", driven)
     start = robot.q_home if start is None else start
+    target = typed_pose(args.target, robot, args.units, "--target", driven, rest=start)
     _check_memory(robot, sample_count(args.duration, args.dt))
     for warning in motion_warnings(robot, start, target, args.duration):
         print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
@@ -265,13 +270,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"armdyn: warning: {path.name}: {warning}", file=sys.stderr)
         if args.command == "sweep":
             return run_sweep(args, robot)
-        loops = bool(robot.loops)
         if args.command == "inverse":
-            traj = _inverse(args, robot, loops)
+            traj = _inverse(args, robot)
         else:
-            free = robot.independent if loops else None
-            q0 = typed_pose(args.q0, robot, args.units, "--q0", free)
-            qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
+            free, role = fall_joints(robot)
+            q0 = typed_pose(args.q0, robot, args.units, "--q0", free, role=role)
+            qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rates=True, role=role)
             if not (math.isfinite(args.damping) and args.damping >= 0):
                 raise UsageError(f"--damping must be >= 0, got {args.damping}")
             stops = stops_option(args)

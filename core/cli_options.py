@@ -17,7 +17,8 @@ from .sim.driver import DEFAULT_MAX_WALL_TIME
 from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL
 from .sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops
 
-__all__ = ["OPTIONS", "UsageError", "Parser", "typed_pose", "positive", "inverse_options",
+__all__ = ["OPTIONS", "UsageError", "Parser", "typed_pose", "fall_joints", "positive",
+           "inverse_options",
            "log_options", "columns_option", "measured_motion", "simulate_options",
            "as_options", "stops_option"]
 
@@ -40,43 +41,87 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def typed_pose(text: str | None, model, unit: str, what: str, driven=None, rest=None
+def typed_pose(text: str | None, model, unit: str, what: str, driven=None, rest=None,
+               rates: bool = False, role: str = "revolute or prismatic joint the run drives"
                ) -> np.ndarray | None:
     """Joint values typed by the user: comma-separated, deg (or rad) for revolute, m for
-    prismatic; all n joints, or only the `driven` ones (the others from `rest`, by
-    default q_home)."""
+    prismatic; all n joints, or only the `driven` ones (revolute or prismatic joints, in
+    joint order; the others from `rest`, by default q_home). A model with a joint of
+    several degrees of freedom (spherical, universal, free) takes the `driven` joints'
+    values only (`core.sim.motions.target_joints` for a target pose; `role` says what
+    they are in the message refusing a wrong count) and is refused, naming that joint,
+    without them. The result is a pose (nq,), or with `rates` a
+    vector of rates (nv,) (`rest` then of length nv)."""
     if text is None:
         return None
     n = model.n
-    several = [name for name, kind in zip(model.joint_names, model.joint_types)
-               if not kind.is_dh]
-    if several:
+    several = [j for j, kind in enumerate(model.joint_types) if not kind.is_dh]
+    if several and driven is None:
+        name = model.joint_names[several[0]]
         raise UsageError(f"{what}: joint values on the command line are one per revolute or "
-                         f"prismatic joint; joint {several[0]!r} is "
-                          f"{model.joint_types[model.joint_index(several[0])].value}: set "
-                          "this model's state from Python (docs/floating-bases.md)")
+                         f"prismatic joint; joint {name!r} is "
+                         f"{model.joint_types[several[0]].value}: set this model's state "
+                         "from Python (docs/floating-bases.md)")
     try:
         values = [float(v) for v in text.replace(";", ",").split(",") if v.strip()]
     except ValueError:
-        raise UsageError(f"{what}: expected {n} comma-separated numbers, got {text!r}") from None
+        count = len(driven) if several else n
+        raise UsageError(f"{what}: expected {count} comma-separated numbers, got "
+                         f"{text!r}") from None
     joints = list(range(n))
-    if driven is not None and len(values) == len(driven) and len(driven) != n:
+    if driven is not None and len(values) == len(driven) and (len(driven) != n or several):
         joints = list(driven)
-    elif len(values) != n:
-        hint = ""
-        if driven is not None and len(driven) != n:
-            names = ", ".join(model.joint_names[j] for j in driven)
-            hint = f" or {len(driven)} (the joints {names})"
-        raise UsageError(f"{what}: expected {n} values (one per joint){hint}, got {len(values)}")
+    elif several or len(values) != n:
+        raise UsageError(_count_message(model, what, driven, several, len(values), role))
     if not all(math.isfinite(v) for v in values):
         raise UsageError(f"{what}: values must be finite, got {text!r}")
     v = np.array(values)
     rev = model.is_revolute[joints]
     if unit == "deg":
         v[rev] = np.radians(v[rev])
-    q = (model.q_home if rest is None else rest).copy()
-    q[joints] = v
-    return q
+    out = ((np.zeros(model.nv) if rates else model.q_home) if rest is None else rest).copy()
+    out[model.rates_of(joints) if rates else model.values_of(joints)] = v
+    return out
+
+
+def _count_message(model, what: str, driven, several: list[int], got: int, role: str
+                   ) -> str:
+    """The refusal of `got` values: how many are expected, for which joints (`role`:
+    what they are), and why the others take none."""
+    n = model.n
+    if not several:
+        hint = ""
+        if driven is not None and len(driven) != n:
+            names = ", ".join(model.joint_names[j] for j in driven)
+            hint = f" or {len(driven)} (the joints {names})"
+        return f"{what}: expected {n} values (one per joint){hint}, got {got}"
+    names = ", ".join(f"{j + 1} {model.joint_names[j]!r}" for j in driven) or "none"
+    why = []
+    kinds = [model.joint_types[j].value for j in several]
+    if "free" in kinds:
+        name = model.joint_names[several[kinds.index("free")]]
+        why.append(f"the free joint {name!r} starts at its home pose, at rest")
+    if model.loops:
+        why.append("the other joints follow the loops")
+    else:
+        turning = [j for j, kind in zip(several, kinds) if kind != "free"]
+        if turning:
+            j = turning[0]
+            why.append(f"joint {model.joint_names[j]!r} is {model.joint_types[j].value}: "
+                       "it keeps its home value")
+    return (f"{what}: expected {len(driven)} value{'s' * (len(driven) != 1)}, one per "
+            f"{role} (joints {names}); {'; '.join(why)}; got {got}")
+
+
+def fall_joints(model) -> tuple[list[int], str]:
+    """The joints --q0 and --qd0 give values to, and what they are (for a message): the
+    revolute and prismatic joints among a mechanism's independent joints (with loops),
+    else among all its joints; a free body and any joint of several degrees of freedom
+    start at their home values, at rest."""
+    joints = model.independent if model.loops else range(model.n)
+    role = ("independent revolute or prismatic joint" if model.loops
+            else "revolute or prismatic joint")
+    return [j for j in joints if model.joint_types[j].is_dh], role
 
 
 def positive(text: str) -> float:

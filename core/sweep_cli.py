@@ -23,15 +23,15 @@ import time
 
 import numpy as np
 
-from .cli_options import (Parser, UsageError, as_options, inverse_options, measured_motion,
-                          simulate_options, stops_option, typed_pose)
+from .cli_options import (Parser, UsageError, as_options, fall_joints, inverse_options,
+                          measured_motion, simulate_options, stops_option, typed_pose)
 from .io.results_io import write_trajectory_csv
-from .sim.motions import motion_warnings
+from .sim.motions import motion_warnings, target_joints
 from .sim.stops import simulation_warnings
 from .sweeps.fields import parse_vary, typed_units
 from .sweeps.plan import FreeFallRun, InverseRun
-from .sweeps.sweep import (SweepCancelled, SweepResult, finish_sweep, sweep_chunks,
-                           sweep_csv_text, write_sweep_csv)
+from .sweeps.sweep import (SweepCancelled, SweepResult, check_joints, finish_sweep,
+                           sweep_chunks, sweep_csv_text, write_sweep_csv)
 
 __all__ = ["add_sweep_parser", "run_sweep"]
 
@@ -85,14 +85,14 @@ def add_sweep_parser(sub, common: argparse.ArgumentParser) -> None:
 
 def _base_run(args, robot, axes):
     """The run of the options (the base every point changes)."""
-    loops = bool(robot.loops)
     if args.sweep_kind == "inverse":
         motion = measured_motion(args, robot)
         if motion is not None:
             return InverseRun(motion=motion, dt=args.dt)
-        driven = robot.actuated if loops else None
+        driven = target_joints(robot)  # the joints `armdyn inverse` reads too
         start = typed_pose(args.start, robot, args.units, "--start", driven)
-        target = typed_pose(args.target, robot, args.units, "--target", driven)
+        target = typed_pose(args.target, robot, args.units, "--target", driven,
+                            rest=robot.q_home if start is None else start)
         if target is None:
             whole = next((a for a in axes if a.field.pose and a.field.key == "target"), None)
             if whole is None:
@@ -104,9 +104,9 @@ def _base_run(args, robot, axes):
             print(f"armdyn: warning: {as_options(warning)}", file=sys.stderr)
         return InverseRun(target=target, start=start, duration=args.duration, dt=args.dt,
                           law=args.law)
-    free = robot.independent if loops else None
-    q0 = typed_pose(args.q0, robot, args.units, "--q0", free)
-    qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rest=np.zeros(robot.n))
+    free, role = fall_joints(robot)  # as `armdyn simulate`
+    q0 = typed_pose(args.q0, robot, args.units, "--q0", free, role=role)
+    qd0 = typed_pose(args.qd0, robot, args.units, "--qd0", free, rates=True, role=role)
     if not (np.isfinite(args.damping) and args.damping >= 0):
         raise UsageError(f"--damping must be >= 0, got {args.damping}")
     stops = stops_option(args)
@@ -191,6 +191,7 @@ def _summary(result: SweepResult, where: str) -> str:
 def run_sweep(args, robot) -> int:
     """`armdyn sweep ...` once the model is loaded (`core.cli.main` handles the errors)."""
     kind = "inverse" if args.sweep_kind == "inverse" else "free-fall"
+    check_joints(robot)  # before the poses typed for it are read
     axes = [parse_vary(spec, robot, kind, args.units) for spec in args.vary]
     run = _base_run(args, robot, axes)
     folder = args.trajectories

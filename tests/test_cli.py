@@ -187,3 +187,159 @@ def test_simulate_reads_a_urdf(tmp_path):
     a = np.loadtxt(out, delimiter=",", skiprows=3)
     ref = simulate(load_urdf(urdf), 0.2)
     assert a.shape[0] == 21 and np.allclose(a[:, 1:7], ref.q, rtol=1e-9, atol=1e-9)  # CSV: 10 digits
+
+
+# ----- floating systems: --target names the joints core's `target_joints` names ---------
+
+def _blocks(header: list[str], table: np.ndarray) -> dict[str, np.ndarray]:
+    """The CSV's columns by the docs' groups: q, qd, qdd, tau by their symbols; the
+    cut-joint forces; the momentum columns."""
+    def where(test):
+        return table[:, [i for i, h in enumerate(header) if test(h)]]
+    out = {s: where(lambda h, s=s: h.split(" ")[0].rstrip("0123456789") == s)
+           for s in ("q", "qd", "qdd", "tau")}
+    out["lambda"] = where(lambda h: h.startswith("lambda "))
+    out["momentum"] = where(lambda h: h.split(" ")[0] in ("mass", "linear", "angular"))
+    return out
+
+
+def test_the_cars_inverse_run_is_the_api_run_of_the_same_motion(tmp_path, capsys):
+    """`armdyn inverse car_jalon --target -20`: the steering column (its one actuated
+    joint) turns to -20 deg, the chassis, suspensions and wheels follow, loops closed;
+    the CSV holds the numbers of `run_inverse_dynamics` called with that target."""
+    out = tmp_path / "car.csv"
+    code, _, err = run(capsys, "inverse", "car_jalon", "--target", "-20", "-T", "1",
+                       "--dt", "0.1", "-o", out)
+    assert code == 0, err
+    car = load_mechanism(ROBOTS / "car_jalon.toml")
+    column = car.joint_names.index("steering column")
+    q_end = car.q_home.copy()
+    q_end[car.values_of([column])] = np.radians(-20.0)
+    ref = run_inverse_dynamics(car, car.q_home, q_end, 1.0, dt_out=0.1)
+    header, table = read_csv(out)
+    # the base pose (position, quaternion), the column's value to torque, the residual
+    assert header[1:8] == [f"q1 chassis {e} [{'m' if e in 'xyz' else '-'}]"
+                           for e in ("x", "y", "z", "qx", "qy", "qz", "qw")]
+    for name in ("q3 steering column [rad]", "qd3 steering column [rad/s]",
+                 "qdd3 steering column [rad/s^2]", "tau3 steering column [N m]",
+                 "loop residual [m or rad]", "angular momentum z [kg m^2/s]"):
+        assert name in header
+    got = _blocks(header, table)
+    for key, want in (("q", ref.q), ("qd", ref.qd), ("qdd", ref.qdd), ("tau", ref.tau),
+                      ("lambda", ref.cut_forces), ("momentum", ref.momentum)):
+        assert got[key].shape == want.shape, key
+        np.testing.assert_allclose(got[key], want, rtol=1e-9,
+                                   atol=1e-9 * max(1.0, float(np.abs(want).max())), err_msg=key)
+    np.testing.assert_allclose(table[:, 0], ref.t)
+    assert table[-1, header.index("q3 steering column [rad]")] == pytest.approx(
+        np.radians(-20.0), abs=1e-10)
+    assert table[:, header.index("loop residual [m or rad]")].max() < 1e-10
+    # nothing drives the chassis; the summary's peak torque is the column's
+    assert np.all(got["tau"][:, :6] == 0.0)
+    peak = np.abs(table[:, header.index("tau3 steering column [N m]")]).max()
+    assert f"peak |tau| {peak:.4g} N m at joint 3;" in err
+
+
+def _astronaut_target(astro, moves: dict[str, float]) -> tuple[list[int], np.ndarray]:
+    """The astronaut's revolute joints and a target of theirs in degrees: home, with the
+    joints named in `moves` moved by so many degrees."""
+    joints = [j for j, kind in enumerate(astro.joint_types) if kind.value == "revolute"]
+    degrees = np.degrees(astro.q_home[astro.values_of(joints)])
+    for name, by in moves.items():
+        degrees[joints.index(astro.joint_names.index(name))] += by
+    return joints, degrees
+
+
+def test_the_astronauts_arms_turn_its_body_and_its_momentum_stays_zero(tmp_path, capsys):
+    """The astronaut (no gravity) at rest moves its arms: its pelvis is not driven, so the
+    body turns the other way and the angular momentum about the mass centre stays zero,
+    and the mass centre stays put (computed by Pinocchio from the CSV's base motion and
+    joint rates: the run's hybrid dynamics does not impose it)."""
+    pin = pytest.importorskip("pinocchio")
+    from pinocchio_reference import pinocchio_tree_model, q_to_pin, v_to_pin
+
+    astro = load_mechanism(ROBOTS / "astronaut.toml")
+    moves = {"left shoulder abduction": 80.0, "right shoulder flexion": -70.0,
+             "left elbow": 60.0}
+    joints, degrees = _astronaut_target(astro, moves)
+    out = tmp_path / "astronaut.csv"
+    code, _, err = run(capsys, "inverse", "astronaut", "--target",
+                       ",".join(f"{v:.12g}" for v in degrees), "-T", "1", "--dt", "0.05",
+                       "-o", out)
+    assert code == 0, err
+    header, table = read_csv(out)
+    got = _blocks(header, table)
+    q, qd = got["q"], got["qd"]
+    np.testing.assert_allclose(np.degrees(q[-1, astro.values_of(joints)]), degrees, atol=1e-7)
+    model, ids = pinocchio_tree_model(astro)
+    data = model.createData()
+
+    def centroidal(v):
+        h = [pin.computeCentroidalMomentum(model, data, q_to_pin(astro, model, ids, qi),
+                                           v_to_pin(astro, model, ids, vi)).copy()
+             for qi, vi in zip(q, v)]
+        com = [pin.centerOfMass(model, data, q_to_pin(astro, model, ids, qi)) for qi in q]
+        return np.array([f.angular for f in h]), np.array([f.linear for f in h]), np.array(com)
+
+    L, p, c = centroidal(qd)
+    held = qd.copy()
+    held[:, astro.rates_of([0])] = 0.0  # the same arm motion with the pelvis held still
+    L_held = np.abs(centroidal(held)[0]).max()
+    assert L_held > 1.0  # kg m^2/s: the arms' swing alone has a momentum
+    assert np.abs(L).max() < 1e-6 * L_held
+    assert np.abs(p).max() < 1e-6 * L_held
+    np.testing.assert_allclose(c, c[:1].repeat(len(c), axis=0), atol=1e-8)
+    turn = 2 * np.degrees(np.arccos(min(1.0, abs(float(q[0, 3:7] @ q[-1, 3:7])))))
+    assert turn > 1.0  # the body turned (degrees)
+
+
+def test_a_floating_systems_target_of_the_wrong_count_names_the_joints(tmp_path, capsys):
+    out = tmp_path / "never.csv"
+    code, _, err = run(capsys, "inverse", "car_jalon", "--target=-20,5", "-T", "1", "-o", out)
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1
+    assert "--target: expected 1 value," in err and "joints 3 'steering column'" in err
+    assert "'chassis'" in err and "got 2" in err
+    code, _, err = run(capsys, "inverse", "astronaut", "--start", "10,20", "--target",
+                       ",".join(["0"] * 39), "-o", out)
+    assert code == 2 and not out.exists()
+    assert "--start: expected 39 values" in err and "13 'left shoulder abduction'" in err
+    assert "the free joint 'pelvis'" in err
+    # what core cannot run for a floating system is refused by name: a log, a sweep
+    log = tmp_path / "log.csv"
+    log.write_text("t,q1\n0,0\n0.01,0\n")
+    for argv in (("inverse", "astronaut", "--motion", log, "-o", out),
+                 ("identify", "astronaut", log, "-o", tmp_path / "id.toml"),
+                 ("sweep", "inverse", "astronaut", "--target", "0", "--vary", "T=1,2",
+                  "-o", out)):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "'pelvis'" in err and err.count("\n") == 1, (argv, err)
+    assert not out.exists()
+
+
+def test_simulate_a_floating_system_from_a_typed_pose_keeps_its_momentum(tmp_path, capsys):
+    """--q0 and --qd0 of the astronaut: one per revolute joint, the pelvis at home, at
+    rest; the written run keeps the angular momentum the typed state has."""
+    from armdyn.core import momentum
+
+    astro = load_mechanism(ROBOTS / "astronaut.toml")
+    joints, degrees = _astronaut_target(astro, {"left shoulder abduction": 40.0})
+    rates = np.zeros(len(joints))
+    rates[joints.index(astro.joint_names.index("right elbow"))] = 90.0  # deg/s
+    out = tmp_path / "fall.csv"
+    code, _, err = run(capsys, "simulate", "astronaut", "--q0", ",".join(map(str, degrees)),
+                       "--qd0", ",".join(map(str, rates)), "-T", "0.5", "--dt", "0.05",
+                       "-o", out)
+    assert code == 0, err
+    header, table = read_csv(out)
+    got = _blocks(header, table)
+    q0 = astro.q_home.copy()
+    q0[astro.values_of(joints)] = np.radians(degrees)
+    qd0 = np.zeros(astro.nv)
+    qd0[astro.rates_of(joints)] = np.radians(rates)
+    np.testing.assert_allclose(got["q"][0], q0, atol=1e-9)
+    np.testing.assert_allclose(got["qd"][0], qd0, atol=1e-9)
+    L0 = momentum(astro, q0, qd0).angular
+    assert np.linalg.norm(L0) > 1e-3
+    L = momentum(astro, got["q"], got["qd"]).angular
+    np.testing.assert_allclose(L, np.tile(L0, (len(L), 1)), atol=1e-6 * np.linalg.norm(L0))

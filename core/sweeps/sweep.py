@@ -36,8 +36,9 @@ from .fields import Axis, axis_of, check_overlaps
 from .plan import (FreeFallRun, InverseRun, Recipe, SweepPlan, check_run, evaluate,
                    result_columns, result_units)
 
-__all__ = ["sweep", "sweep_chunks", "finish_sweep", "make_plan", "SweepResult",
-           "SweepProgress", "SweepError", "SweepCancelled", "sweep_csv_text", "write_sweep_csv"]
+__all__ = ["sweep", "sweep_chunks", "finish_sweep", "make_plan", "check_joints",
+           "SweepResult", "SweepProgress", "SweepError", "SweepCancelled", "sweep_csv_text",
+           "write_sweep_csv"]
 
 #: Work per batch on the local pool, s (about 0.1 ms of overhead each).
 TASK_S = 0.05
@@ -253,6 +254,15 @@ class SweepResult:
 
 # ----- the plan ------------------------------------------------------------------------------
 
+def check_joints(model: Robot | Mechanism) -> None:
+    """SweepError naming a joint of several degrees of freedom (spherical, universal,
+    free): a sweep's table has one result column per joint of one degree of freedom."""
+    for name, kind in zip(model.joint_names, model.joint_types):
+        if not kind.is_dh:
+            raise SweepError(f"a sweep takes revolute and prismatic joints (one result "
+                             f"column per joint); joint {name!r} is {kind.value}")
+
+
 def make_plan(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
               vary: Mapping[str, object] | Sequence[Axis]) -> SweepPlan:
     """Check and build a sweep's plan: `vary` maps field names to values (SI; a sequence,
@@ -266,10 +276,7 @@ def make_plan(model: Robot | Mechanism, run: InverseRun | FreeFallRun,
         raise SweepError(f"run must be an InverseRun or a FreeFallRun, got {type(run).__name__}")
     if not isinstance(model, (Robot, Mechanism)):
         raise SweepError(f"model must be a Robot or a Mechanism, got {type(model).__name__}")
-    for name, kind in zip(model.joint_names, model.joint_types):
-        if not kind.is_dh:  # the table has one column per joint of one degree of freedom
-            raise SweepError(f"a sweep takes revolute and prismatic joints (one result "
-                             f"column per joint); joint {name!r} is {kind.value}")
+    check_joints(model)
     try:
         if isinstance(vary, Mapping):
             axes = tuple(axis_of(str(name), values, model, run.kind)
