@@ -30,7 +30,11 @@ identification writes nothing (status 2).
 
 Joint values on the command line: one per joint, or, for a mechanism with loops,
 one per actuated joint (`inverse`) or independent joint (`simulate`); the other
-joints follow by assembly.
+joints follow by assembly. A model with a joint of several degrees of freedom (a
+floating system) takes them for its revolute and prismatic joints only: those a
+target names (`core.sim.motions.target_joints`, the window's rule) for `inverse`, the
+free body following the motion; for `simulate` those of `cli_options.fall_joints`,
+the free body starting at its home pose, at rest.
 
 What the core refuses, the command line refuses in one line naming the option (the
 core's argument names are mapped to the options: q_end is --target, rtol --rtol):

@@ -135,7 +135,9 @@ def inverse_options(inv: argparse.ArgumentParser) -> None:
     """The options of `armdyn inverse` (also those of `armdyn sweep inverse`): the
     rest-to-rest motion (--target, --start, -T, --law) or a log's (--motion, read by
     `measured_motion`)."""
-    inv.add_argument("--target", help="target pose, one value per joint")
+    inv.add_argument("--target", help="target pose, one value per joint (with loops: per "
+                     "actuated joint; a floating system: per revolute or prismatic joint "
+                     "it drives)")
     inv.add_argument("--start", help="start pose (default: the robot's home pose)")
     inv.add_argument("-T", "--duration", type=positive, default=10.0, help="motion time, s (10)")
     inv.add_argument("--law", choices=tuple(REST_TO_REST), default="cycloid",
