@@ -18,9 +18,8 @@ from .sim.simulation import DEFAULT_ATOL, DEFAULT_RTOL
 from .sim.stops import DEFAULT_STOP_DAMPING, DEFAULT_STOP_FREQUENCY, JointStops
 
 __all__ = ["OPTIONS", "UsageError", "Parser", "typed_pose", "fall_joints", "positive",
-           "inverse_options",
-           "log_options", "columns_option", "measured_motion", "simulate_options",
-           "as_options", "stops_option"]
+           "inverse_options", "log_options", "columns_option", "measured_motion",
+           "simulate_options", "as_options", "stops_option"]
 
 
 #: The core's argument names and the options that give them (messages name the option).
@@ -50,8 +49,8 @@ def typed_pose(text: str | None, model, unit: str, what: str, driven=None, rest=
     several degrees of freedom (spherical, universal, free) takes the `driven` joints'
     values only (`core.sim.motions.target_joints` for a target pose; `role` says what
     they are in the message refusing a wrong count) and is refused, naming that joint,
-    without them. The result is a pose (nq,), or with `rates` a
-    vector of rates (nv,) (`rest` then of length nv)."""
+    without them. The result is a pose (nq,), or with `rates` a vector of rates (nv,)
+    (`rest` then of length nv; by default zero)."""
     if text is None:
         return None
     n = model.n
