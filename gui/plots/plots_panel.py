@@ -179,6 +179,8 @@ LOOP_PLOTS = ("cut_forces", "loop_residual")
 GEARED_PLOTS = ("motor_torques",)
 #: The plots that only a floating system (a free joint) has.
 FLOATING_PLOTS = tuple(spec.key for spec in FLOATING_SPECS)
+#: The plots only some models offer (`_offered`): made for the first such model.
+OPTIONAL_PLOTS = LOOP_PLOTS + FLOATING_PLOTS + GEARED_PLOTS
 #: What a floating system shows first (the others are a click away).
 FLOATING_DEFAULT_PLOTS = ("joint_angles", "base_position", "base_orientation", "momentum")
 _XYZ = ("x", "y", "z")
@@ -1075,14 +1077,18 @@ class PlotsPanel(QWidget):
         self._graphics.setBackground(BACKGROUND)
         self._graphics.ci.setSpacing(6)
         self._graphics.ci.layout.setHorizontalSpacing(24)  # between the grid's columns
-        self._all_plots = [_Plot(spec, self._on_scrub, self) for spec in SPECS]
         # one time range for all plots, shared by value (`_share_time_range`), not by
         # pyqtgraph's setXLink: that maps ranges by screen position, which shifts plots in
         # other grid columns, and two views that both auto-range then correct each other
         # for ever (a repaint loop that froze the window)
         self._sharing_range = False
-        for plot in self._all_plots:
-            plot.vb.sigXRangeChanged.connect(self._share_time_range)
+        # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
+        self._align_timer = NextTurn(self, self.align_axes)
+        #: the plots made so far, in SPECS order: those of a model with loops, a free
+        #: joint or a gear are made for the first such model (`_add_plots_for`): six
+        #: plots a window on an arm never shows were 35 ms of CPU of every start
+        self._all_plots = [self._new_plot(spec) for spec in SPECS
+                           if spec.key not in OPTIONAL_PLOTS]
         self._shown: list[_Plot] = []
         self._fit_time_range()
         self._columns = 1
@@ -1100,13 +1106,6 @@ class PlotsPanel(QWidget):
         self._fit_timer = QTimer(self)
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._fit_next)
-        # the axes' widths follow their tick labels (a zoom, a run's ranges, a resize)
-        self._align_timer = NextTurn(self, self.align_axes)
-        for plot in self._all_plots:
-            for view in (plot.vb, plot.vb2):
-                view.sigYRangeChanged.connect(self._align_timer.request)
-            plot.vb.sigResized.connect(self._align_timer.request)
-            plot.legend.width_changed.connect(self._align_timer.request)
         self._hover_pos: QPointF | None = None
         self._hover_timer = QTimer(self)  # the read-out follows the mouse at <= ~30 Hz
         self._hover_timer.setSingleShot(True)
@@ -1118,14 +1117,14 @@ class PlotsPanel(QWidget):
         row = FlowLayout(self._controls)
         row.setContentsMargins(6, 2, 6, 0)
         row.addWidget(QLabel("Show:"))
-        for plot in self._all_plots:
+        for spec in SPECS:
             button = QToolButton()
-            button.setText(plot.spec.button)
+            button.setText(spec.button)
             button.setCheckable(True)
             button.setChecked(True)
-            button.setToolTip(f"Show or hide the plot of {plot.spec.title.lower()}")
+            button.setToolTip(f"Show or hide the plot of {spec.title.lower()}")
             button.toggled.connect(self._on_toggled)
-            self._buttons[plot.spec.key] = button
+            self._buttons[spec.key] = button
             row.addWidget(button)
         self.clip_button = QToolButton()
         self.clip_button.setText("Clip spikes")
@@ -1166,10 +1165,49 @@ class PlotsPanel(QWidget):
         self.spike_note.hide()
         layout.addWidget(self.spike_note)
         layout.addWidget(self._scroll)
-        for key in LOOP_PLOTS + FLOATING_PLOTS + GEARED_PLOTS:
+        for key in OPTIONAL_PLOTS:
             self._buttons[key].setVisible(False)
-        self._arrange([p for p in self._all_plots
-                       if p.spec.key not in LOOP_PLOTS + FLOATING_PLOTS + GEARED_PLOTS])
+        self._arrange(list(self._all_plots))
+
+    def _new_plot(self, spec: PlotSpec) -> _Plot:
+        """A plot of `spec`, its time range shared and its axes aligned with the others'."""
+        plot = _Plot(spec, self._on_scrub, self)
+        plot.vb.sigXRangeChanged.connect(self._share_time_range)
+        for view in (plot.vb, plot.vb2):
+            view.sigYRangeChanged.connect(self._align_timer.request)
+        plot.vb.sigResized.connect(self._align_timer.request)
+        plot.legend.width_changed.connect(self._align_timer.request)
+        return plot
+
+    def _add_plots_for(self, robot: Robot | Mechanism | None) -> None:
+        """Make the plots `robot` offers that were not made yet (its loops', a free
+        joint's, a gear's), as the others are now: fonts, legends, time range."""
+        needed = _offered(robot) - {plot.spec.key for plot in self._all_plots}
+        if not needed:
+            return
+        leader = self._all_plots[0]
+        for spec in SPECS:
+            if spec.key not in needed:
+                continue
+            plot = self._new_plot(spec)
+            if self._font_scale != 1.0:
+                plot.set_font_scale(self._font_scale)
+            if self.legends_below():
+                plot.set_legend_below(True)
+            plot.legend.set_shown(self.legend_button.isChecked())
+            plot.vb.enableAutoRange(axis=pg.ViewBox.XAxis, enable=False)
+            plot.vb2.enableAutoRange(axis=pg.ViewBox.XAxis, enable=False)
+            plot.vb.setXRange(*leader.vb.viewRange()[0], padding=0.0)
+            if self._run_duration is not None and spec.field != "loop_residual":
+                plot.vb.disableAutoRange(axis=pg.ViewBox.YAxis)
+                plot.vb2.disableAutoRange(axis=pg.ViewBox.YAxis)
+            plot.item.setParentItem(self._graphics.ci)
+            plot.item.setVisible(False)
+            order = [s.key for s in SPECS]
+            at = next((k for k, p in enumerate(self._all_plots)
+                       if order.index(p.spec.key) > order.index(spec.key)),
+                      len(self._all_plots))
+            self._all_plots.insert(at, plot)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(900, 900)
@@ -1369,6 +1407,7 @@ class PlotsPanel(QWidget):
         self._pending = []
         self._timer.stop()
         self._stop_fitting()
+        self._add_plots_for(robot)
         for plot in self._all_plots:
             plot.build(robot)
         loops = robot is not None and bool(robot.loops)
@@ -1402,12 +1441,9 @@ class PlotsPanel(QWidget):
     @property
     def _plots(self) -> list[_Plot]:
         """The plots of the current model (the loop plots only with loops)."""
-        loops = self._robot is not None and bool(self._robot.loops)
-        floating = self._robot is not None and bool(_free_joints(self._robot))
-        geared = self._robot is not None and _geared(self._robot)
-        return [p for p in self._all_plots if (loops or p.spec.key not in LOOP_PLOTS)
-                and (floating or p.spec.key not in FLOATING_PLOTS)
-                and (geared or p.spec.key not in GEARED_PLOTS)]
+        offered = _offered(self._robot)
+        return [p for p in self._all_plots
+                if p.spec.key not in OPTIONAL_PLOTS or p.spec.key in offered]
 
     def available_plots(self) -> list[str]:
         """The keys of the plots this model has (the loop plots need loops)."""
@@ -1850,6 +1886,16 @@ def spike_reason(robot, traj: Trajectory | None, field: str, peaks: list[int]) -
 
 
 # ----- export helpers (every pyqtgraph panel's: plots, Compare, the Lab's tabs) -------------
+def _offered(robot: Robot | Mechanism | None) -> set[str]:
+    """The OPTIONAL_PLOTS `robot` has: the loop plots with loops, the floating ones
+    with a free joint, the motor torques with a gear."""
+    if robot is None:
+        return set()
+    return ((set(LOOP_PLOTS) if robot.loops else set())
+            | (set(FLOATING_PLOTS) if _free_joints(robot) else set())
+            | (set(GEARED_PLOTS) if _geared(robot) else set()))
+
+
 def _geared(robot: Robot | Mechanism) -> bool:
     """Whether a joint of the model has a gear ratio other than 1."""
     return bool(np.any(gear_ratios(robot) != 1.0))

@@ -14,9 +14,10 @@ as an arrow, and a camera that can follow it.
   camera with the marker: position and focal point by the marker's displacement, so a
   falling or flying body stays in view from the same direction.
 
-Meshes are built once per model and moved by ``user_matrix``; the view is reached only
-through its public attributes (`ArmView.plotter`, `request_render`). Qt only for the
-action; the numbers come from `core`.
+Meshes are added at the first floating model (a window that never shows one adds
+none), built once and moved by ``user_matrix``; the view is reached only through its
+public attributes (`ArmView.plotter`, `request_render`). Qt only for the action; the
+numbers come from `core`.
 """
 from __future__ import annotations
 
@@ -61,22 +62,10 @@ class MassCentreOverlay(QObject):
         self._size = 1.0     # the model's drawing size, m
         self.centre: np.ndarray | None = None  # where the marker is, base frame, m
         self.momentum = np.zeros(3)            # the arrow's L, kg m^2/s (0: hidden)
-        plotter = self._view.plotter
-        self._marker = plotter.add_mesh(pv.Sphere(radius=1.0, theta_resolution=24,
-                                                  phi_resolution=16),
-                                        color=MARKER_COLOR, smooth_shading=True,
-                                        name="mass centre", reset_camera=False)
-        self._arrow = plotter.add_mesh(pv.Arrow(start=(0, 0, 0), direction=(1, 0, 0),
-                                                tip_length=0.22, tip_radius=0.09,
-                                                shaft_radius=0.035, scale=1.0),
-                                       color=MOMENTUM_COLOR, smooth_shading=True,
-                                       name="angular momentum", reset_camera=False)
-        self._path_mesh = pv.PolyData(np.zeros((2, 3)), lines=[2, 0, 1])
-        self._path = plotter.add_mesh(self._path_mesh, color=PATH_COLOR, line_width=3,
-                                      name="mass centre path", reset_camera=False)
-        for actor in (self._marker, self._arrow, self._path):
-            actor.SetVisibility(False)
-            actor.SetPickable(False)
+        #: the marker, arrow and path actors, added at the first floating model
+        #: (`_add_actors`: three meshes a start without one does not need)
+        self._marker = self._arrow = self._path = None
+        self._path_mesh: pv.PolyData | None = None
         self.action = QAction("Follow CoM", self)
         self.action.setCheckable(True)
         self.action.setToolTip("The camera moves with the whole system's mass centre, so a "
@@ -95,22 +84,51 @@ class MassCentreOverlay(QObject):
     @property
     def shown(self) -> bool:
         """True while the marker is drawn (a floating model)."""
-        return bool(self._marker.GetVisibility())
+        return self._marker is not None and bool(self._marker.GetVisibility())
 
     def path_points(self) -> np.ndarray:
         """(S, 3) the path drawn (empty without a run)."""
-        if not self._path.GetVisibility():
+        if self._path is None or not self._path.GetVisibility():
             return np.zeros((0, 3))
         return np.asarray(self._path_mesh.points)
+
+    def _add_actors(self) -> None:
+        """Add the marker, the arrow and the path to the view, hidden (once)."""
+        if self._marker is not None:
+            return
+        plotter = self._view.plotter
+        self._marker = plotter.add_mesh(pv.Sphere(radius=1.0, theta_resolution=24,
+                                                  phi_resolution=16),
+                                        color=MARKER_COLOR, smooth_shading=True,
+                                        name="mass centre", reset_camera=False)
+        self._arrow = plotter.add_mesh(pv.Arrow(start=(0, 0, 0), direction=(1, 0, 0),
+                                                tip_length=0.22, tip_radius=0.09,
+                                                shaft_radius=0.035, scale=1.0),
+                                       color=MOMENTUM_COLOR, smooth_shading=True,
+                                       name="angular momentum", reset_camera=False)
+        self._path_mesh = pv.PolyData(np.zeros((2, 3)), lines=[2, 0, 1])
+        self._path = plotter.add_mesh(self._path_mesh, color=PATH_COLOR, line_width=3,
+                                      name="mass centre path", reset_camera=False)
+        for actor in (self._marker, self._arrow, self._path):
+            actor.SetVisibility(False)
+            actor.SetPickable(False)
+
+    def _hide_run(self) -> None:
+        """Hide the path and the arrow (no run shown)."""
+        if self._path is not None:
+            self._path.SetVisibility(False)
+            self._arrow.SetVisibility(False)
 
     @Slot(object)
     def _on_model(self, model) -> None:
         self._model = model if is_floating(model) else None
         self._trajectory = None
-        self._path.SetVisibility(False)
-        self._arrow.SetVisibility(False)
+        self._hide_run()
         floating = self._model is not None
-        self._marker.SetVisibility(floating)
+        if floating:
+            self._add_actors()
+        if self._marker is not None:
+            self._marker.SetVisibility(floating)
         self.action.setVisible(floating)
         if not floating:
             self.centre = None
@@ -129,8 +147,7 @@ class MassCentreOverlay(QObject):
     @Slot(object)
     def _on_run_started(self, _spec) -> None:
         self._trajectory = None
-        self._path.SetVisibility(False)
-        self._arrow.SetVisibility(False)
+        self._hide_run()
 
     @Slot(object)
     def _on_run_ended(self, result) -> None:

@@ -174,6 +174,7 @@ class ArmView(QWidget):
         self._render_timer.setInterval(0)
         self._render_timer.timeout.connect(self.render_now)
         self._last_render = 0.0
+        self._exposed = False  # its native window painted once (`eventFilter`)
         self._still_timer = QTimer(self)  # moving stopped: the anti-aliased picture
         self._still_timer.setSingleShot(True)
         self._still_timer.setInterval(STILL_MS)
@@ -438,6 +439,7 @@ class ArmView(QWidget):
         whole frame (40 ms for a 200-link robot)."""
         if watched is self.plotter:
             if event.type() == QEvent.Type.Paint:
+                self._exposed = True
                 self.request_render()
                 return True
             if event.type() in (QEvent.Type.MouseButtonPress, QEvent.Type.Wheel):
@@ -455,8 +457,11 @@ class ArmView(QWidget):
         event-loop turn; a first move after a still picture JUMP_DELAY_MS later, so that a
         repaint of the window asked for at the same moment (Qt delivers those ~5 ms
         later) goes first, in a turn of its own: at the end of a run the arm's new frame
-        and the plots' repaint held the window ~60 ms together (issue #8)."""
-        if not self._closed and not self._render_timer.isActive():
+        and the plots' repaint held the window ~60 ms together (issue #8). Nothing until
+        the view's native window has been painted once (its first paint asks for the
+        first frame): a window's build and show asked for a frame that was drawn before
+        the window appeared, and a Run pressed at once waited 50-90 ms for it."""
+        if self._exposed and not self._closed and not self._render_timer.isActive():
             moving = time.perf_counter() - self._last_render < MOVING_WITHIN_S
             self._render_timer.start(0 if moving else JUMP_DELAY_MS)
 

@@ -439,3 +439,19 @@ def test_a_universal_joint_has_its_two_angles_as_rows():
     assert np.allclose(coordinate_values(coords, mech.q_home)[6:], [0.2, -0.3])
     q = with_coordinate(coords, mech.q_home, 7, 0.5)
     assert np.allclose(q[7:], [0.2, 0.5]) and np.array_equal(q[:7], mech.q_home[:7])
+
+
+def test_the_mass_centre_meshes_wait_for_the_first_floating_model(make_window, tmp_path):
+    """A window that opens a fixed-base arm adds none of the overlay's meshes (three
+    meshes a start does not need); the first floating model adds them, shown, and a
+    fixed-base model again hides them."""
+    window = make_window(ROBOTS / "puma560_saha.toml")
+    overlay, renderer = window.mass_centre, window.view3d.plotter.renderer
+    overlay_names = {"mass centre", "angular momentum", "mass centre path"}
+    assert not overlay.shown and not overlay_names & set(renderer.actors)
+    assert not overlay.action.isVisible() and len(overlay.path_points()) == 0
+    assert window.files.load(_tethered(tmp_path))
+    assert overlay.shown and overlay_names <= set(renderer.actors)
+    assert overlay.action.isVisible()
+    assert window.files.load(ROBOTS / "puma560_saha.toml")
+    assert not overlay.shown and not overlay.action.isVisible()

@@ -328,3 +328,32 @@ def test_compare_keeps_a_right_margin_and_its_last_time_label(make_window, qtbot
     rect = next(r for r, text in label_rects(lower.getAxis("bottom")) if text == end)
     corner = lower.getAxis("bottom").mapRectToScene(rect)
     assert corner.right() <= view.width(), "the last time label is cut off"
+
+
+def test_the_plots_only_some_models_have_are_made_for_the_first_of_them(make_window):
+    """A window on an arm makes no plot of loops, free joints or gears (made, they were
+    35 ms of every start); the first model that has them makes them, in their place
+    among the others and as those are now: fonts, legends, time range."""
+    from armdyn.gui.plots.plots_panel import LOOP_PLOTS, OPTIONAL_PLOTS, SPECS
+
+    window = make_window(PUMA)
+    panel = window.plots
+    assert not {p.spec.key for p in panel._all_plots} & set(OPTIONAL_PLOTS)
+    panel.set_font_scale(1.5)
+    panel.set_legends_below(True)
+    panel.set_legends_shown(False)
+    assert window.files.load(ROBOTS / "fourbar.toml")
+    keys = [p.spec.key for p in panel._all_plots]
+    assert set(LOOP_PLOTS) <= set(keys)
+    assert keys == [s.key for s in SPECS if s.key in keys]  # in SPECS order
+    assert set(panel.visible_plots()) >= set(LOOP_PLOTS)
+    torques = next(p for p in panel._all_plots if p.spec.key == "joint_torques")
+    for plot in (p for p in panel._all_plots if p.spec.key in LOOP_PLOTS):
+        assert plot.font_scale == torques.font_scale == 1.5
+        assert (plot.item.getAxis("left").style["tickFont"].pointSizeF()
+                == torques.item.getAxis("left").style["tickFont"].pointSizeF())
+        assert plot.legend.below and torques.legend.below
+        assert not plot.legend.isVisible() and not torques.legend.isVisible()
+        assert tuple(plot.vb.viewRange()[0]) == tuple(torques.vb.viewRange()[0])
+    assert window.files.load(PUMA)  # the loop plots stay made, not offered
+    assert not set(panel.available_plots()) & set(OPTIONAL_PLOTS)

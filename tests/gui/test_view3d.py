@@ -354,3 +354,42 @@ def test_a_big_trees_branch_points_are_as_coarse_as_its_links(monkeypatch):
     assert cells(fine, "root") > 2.5 * cells(coarse, "root")
     assert cells(fine, "joint") > 2.5 * cells(coarse, "joint")
     assert sum(p.mesh.n_cells for p in coarse if p.layer == "arm") < 10_000
+
+
+def test_a_new_windows_3d_view_renders_once_its_window_is_painted(qtbot, settings):
+    """Renders asked for while the window is built and shown wait for the 3D view's
+    first paint (its native window exposed): a frame drawn before that was thrown away
+    and cost a Run pressed at once 50-90 ms (software GL); the first paint renders."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from armdyn.gui.main_window import MainWindow
+
+    window = MainWindow(load_robot(PUMA), None, settings=settings, restore_layout=False)
+    view = window.view3d
+    events: list[str] = []
+
+    class Paints(QObject):
+        def eventFilter(self, watched, event):  # noqa: N802 - Qt override
+            if event.type() == QEvent.Type.Paint:
+                events.append("paint")
+            return False
+
+    paints = Paints()
+    view.plotter.installEventFilter(paints)  # (runs before the view's own filter)
+    tag = view.plotter.ren_win.AddObserver("EndEvent", lambda *_: events.append("render"))
+    try:
+        view.request_render()
+        QTest.qWait(100)
+        assert events == []  # not shown: nothing rendered
+        window.resize(1100, 720)
+        window.show()
+        QTest.qWaitForWindowExposed(window)
+        qtbot.waitUntil(lambda: "render" in events, timeout=5000)
+        assert events.index("paint") < events.index("render")
+    finally:
+        view.plotter.ren_win.RemoveObserver(tag)
+        view.plotter.removeEventFilter(paints)
+        window.shutdown()
+        window.close()
+        window.deleteLater()
+        flush_events()
