@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 from .buffers import inlined_kernel
+from .trig import cos_sin
 
 JOINT_REVOLUTE = 0
 JOINT_PRISMATIC = 1
@@ -167,8 +168,8 @@ def joint_motion(kind, q, iq):
     rotation Q (9 numbers, row by row) and translation p (3), both in the frame the
     joint sits in (its placement)."""
     if kind == JOINT_UNIVERSAL:
-        c1, s1 = np.cos(q[iq]), np.sin(q[iq])
-        c2, s2 = np.cos(q[iq + 1]), np.sin(q[iq + 1])
+        c1, s1 = cos_sin(q[iq])
+        c2, s2 = cos_sin(q[iq + 1])
         # Rz(theta1) Rx(theta2)
         return (c1, -s1 * c2, s1 * s2, s1, c1 * c2, -c1 * s2, 0.0, s2, c2, 0.0, 0.0, 0.0)
     if kind == JOINT_SPHERICAL:
