@@ -35,10 +35,10 @@ from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_dot,
                      add_joint_rate_terms_of, add_p_times, add_P_times, dh_variables,
                      factor_pivot_block, joint_forces, joint_motion, ldl_solve,
-                     motion_subspace, p_dot, pivot_scale)
+                     motion_subspace, p_dot, p_times_add, pivot_scale)
 from .data import data_views
 from .drives import add_drive_forces, drive_kinetic_energy
-from .linalg6 import A_times, AT_times_add, ATMA_add
+from .linalg6 import A_times, A_times_of, AT_add, AT_times_add, ATMA_add
 from .trig import cos_sin, cos_sin_rows
 
 
@@ -541,11 +541,18 @@ def udu_solve(mv, D, phi, qdd):
         p = parent[k]
         if kind[k] <= JOINT_PRISMATIC:
             phi_hat[b] = phi[b] - p_dot(kind[k], e, k, eta, k)
-            if p >= 0:
+            if p >= 0:  # in registers: eta_k + psi^_k phi^_k / m^_k, shifted to the parent
                 s = phi_hat[b] / m_hat[b]
-                for r in range(6):
-                    eta[k, r] += psi_hat[b, r] * s  # eta_k is final: reuse it for the sum
-                AT_times_add(A, k, eta, k, eta, p)
+                n0 = eta[k, 0] + psi_hat[b, 0] * s
+                n1 = eta[k, 1] + psi_hat[b, 1] * s
+                n2 = eta[k, 2] + psi_hat[b, 2] * s
+                f0 = eta[k, 3] + psi_hat[b, 3] * s
+                f1 = eta[k, 4] + psi_hat[b, 4] * s
+                f2 = eta[k, 5] + psi_hat[b, 5] * s
+                AT_add(A, k, n0, n1, n2, f0, f1, f2, eta, p)
+                # eta_k keeps the sum it passed on (as a block pivot's does; the Lab reads it)
+                eta[k, 0], eta[k, 1], eta[k, 2], eta[k, 3], eta[k, 4], eta[k, 5] = \
+                    n0, n1, n2, f0, f1, f2
             continue
         nk = JOINT_NV[kind[k]]
         for c in range(nk):
@@ -565,18 +572,28 @@ def udu_solve(mv, D, phi, qdd):
         k = order[i]
         b = iv[k]
         p = parent[k]
+        if kind[k] <= JOINT_PRISMATIC:  # in registers, mu_k stored once
+            if p < 0:
+                m0 = m1 = m2 = m3 = m4 = m5 = 0.0
+            else:
+                m0, m1, m2, m3, m4, m5 = A_times_of(A, k, mu, p)
+            s = 0.0
+            s += psi_hat[b, 0] * m0
+            s += psi_hat[b, 1] * m1
+            s += psi_hat[b, 2] * m2
+            s += psi_hat[b, 3] * m3
+            s += psi_hat[b, 4] * m4
+            s += psi_hat[b, 5] * m5
+            x_b = (phi_hat[b] - s) / m_hat[b]
+            qdd[b] = x_b
+            m0, m1, m2, m3, m4, m5 = p_times_add(kind[k], e, k, x_b, m0, m1, m2, m3, m4, m5)
+            mu[k, 0], mu[k, 1], mu[k, 2], mu[k, 3], mu[k, 4], mu[k, 5] = m0, m1, m2, m3, m4, m5
+            continue
         if p < 0:
             for r in range(6):
                 mu[k, r] = 0.0
         else:
             A_times(A, k, mu, p, mu, k)
-        if kind[k] <= JOINT_PRISMATIC:
-            s = 0.0
-            for r in range(6):
-                s += psi_hat[b, r] * mu[k, r]
-            qdd[b] = (phi_hat[b] - s) / m_hat[b]
-            add_p_times(kind[k], e, k, qdd[b], mu, k)
-            continue
         nk = JOINT_NV[kind[k]]
         for c in range(nk):
             s = 0.0

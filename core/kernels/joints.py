@@ -85,6 +85,14 @@ def add_p_times(kind, e, k, s, out, o):
 
 
 @inlined_kernel
+def p_times_add(kind, e, k, s, m0, m1, m2, m3, m4, m5):
+    """[m0..m5] + p_k s (`add_p_times` on a 6-vector held in registers)."""
+    if kind == JOINT_REVOLUTE:
+        return m0 + e[k, 0] * s, m1 + e[k, 1] * s, m2 + e[k, 2] * s, m3, m4, m5
+    return m0, m1, m2, m3 + e[k, 0] * s, m4 + e[k, 1] * s, m5 + e[k, 2] * s
+
+
+@inlined_kernel
 def M_p(kind, e, k, M, km, out, o):
     """out[o] = M[km] p_k (a 6-vector: the columns of the block p_k selects, times e_k)."""
     b = _block(kind)
