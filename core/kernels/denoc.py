@@ -35,7 +35,7 @@ from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_dot,
                      add_joint_rate_terms_of, add_p_times, add_P_times, dh_variables,
                      factor_pivot_block, joint_forces, joint_motion, ldl_solve,
-                     motion_subspace, p_dot, p_times_add, pivot_scale)
+                     joint_rate_terms_add, motion_subspace, p_dot, p_times_add, pivot_scale)
 from .data import data_views
 from .drives import add_drive_forces, drive_kinetic_energy
 from .linalg6 import A_times, A_times_of, AT_add, AT_times_add, ATMA_add
@@ -189,51 +189,65 @@ def link_quantities(mv, D, q):
 # ----------------------------------------------------------------------------------
 
 @inlined_kernel
+def twist_of(mv, D, qd, k):
+    """Link k's twist D.t[k] from its parent's, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
+    p = mv.parent[k]
+    t = D.t
+    if p < 0:
+        for r in range(6):
+            t[k, r] = 0.0
+    else:
+        A_times(D.A, k, t, p, t, k)
+    add_P_times(mv.kind[k], D.e, D.S, k, mv.iv[k], qd, t, k)
+
+
+@inlined_kernel
 def twists(mv, D, qd):
     """Forward recursion for the twists D.t, eq. 11c: t_k = A_{k,λ} t_λ + p_k qd_k."""
-    order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
-    e, S, A, t = D.e, D.S, D.A, D.t
     for i in range(mv.n):
-        k = order[i]
-        p = parent[k]
-        if p < 0:
-            for r in range(6):
-                t[k, r] = 0.0
-        else:
-            A_times(A, k, t, p, t, k)
-        add_P_times(kind[k], e, S, k, iv[k], qd, t, k)
+        twist_of(mv, D, qd, mv.order[i])
 
 
 @inlined_kernel
 def twist_rates(mv, D, qd, qdd, gravity):
     """Twists D.t and twist rates D.tdot, eqs. 11c and 17 (gravity enters as
-    tdot_base = [0; -g]).
+    tdot_base = [0; -g]), in one pass (link k's twist, then its rate).
 
-    tdot_k = [w'_k; acceleration of the material point of link k at O_k].
+    tdot_k = [w'_k; acceleration of the material point of link k at O_k]; a joint of one
+    degree of freedom's is formed in registers and stored once.
     """
-    twists(mv, D, qd)
     order, parent, kind, iv = mv.order, mv.parent, mv.kind, mv.iv
     oj, e, S, A, t, tdot = D.oj, D.e, D.S, D.A, D.t, D.tdot
     for i in range(mv.n):
         k = order[i]
+        twist_of(mv, D, qd, k)
         p = parent[k]
         if p < 0:
             # eq. 17 / 32: gravity enters as the base acceleration rho = [0; -g]
-            for r in range(3):
-                tdot[k, r] = 0.0
-                tdot[k, r + 3] = -gravity[r]
+            d0 = d1 = d2 = 0.0
+            d3, d4, d5 = -gravity[0], -gravity[1], -gravity[2]
             wx = wy = wz = 0.0
         else:
             # A_{k,λ} tdot_λ + Adot_{k,λ} t_λ, where Adot t = [0; w x (w x a)] with
             # a = O_k - O_λ: the acceleration of the point of link λ at O_k
-            A_times(A, k, tdot, p, tdot, k)
+            d0, d1, d2, d3, d4, d5 = A_times_of(A, k, tdot, p)
             wx, wy, wz = t[p, 0], t[p, 1], t[p, 2]
             ax, ay, az = oj[k, 0] - oj[p, 0], oj[k, 1] - oj[p, 1], oj[k, 2] - oj[p, 2]
             cx, cy, cz = wy * az - wz * ay, wz * ax - wx * az, wx * ay - wy * ax
-            tdot[k, 3] += wy * cz - wz * cy
-            tdot[k, 4] += wz * cx - wx * cz
-            tdot[k, 5] += wx * cy - wy * cx
+            d3 += wy * cz - wz * cy
+            d4 += wz * cx - wx * cz
+            d5 += wx * cy - wy * cx
         # joint terms: P_k qdd_k + Pdot_k qd_k (core.kernels.joints)
+        if kind[k] <= JOINT_PRISMATIC:
+            b = iv[k]
+            d0, d1, d2, d3, d4, d5 = p_times_add(kind[k], e, k, qdd[b], d0, d1, d2, d3, d4, d5)
+            d0, d1, d2, d3, d4, d5 = joint_rate_terms_add(kind[k], e, k, wx, wy, wz, qd[b],
+                                                          d0, d1, d2, d3, d4, d5)
+            tdot[k, 0], tdot[k, 1], tdot[k, 2], tdot[k, 3], tdot[k, 4], tdot[k, 5] = \
+                d0, d1, d2, d3, d4, d5
+            continue
+        tdot[k, 0], tdot[k, 1], tdot[k, 2], tdot[k, 3], tdot[k, 4], tdot[k, 5] = \
+            d0, d1, d2, d3, d4, d5
         add_P_times(kind[k], e, S, k, iv[k], qdd, tdot, k)
         add_joint_rate_terms_of(kind[k], e, S, k, iv[k], wx, wy, wz, qd, t, tdot, k)
 
