@@ -38,12 +38,12 @@ best of several interleaved repeats, and the verdicts use ratios:
    (the free base's quaternion moved by its kinematic equation)
                                                               target ratio <= 0.25
    (measured 0.24-0.25 at a load of 4-5 on the shared 2-core machine, 55-56 ms against
-   224-228 ms; 0.30 there before the joints' cos and sin were vectorised and the UDU^T
-   solve kept in registers. Both integrators take about the same number of evaluations,
+   224-228 ms; 0.30 there before the joints' cos and sin were vectorised and the twist
+   rates and the UDU^T solve kept in registers. Both integrators take about the same number of evaluations,
    ~10,000-11,400 ours and ~11,600 SciPy's (the same step-size control: 564 accepted
    and 160 rejected steps ours, 630 and 191 SciPy's), since the human's light connector
    balls spin up to ~95 rad/s; ours costs ~5.5 us per evaluation, step arithmetic,
-   quaternion chart and recorded samples included (one forward dynamics 4.2 us), the peer
+   quaternion chart and recorded samples included (one forward dynamics 4.0 us), the peer
    ~20 us. The fall is chaotic: round-off moves our count of evaluations by +-10 %
    (9,155 to 11,414 over twelve starts whose rates differ by 1e-15 relative, 10,400 on
    average), so a change of the last bit anywhere in the forward dynamics moves this
