@@ -37,14 +37,18 @@ best of several interleaved repeats, and the verdicts use ratios:
    vs pinocchio.aba driven by scipy.integrate.solve_ivp(method="DOP853") on [q; v]
    (the free base's quaternion moved by its kinematic equation)
                                                               target ratio <= 0.25
-   (measured 0.36-0.42 on a shared 2-core machine, profiled: both integrators take about
-   the same number of evaluations, ~10,600 ours and ~11,600 SciPy's, since the human's
-   light connector balls spin up to ~95 rad/s; ours costs 16-22 us per evaluation, step
-   arithmetic and the quaternion chart included, the peer 55-65 us, of which
-   pinocchio.aba from Python is ~29 us for 45 DOF; so with the dynamics this large the
-   peer's Python overhead is only half its cost, and recording the 1001 samples' energy,
-   momentum and mass centre adds ~17 % to ours: the target would need forward dynamics
-   well under aba's cost)
+   (measured 0.24-0.25 at a load of 4-5 on the shared 2-core machine, 55-56 ms against
+   224-228 ms; 0.30 there before the joints' cos and sin were vectorised and the twist
+   rates and the UDU^T solve kept in registers. Both integrators take about the same number of evaluations,
+   ~10,000-11,400 ours and ~11,600 SciPy's (the same step-size control: 564 accepted
+   and 160 rejected steps ours, 630 and 191 SciPy's), since the human's light connector
+   balls spin up to ~95 rad/s; ours costs ~5.5 us per evaluation, step arithmetic,
+   quaternion chart and recorded samples included (one forward dynamics 4.0 us), the peer
+   ~20 us. The fall is chaotic: round-off moves our count of evaluations by +-10 %
+   (9,155 to 11,414 over twelve starts whose rates differ by 1e-15 relative, 10,400 on
+   average), so a change of the last bit anywhere in the forward dynamics moves this
+   ratio by as much; compare the time per evaluation (`integrate(...)[3][0]`) across
+   versions, not this ratio)
    and the cost of one function evaluation (the accelerations from positions and
    velocities) of the human, the car and the truck beside seed 002's Table 8.5
    (91.30 / 87.79 ms with the penalty formulation, 23.39 / 12.21 ms with formulation B,

@@ -59,6 +59,8 @@ DATA_FIELDS = FieldTable("Data", __name__, ("n", "nv", "m", "ne"), (np.float64,)
     Field("x", ("nv",), "the joints' values per rate: a chart's point of q\n"
           "(core.kernels.charts; the end stops read it)"),
     Field("g", (3,), "the gravity a call uses (the model's, or zeros)"),
+    Field("cs", (3, "n"), "cos and sin of each DH row's theta, and theta (rad): the\n"
+          "frames' trigonometry in one loop   (core.kernels.trig)"),
     Field("tmp66", (3, 6, 6), "scratch of the 6x6 recursions"),
     Field("s6", (4, 6), "scratch 6-vectors"),
     Field("G", (20, 3), "scratch of the loop kernels (core.kernels.loops names its rows)"),

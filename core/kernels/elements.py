@@ -71,7 +71,7 @@ def element_wrenches(mv, D, q, qd, f_ext):
     the data's W, and the elements' energy V (J). Fills element_force, element_stretch;
     leaves the frames at q in Rj, oj, Rl, ol (the recursions compute them again)."""
     Rj, oj, Rl, ol, W = D.Rj, D.oj, D.Rl, D.ol, D.W
-    dh_frames(mv, q, Rj, oj, Rl, ol)
+    dh_frames(mv, q, Rj, oj, Rl, ol, D.cs)
     for k in range(mv.n):
         for r in range(6):
             W[k, r] = f_ext[k, r]

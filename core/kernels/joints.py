@@ -32,7 +32,7 @@ becomes 6 x nv_k for a joint of several degrees of freedom:
 A one-degree-of-freedom joint's p_k is applied through its axis e_k (`add_p_times`,
 `p_dot`, `M_p`), never formed; a joint of several has its columns in the data's `S`
 (one row per rate, `motion_subspace`) and the general helpers below. The extra term of
-the twist rate a joint's motion brings (eq. 17's pdot_k qd_k) is `add_joint_rate_terms`.
+the twist rate a joint's motion brings (eq. 17's pdot_k qd_k) is `joint_rate_terms_add`.
 
 Every helper is compiled by numba and inlined into its caller; they take the joint's
 kind and the per-link arrays by row index (see `core.kernels.linalg6`).
@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 from .buffers import inlined_kernel
+from .trig import cos_sin
 
 JOINT_REVOLUTE = 0
 JOINT_PRISMATIC = 1
@@ -84,6 +85,14 @@ def add_p_times(kind, e, k, s, out, o):
 
 
 @inlined_kernel
+def p_times_add(kind, e, k, s, m0, m1, m2, m3, m4, m5):
+    """[m0..m5] + p_k s (`add_p_times` on a 6-vector held in registers)."""
+    if kind == JOINT_REVOLUTE:
+        return m0 + e[k, 0] * s, m1 + e[k, 1] * s, m2 + e[k, 2] * s, m3, m4, m5
+    return m0, m1, m2, m3 + e[k, 0] * s, m4 + e[k, 1] * s, m5 + e[k, 2] * s
+
+
+@inlined_kernel
 def M_p(kind, e, k, M, km, out, o):
     """out[o] = M[km] p_k (a 6-vector: the columns of the block p_k selects, times e_k)."""
     b = _block(kind)
@@ -92,22 +101,18 @@ def M_p(kind, e, k, M, km, out, o):
 
 
 @inlined_kernel
-def add_joint_rate_terms(kind, e, k, wx, wy, wz, s, out, o):
-    """out[o] += pdot_k s with pdot_k = W_λ p_k (e_k is fixed in the parent λ, which turns
-    at w = (wx, wy, wz)): w x e_k s in the angular rows of a revolute joint. For a
+def joint_rate_terms_add(kind, e, k, wx, wy, wz, s, m0, m1, m2, m3, m4, m5):
+    """[m0..m5] + pdot_k s with pdot_k = W_λ p_k (e_k is fixed in the parent λ, which
+    turns at w = (wx, wy, wz)): w x e_k s in the angular rows of a revolute joint. For a
     prismatic joint the material point of link k at O_k also feels the sliding part of
-    Adot, which doubles the Coriolis term: 2 w x e_k s in the linear rows."""
+    Adot, which doubles the Coriolis term: 2 w x e_k s in the linear rows. (A 6-vector
+    held in registers: the twist-rate recursion keeps tdot_k there.)"""
     cx = wy * e[k, 2] - wz * e[k, 1]
     cy = wz * e[k, 0] - wx * e[k, 2]
     cz = wx * e[k, 1] - wy * e[k, 0]
     if kind == JOINT_REVOLUTE:
-        out[o, 0] += cx * s
-        out[o, 1] += cy * s
-        out[o, 2] += cz * s
-    else:
-        out[o, 3] += 2.0 * cx * s
-        out[o, 4] += 2.0 * cy * s
-        out[o, 5] += 2.0 * cz * s
+        return m0 + cx * s, m1 + cy * s, m2 + cz * s, m3, m4, m5
+    return m0, m1, m2, m3 + 2.0 * cx * s, m4 + 2.0 * cy * s, m5 + 2.0 * cz * s
 
 
 @inlined_kernel
@@ -167,8 +172,8 @@ def joint_motion(kind, q, iq):
     rotation Q (9 numbers, row by row) and translation p (3), both in the frame the
     joint sits in (its placement)."""
     if kind == JOINT_UNIVERSAL:
-        c1, s1 = np.cos(q[iq]), np.sin(q[iq])
-        c2, s2 = np.cos(q[iq + 1]), np.sin(q[iq + 1])
+        c1, s1 = cos_sin(q[iq])
+        c2, s2 = cos_sin(q[iq + 1])
         # Rz(theta1) Rx(theta2)
         return (c1, -s1 * c2, s1 * s2, s1, c1 * c2, -c1 * s2, 0.0, s2, c2, 0.0, 0.0, 0.0)
     if kind == JOINT_SPHERICAL:
@@ -235,14 +240,17 @@ def add_joint_rate_terms_of(kind, e, S, k, iv, wx, wy, wz, qd, t, out, o):
     """out[o] += Pdot_k qd_k (eq. 17's joint term) for any kind; (wx, wy, wz) the parent's
     angular velocity, t the twists (t[k] already known).
 
-      revolute, prismatic: as `add_joint_rate_terms`
+      revolute, prismatic: as `joint_rate_terms_add`
       spherical: [w_parent x w_rel; 0]   (the child's axes turn with the child)
       universal: [w_parent x w_rel + theta1' theta2' (z x x'); 0]
       free (on the base): [0; w x v], w and v the body's angular velocity and the
                           velocity of its origin (the origin is a material point)
     """
     if kind == JOINT_REVOLUTE or kind == JOINT_PRISMATIC:
-        add_joint_rate_terms(kind, e, k, wx, wy, wz, qd[iv], out, o)
+        (out[o, 0], out[o, 1], out[o, 2], out[o, 3], out[o, 4],
+         out[o, 5]) = joint_rate_terms_add(kind, e, k, wx, wy, wz, qd[iv], out[o, 0],
+                                           out[o, 1], out[o, 2], out[o, 3], out[o, 4],
+                                           out[o, 5])
         return
     if kind == JOINT_FREE:
         ax, ay, az = t[k, 0], t[k, 1], t[k, 2]

@@ -17,25 +17,31 @@ from .buffers import inlined_kernel
 # stored by its vector a_k = O_λ - O_k; these apply A, A^T and A^T M A without forming it.
 
 @inlined_kernel
-def A_times(a, k, t, p, out, o):
-    """out[o] = A_k t[p] = [w; v + a_k x w] for the twist t[p] = [w; v]."""
+def A_times_of(a, k, t, p):
+    """A_k t[p] = [w; v + a_k x w] for the twist t[p] = [w; v], as six numbers (for a
+    recursion that keeps the result in registers)."""
     w0, w1, w2 = t[p, 0], t[p, 1], t[p, 2]
     ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
-    v0, v1, v2 = t[p, 3], t[p, 4], t[p, 5]
-    out[o, 0] = w0
-    out[o, 1] = w1
-    out[o, 2] = w2
-    out[o, 3] = v0 + ay * w2 - az * w1
-    out[o, 4] = v1 + az * w0 - ax * w2
-    out[o, 5] = v2 + ax * w1 - ay * w0
+    return (w0, w1, w2, t[p, 3] + ay * w2 - az * w1, t[p, 4] + az * w0 - ax * w2,
+            t[p, 5] + ax * w1 - ay * w0)
+
+
+@inlined_kernel
+def A_times(a, k, t, p, out, o):
+    """out[o] = A_k t[p] = [w; v + a_k x w] for the twist t[p] = [w; v]."""
+    out[o, 0], out[o, 1], out[o, 2], out[o, 3], out[o, 4], out[o, 5] = A_times_of(a, k, t, p)
 
 
 @inlined_kernel
 def AT_times_add(a, k, w, kw, out, o):
     """out[o] += A_k^T w[kw] = [n - a_k x f; f] for the wrench w[kw] = [n; f]."""
-    f0, f1, f2 = w[kw, 3], w[kw, 4], w[kw, 5]
+    AT_add(a, k, w[kw, 0], w[kw, 1], w[kw, 2], w[kw, 3], w[kw, 4], w[kw, 5], out, o)
+
+
+@inlined_kernel
+def AT_add(a, k, n0, n1, n2, f0, f1, f2, out, o):
+    """out[o] += A_k^T [n; f] = [n - a_k x f; f] for a wrench held in registers."""
     ax, ay, az = a[k, 0], a[k, 1], a[k, 2]
-    n0, n1, n2 = w[kw, 0], w[kw, 1], w[kw, 2]
     out[o, 0] += n0 - (ay * f2 - az * f1)
     out[o, 1] += n1 - (az * f0 - ax * f2)
     out[o, 2] += n2 - (ax * f1 - ay * f0)

@@ -69,7 +69,7 @@ def regressor_batch(F, I, ws, q, qd, qdd, band, Y):
             bounded = False
         # the frames, axes e_k (eq. 11a) and a_{k,parent} (eq. 11d) of
         # denoc.link_quantities, without the mass matrices the regressor does not use
-        denoc.dh_frames(mv, q[s], D.Rj, oj, Rl, ol)
+        denoc.dh_frames(mv, q[s], D.Rj, oj, Rl, ol, D.cs)
         for k in range(n):
             up = parent[k]
             for a in range(3):

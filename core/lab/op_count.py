@@ -12,7 +12,8 @@ How a kernel is run here (`Counter.call`):
 - its Python function is rebuilt (`types.FunctionType`) on the same code with its own
   globals: every numba dispatcher it calls is replaced by that dispatcher's rebuilt
   Python function (recursively, memoised), `numpy` / `math` by shims whose cos, sin,
-  sqrt count a "function" call, a `core` module reached by attribute (`denoc.x`) by a
+  sqrt count a "function" call (so do a joint's cos and sin from `core.kernels.trig`),
+  a `core` module reached by attribute (`denoc.x`) by a
   proxy that rebuilds its kernels on access. The kernel modules are never edited or
   patched: only copies of their functions see the substitutions.
 - the float literals of the code (`0.0`, `1.0`, `2.0`, `1e-13`) become `Counted`
@@ -51,6 +52,7 @@ import numpy as np
 
 from ..kernels import data, dynamics, layout
 from ..kernels.data import data_of, new_workspace
+from ..kernels.trig import cos_sin, cos_sin_rows
 from ..model.arguments import kernel_of
 
 __all__ = ["Counted", "Tally", "OpCount", "Counter", "CountCancelled", "count_forward_dynamics",
@@ -319,7 +321,21 @@ class Counter:
         self._proxies: dict[str, types.SimpleNamespace] = {}
         self._np = _Shim(np, stop)
         self._math = _Shim(math, stop)
+        # a joint's cos and sin (core.kernels.trig: inlined arithmetic in place of libm's
+        # sincos) count as the two elementary functions they are, as the papers count
+        # them: apart from M and A
+        self._overrides.setdefault(id(cos_sin), self._cos_sin)
+        self._overrides.setdefault(id(cos_sin_rows), self._cos_sin_rows)
         self._inclusive: dict[str, list[int]] = {}
+
+    def _cos_sin(self, x):
+        """`core.kernels.trig.cos_sin`, counted as a cos and a sin."""
+        return self._math.cos(x), self._math.sin(x)
+
+    def _cos_sin_rows(self, cs, n: int) -> None:
+        """`core.kernels.trig.cos_sin_rows`, counted as a cos and a sin per angle."""
+        for i in range(n):
+            cs[0, i], cs[1, i] = self._cos_sin(cs[2, i])
 
     # ----- rebuilding ---------------------------------------------------------------
     def function(self, kernel) -> Callable:
