@@ -151,6 +151,14 @@ class Builder:
     def universal(self, parent: str, p: Part) -> None:
         self.ball(parent, p, JointType.UNIVERSAL)
 
+    def hinge(self, name: str, a: str, b: str, point, axis) -> None:
+        """A revolute loop joint: the point (world) of a and of b stay together, and
+        the axis (world) of each stays on one line."""
+        self.loops.append(Loop(name, "revolute", (a, b),
+                               at=(self.parts[a].local(point), self.parts[b].local(point)),
+                               axis=tuple(tuple(clean(v) for v in self.parts[n].R.T @ axis)
+                                          for n in (a, b))))
+
     def loop(self, name: str, a: str, b: str, point) -> None:
         """A spherical loop joint: the point (world) of a and of b stay together."""
         self.loops.append(Loop(name, "spherical", (a, b),
@@ -421,10 +429,10 @@ TRUCK = dict(
 TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
 
 
-def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -> dict:
+def _truck_layout(za: dict[str, float], b: Builder, literal: bool = False) -> dict:
     """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
     returns, per axle, the parts that move with it (for the hand loads). With
-    `book_joints`, the joints sorted as the book counts them (`BOOK_READING`)."""
+    `literal`, every leaf planar (`truck_parts`)."""
     c = TRUCK
     X, Y, Z = np.eye(3)
     zc, yr = c["chassis_height"], c["rail_half_width"]
@@ -449,59 +457,49 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
         ax = part(f"{axle} axle", (xa, 0.0, z), np.eye(3), c["axle_masses"][axle],
                   inertia=rod_inertia(c["axle_masses"][axle], (xa, -1.0, z), (xa, 1.0, z), 0.08))
         moving = [ax.name]
-        # the leaf springs: per side a front half-leaf from the front hanger to the seat,
-        # a rear half-leaf from the seat to a shackle, the shackle up to the rear hanger,
-        # all turning about y; the axle sits on the left front half-leaf on a spherical
-        # joint and is closed to the other three by spherical joints, a little apart
-        # along x (the clamp's length)
+        # the leaf springs: per side a front half-leaf from the front hanger to the seat
+        # on the axle, a rear half-leaf from the seat to a shackle, the shackle up to the
+        # rear hanger. The left leaf is planar (its three joints on the frame turn about
+        # y) and holds the axle at its seat by two spherical joints at one point (so the
+        # seat moves in the leaf's plane, a row of one ball joint repeating the other's);
+        # the right one swings sideways so that the rolling axle's seats can come
+        # nearer: its front half-leaf on a spherical joint at the hanger, the axle hinged
+        # on it about y, the rear half-leaf hinged on the axle about x (the leaf twists as
+        # the axle rolls) and on a spherical joint at the shackle, which turns about y
+        # (examples/truck_joint_kinds.py finds this arrangement; `literal`: every leaf
+        # planar, the book's drawing read literally)
         for side, s in (("left", 1.0), ("right", -1.0)):
             y = s * yr
             front_hanger = np.array([xa + 0.7, y, seat + 0.10])
-            seat_front = np.array([xa, y, seat])
-            seat_rear = np.array([xa, y, seat])
+            seat_point = np.array([xa, y, seat])
             shackle_low = np.array([xa - 0.70, y, seat + 0.08])
             rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
             Ry = frame_z(Y)
             fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
-                      0.5 * (front_hanger + seat_front),
-                      rod_inertia(c["half_leaf_mass"], front_hanger, seat_front, 0.04))
+                      0.5 * (front_hanger + seat_point),
+                      rod_inertia(c["half_leaf_mass"], front_hanger, seat_point, 0.04))
             sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
                       0.5 * (rear_hanger + shackle_low),
                       rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
-            # universal joints (about y, then about the turned vertical) let the leaves
-            # swing sideways a little: on the right at the hanger and the shackle, so
-            # that the rolling axle's seats can come nearer (planar leaves would fix
-            # their distance across and lock the roll at second order: a singular pose);
-            # on the left at the shackle only (the left front half-leaf places the axle
-            # across; a planar left leaf would make a loop row identically zero)
-            sh.R = frame_z(Y, hint=Z)
-            if book_joints:
-                b.revolute("chassis", sh)
-            else:
-                b.universal("chassis", sh)
-            if side == "left" or book_joints:
-                b.revolute("chassis", fh)
-            else:
-                fh.R = frame_z(Y, hint=Z)
-                b.universal("chassis", fh)
             rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
-                      0.5 * (shackle_low + seat_rear),
-                      rod_inertia(c["half_leaf_mass"], shackle_low, seat_rear, 0.04))
-            b.revolute(sh.name, rh)
-            if side == "left":
-                # the axle on the left front half-leaf on a universal joint: it turns
-                # about x (the leaf twists as the axle rolls), then about the turned
-                # vertical (the leaves of the two sides move apart along x): its frame
-                # at the seat, z along x, x up
-                ax.origin, ax.R = seat_front.copy(), frame_z(X, hint=(0.0, 0.0, 1.0))
-                b.universal(fh.name, ax)
+                      0.5 * (shackle_low + seat_point),
+                      rod_inertia(c["half_leaf_mass"], shackle_low, seat_point, 0.04))
+            b.revolute("chassis", sh)
+            if side == "left" or literal:
+                b.revolute("chassis", fh)
+                b.revolute(sh.name, rh)
+                if side == "left":
+                    # the axle on its left seat (its frame there, turned as the leaf's)
+                    ax.origin, ax.R = seat_point.copy(), Ry
+                    b.ball(fh.name, ax)
+                else:
+                    b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
+                b.loop(f"{side} {axle} rear seat", rh.name, ax.name, seat_point)
             else:
-                b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_front)
-            # the rear half-leaf meets the front one at the seat (on the right, the axle
-            # is closed to the front half only: a second closure to the axle there would
-            # repeat the lateral row of the first)
-            b.loop(f"{side} {axle} rear seat", rh.name, ax.name if side == "left" else fh.name,
-                   seat_rear)
+                b.ball("chassis", fh)
+                b.ball(sh.name, rh)
+                b.hinge(f"{side} {axle} front seat", fh.name, ax.name, seat_point, Y)
+                b.hinge(f"{side} {axle} rear seat", rh.name, ax.name, seat_point, X)
             moving += [fh.name, rh.name, sh.name]
             # the leaf's stiffness: a vertical spring-damper from the frame to the seat
             b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
@@ -552,10 +550,9 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
         axles["rear"] += [f"{side} rear wheel"]
     # steering: the track rod joins the knuckles' rear arms (a universal joint on the
     # left, spherical on the right); a pitman arm turning about y on the frame pushes a
-    # drag link, closed to the left knuckle's arm
+    # drag link (a universal joint on the arm), closed to the left knuckle's arm
     left_arm, right_arm = np.array([xf - 0.25, yk - 0.1, zf]), np.array([xf - 0.25, -yk + 0.1, zf])
-    link = b.ball if book_joints else b.universal
-    link("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
+    b.universal("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
     b.loop("track rod end", "track rod", "right knuckle", right_arm)
     pivot = np.array([xf + 0.4, yk - 0.2, zf + 0.45])
     arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
@@ -564,36 +561,34 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
                                rod_inertia(c["pitman_mass"], pivot, arm_end)),
                actuated=True)
     steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
-    link("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
+    b.universal("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
     b.loop("drag link end", "drag link", "left knuckle", steer_arm)
     axles["front"] += ["track rod", "drag link"]
     return axles
 
 
 def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
-          description: str = "", book_joints: bool = False) -> Mechanism:
-    """The truck (`book_joints`: with the joints as the book counts them, which the core
-    refuses as singular: see `truck_parts`)."""
-    chains, loops, forces, held = truck_parts(book_joints)
+          description: str = "", literal: bool = False) -> Mechanism:
+    """The truck (`literal`: every leaf planar, which the core refuses as singular: see
+    `truck_parts`)."""
+    chains, loops, forces, held = truck_parts(literal)
     return Mechanism(name, chains=chains, loops=loops, description=description,
                      forces=forces, road=Road(TRUCK_ROAD),
-                     assembly=Assembly(independent=held,
-                                       tolerance=1e-8 if book_joints else 1e-10))
+                     assembly=Assembly(independent=held, tolerance=1e-10))
 
 
-def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
+def truck_parts(literal: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
     """The truck's chains, loops, force elements and the joints its assembly holds.
 
-    `book_joints`: the joints sorted as the book counts them (23R + 15S + 6U + 1G), read
-    with every leaf joint revolute (the leaves planar, as leaf springs are drawn),
-    the track rod and the drag link on spherical joints (their spins about their own
-    axes are then free: held). The axles cannot roll then except at second order (each
-    is a rigid bar between two seats that stay in the two leaves' planes), and the
-    closed pose is singular: the core refuses it."""
+    Its joints are the book's 23R + 15S + 6U + 1G. `literal`: the same kinds, every leaf
+    planar (its three joints on the frame turning about y, the axle on two spherical
+    joints at its seat), as leaf springs are drawn. The axles cannot roll then except at
+    second order (each is a rigid bar between two seats that stay in the two leaves'
+    planes), and the closed pose is singular: the core refuses it."""
     c = TRUCK
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     first = Builder()
-    axles = _truck_layout({"front": r, "rear": r}, first, book_joints)
+    axles = _truck_layout({"front": r, "rear": r}, first, literal)
     masses = {n: p.mass for n, p in first.parts.items()}
     sprung = {n: m for n, m in masses.items()}
     front, rear = axle_loads(sum(masses.values()), first.com()[0],
@@ -601,7 +596,7 @@ def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
     load = {"front": front, "rear": rear}
     za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
     b = Builder()
-    axles = _truck_layout(za, b, book_joints)
+    axles = _truck_layout(za, b, literal)
     # preloads: each leaf spring carries half its axle's load less half the weight of
     # what moves with the axle (the leaves, bar and links counted whole: a hand value);
     # the cab's rear springs carry its weight's moment about the front mount
@@ -620,12 +615,12 @@ def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
                               / (front_mount - 1.7))
         forces.append(f)
     del cab
-    held = ["chassis", "cab", "left front front half-leaf", "right front rear half-leaf",
-            "left rear front half-leaf", "right rear rear half-leaf", "pitman arm",
+    held = ["chassis", "cab", "left front front half-leaf", "right front shackle",
+            "left rear front half-leaf", "right rear shackle", "pitman arm",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
-    if book_joints:  # the right leaves follow the left ones; the rods' spins are free
-        held = [n for n in held if "rear half" not in n or n.startswith("left")] + [
-            "track rod", "drag link"]
+    if literal:  # a planar right leaf does not roll its axle: the bars' turns are free
+        held = [n.replace("right front shackle", "front stabiliser left half")
+                .replace("right rear shackle", "rear stabiliser left half") for n in held]
     return tuple(b.chains), tuple(b.loops), tuple(forces), tuple(held)
 
 
