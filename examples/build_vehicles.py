@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model_building import clean, inertia_tuple, rpy_of, unit  # noqa: E402
+from model_building import clean, clean_deg, inertia_tuple, rpy_of, unit  # noqa: E402
 
 from armdyn.core import (Assembly, Chain, JointType, Link, Loop, Mechanism,  # noqa: E402
                          Placement, Road, SpringDamper, Tyre)
@@ -115,7 +115,7 @@ class Builder:
         P = self.parts[parent]
         rel = P.R.T @ R
         r, p, y = rpy_of(rel)
-        return P.local(origin), tuple(clean(v) for v in (r, p, y))
+        return P.local(origin), tuple(clean_deg(v) for v in (r, p, y))
 
     def free(self, p: Part) -> None:
         from scipy.spatial.transform import Rotation
@@ -429,10 +429,87 @@ TRUCK = dict(
 TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
 
 
-def _truck_layout(za: dict[str, float], b: Builder, literal: bool = False) -> dict:
+def _leaf(b: Builder, c: dict, axle: str, side: str, y: float, xa: float, seat: float,
+          ax: Part, joints: str) -> list[str]:
+    """One leaf spring of an axle (three bodies, five joints; `truck_parts` says which
+    kinds each `joints` reading gives them); returns the names of its bodies."""
+    X, Y, Z = np.eye(3)
+    front_hanger = np.array([xa + 0.7, y, seat + 0.10])
+    seat_point = np.array([xa, y, seat])
+    shackle_low = np.array([xa - 0.70, y, seat + 0.08])
+    rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
+    Ry = frame_z(Y)
+    fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
+              0.5 * (front_hanger + seat_point),
+              rod_inertia(c["half_leaf_mass"], front_hanger, seat_point, 0.04))
+    sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
+              0.5 * (rear_hanger + shackle_low),
+              rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
+    rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
+              0.5 * (shackle_low + seat_point),
+              rod_inertia(c["half_leaf_mass"], shackle_low, seat_point, 0.04))
+    if joints == "ours":
+        # universal joints (about y, then about the turned vertical) let the leaves
+        # swing sideways a little: on the right at the hanger and the shackle, so that
+        # the rolling axle's seats can come nearer (planar leaves would fix their
+        # distance across and lock the roll at second order: a singular pose); on the
+        # left at the shackle only (the left front half-leaf places the axle across; a
+        # planar left leaf would make a loop row identically zero)
+        sh.R = frame_z(Y, hint=Z)
+        b.universal("chassis", sh)
+        if side == "left":
+            b.revolute("chassis", fh)
+        else:
+            fh.R = frame_z(Y, hint=Z)
+            b.universal("chassis", fh)
+        b.revolute(sh.name, rh)
+        if side == "left":
+            # the axle on the left front half-leaf on a universal joint: it turns about
+            # x (the leaf twists as the axle rolls), then about the turned vertical (the
+            # leaves of the two sides move apart along x): its frame at the seat, z
+            # along x, x up
+            ax.origin, ax.R = seat_point.copy(), frame_z(X, hint=(0.0, 0.0, 1.0))
+            b.universal(fh.name, ax)
+        else:
+            b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
+        # the rear half-leaf meets the front one at the seat (on the right, the axle is
+        # closed to the front half only: a second closure to the axle there would
+        # repeat the lateral row of the first)
+        b.loop(f"{side} {axle} rear seat", rh.name, ax.name if side == "left" else fh.name,
+               seat_point)
+    elif side == "left" or joints == "literal":
+        # planar: its three joints on the frame turn about y, the axle held at the seat
+        # by two ball joints at one point (the axle on the left one: its frame there,
+        # turned as the leaf's)
+        b.revolute("chassis", sh)
+        b.revolute("chassis", fh)
+        b.revolute(sh.name, rh)
+        if side == "left":
+            ax.origin, ax.R = seat_point.copy(), Ry
+            b.ball(fh.name, ax)
+        else:
+            b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
+        b.loop(f"{side} {axle} rear seat", rh.name, ax.name, seat_point)
+    else:
+        # "book", the right leaf swings sideways: its front half-leaf on a ball joint at
+        # the hanger, the axle hinged on it about y, the rear half-leaf hinged on the
+        # axle about x (the leaf twists as the axle rolls) and on a ball joint at the
+        # shackle, which turns about y (examples/truck_joint_kinds.py)
+        b.revolute("chassis", sh)
+        b.ball("chassis", fh)
+        b.ball(sh.name, rh)
+        b.hinge(f"{side} {axle} front seat", fh.name, ax.name, seat_point, Y)
+        b.hinge(f"{side} {axle} rear seat", rh.name, ax.name, seat_point, X)
+    # the leaf's stiffness: a vertical spring-damper from the frame to the seat
+    b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
+             (xa, y, seat), c["leaf_stiffness"], c["leaf_damping"], 0.0)
+    return [fh.name, rh.name, sh.name]
+
+
+def _truck_layout(za: dict[str, float], b: Builder, joints: str = "book") -> dict:
     """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
     returns, per axle, the parts that move with it (for the hand loads). With
-    `literal`, every leaf planar (`truck_parts`)."""
+    `joints`: the leaves' joint kinds (`truck_parts`)."""
     c = TRUCK
     X, Y, Z = np.eye(3)
     zc, yr = c["chassis_height"], c["rail_half_width"]
@@ -459,51 +536,9 @@ def _truck_layout(za: dict[str, float], b: Builder, literal: bool = False) -> di
         moving = [ax.name]
         # the leaf springs: per side a front half-leaf from the front hanger to the seat
         # on the axle, a rear half-leaf from the seat to a shackle, the shackle up to the
-        # rear hanger. The left leaf is planar (its three joints on the frame turn about
-        # y) and holds the axle at its seat by two spherical joints at one point (so the
-        # seat moves in the leaf's plane, a row of one ball joint repeating the other's);
-        # the right one swings sideways so that the rolling axle's seats can come
-        # nearer: its front half-leaf on a spherical joint at the hanger, the axle hinged
-        # on it about y, the rear half-leaf hinged on the axle about x (the leaf twists as
-        # the axle rolls) and on a spherical joint at the shackle, which turns about y
-        # (examples/truck_joint_kinds.py finds this arrangement; `literal`: every leaf
-        # planar, the book's drawing read literally)
+        # rear hanger (`_leaf`)
         for side, s in (("left", 1.0), ("right", -1.0)):
-            y = s * yr
-            front_hanger = np.array([xa + 0.7, y, seat + 0.10])
-            seat_point = np.array([xa, y, seat])
-            shackle_low = np.array([xa - 0.70, y, seat + 0.08])
-            rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
-            Ry = frame_z(Y)
-            fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
-                      0.5 * (front_hanger + seat_point),
-                      rod_inertia(c["half_leaf_mass"], front_hanger, seat_point, 0.04))
-            sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
-                      0.5 * (rear_hanger + shackle_low),
-                      rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
-            rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
-                      0.5 * (shackle_low + seat_point),
-                      rod_inertia(c["half_leaf_mass"], shackle_low, seat_point, 0.04))
-            b.revolute("chassis", sh)
-            if side == "left" or literal:
-                b.revolute("chassis", fh)
-                b.revolute(sh.name, rh)
-                if side == "left":
-                    # the axle on its left seat (its frame there, turned as the leaf's)
-                    ax.origin, ax.R = seat_point.copy(), Ry
-                    b.ball(fh.name, ax)
-                else:
-                    b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
-                b.loop(f"{side} {axle} rear seat", rh.name, ax.name, seat_point)
-            else:
-                b.ball("chassis", fh)
-                b.ball(sh.name, rh)
-                b.hinge(f"{side} {axle} front seat", fh.name, ax.name, seat_point, Y)
-                b.hinge(f"{side} {axle} rear seat", rh.name, ax.name, seat_point, X)
-            moving += [fh.name, rh.name, sh.name]
-            # the leaf's stiffness: a vertical spring-damper from the frame to the seat
-            b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
-                     (xa, y, seat), c["leaf_stiffness"], c["leaf_damping"], 0.0)
+            moving += _leaf(b, c, axle, side, s * yr, xa, seat, ax, joints)
         # the stabiliser bar: a tube across the frame in two halves turning about y (the
         # right half on the left one: their relative turn is the tube's twist, held by a
         # spring between two levers), an arm from each half to a drop link, the drop
@@ -568,27 +603,31 @@ def _truck_layout(za: dict[str, float], b: Builder, literal: bool = False) -> di
 
 
 def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
-          description: str = "", literal: bool = False) -> Mechanism:
-    """The truck (`literal`: every leaf planar, which the core refuses as singular: see
-    `truck_parts`)."""
-    chains, loops, forces, held = truck_parts(literal)
+          description: str = "", joints: str = "book") -> Mechanism:
+    """The truck, its leaves' joints as `joints` says (`truck_parts`; "literal" is
+    refused by the core as singular)."""
+    chains, loops, forces, held = truck_parts(joints)
     return Mechanism(name, chains=chains, loops=loops, description=description,
                      forces=forces, road=Road(TRUCK_ROAD),
                      assembly=Assembly(independent=held, tolerance=1e-10))
 
 
-def truck_parts(literal: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
+def truck_parts(joints: str = "book") -> tuple[tuple, tuple, tuple, tuple]:
     """The truck's chains, loops, force elements and the joints its assembly holds.
 
-    Its joints are the book's 23R + 15S + 6U + 1G. `literal`: the same kinds, every leaf
-    planar (its three joints on the frame turning about y, the axle on two spherical
-    joints at its seat), as leaf springs are drawn. The axles cannot roll then except at
-    second order (each is a rigid bar between two seats that stay in the two leaves'
-    planes), and the closed pose is singular: the core refuses it."""
+    `joints` sorts the leaves' joints (docs/floating-bases.md, "The truck's joint
+    kinds"): "ours" (the file's: 17R + 13S + 14U + 1G, no constraint row depending on
+    others); "book" (the book's 23R + 15S + 6U + 1G: each axle's left leaf planar, its
+    seat on two ball joints at one point, its right leaf swinging on ball joints with
+    the axle hinged on it: 18 degrees of freedom with four rows that depend on others on
+    the loops; it rolls and steers, but a run over the bump stops at 0.5 s, its
+    dependent rows taken as a singular configuration); "literal" (the book's kinds,
+    every leaf planar, as leaf springs are drawn: the axles cannot roll but at second
+    order, and the closed pose is singular: the core refuses it)."""
     c = TRUCK
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     first = Builder()
-    axles = _truck_layout({"front": r, "rear": r}, first, literal)
+    axles = _truck_layout({"front": r, "rear": r}, first, joints)
     masses = {n: p.mass for n, p in first.parts.items()}
     sprung = {n: m for n, m in masses.items()}
     front, rear = axle_loads(sum(masses.values()), first.com()[0],
@@ -596,7 +635,7 @@ def truck_parts(literal: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
     load = {"front": front, "rear": rear}
     za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
     b = Builder()
-    axles = _truck_layout(za, b, literal)
+    axles = _truck_layout(za, b, joints)
     # preloads: each leaf spring carries half its axle's load less half the weight of
     # what moves with the axle (the leaves, bar and links counted whole: a hand value);
     # the cab's rear springs carry its weight's moment about the front mount
@@ -615,12 +654,13 @@ def truck_parts(literal: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
                               / (front_mount - 1.7))
         forces.append(f)
     del cab
-    held = ["chassis", "cab", "left front front half-leaf", "right front shackle",
-            "left rear front half-leaf", "right rear shackle", "pitman arm",
+    right = {"ours": "rear half-leaf", "book": "shackle",  # literal: its axles do not roll
+             "literal": "stabiliser left half"}[joints]
+    held = ["chassis", "cab", "left front front half-leaf", f"right front {right}",
+            "left rear front half-leaf", f"right rear {right}", "pitman arm",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
-    if literal:  # a planar right leaf does not roll its axle: the bars' turns are free
-        held = [n.replace("right front shackle", "front stabiliser left half")
-                .replace("right rear shackle", "rear stabiliser left half") for n in held]
+    held = [n.replace("right front stabiliser", "front stabiliser")
+            .replace("right rear stabiliser", "rear stabiliser") for n in held]
     return tuple(b.chains), tuple(b.loops), tuple(forces), tuple(held)
 
 

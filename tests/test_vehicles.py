@@ -214,10 +214,10 @@ def test_the_trucks_axles_roll_and_its_wheels_steer():
         turn.append(steered[mech.values_of([k])[0]] - q0[mech.values_of([k])[0]])
     assert abs(turn[0]) > np.radians(1.0) and turn[0] * turn[1] > 0
     assert abs(turn[1] - turn[0]) < 0.2 * abs(turn[0])
-    chains, loops, forces, held = generator().truck_parts(literal=True)
+    chains, loops, forces, held = generator().truck_parts(joints="literal")
     assert joint_kinds(chains, loops) == TRUCK_BOOK["joints"]
     with pytest.raises(LoopClosureError, match="singular configuration.*rank 30 there and 32"):
-        generator().truck(literal=True)
+        generator().truck(joints="literal")
 
 
 def test_the_car_has_the_books_bodies_and_degrees_of_freedom():
