@@ -680,42 +680,30 @@ wheels"; "33 (21 + 12)" rigid bodies, joints "23R + 15S + 6U + 1G", 18 degrees o
 freedom (39 open-loop ones in the book's formulation A). The book gives that and a \
 figure, no number: the layout and every number here are ours (reconstructed), a \
 two-axle truck. Bodies (33, as in the book): the chassis on a free joint (the book's \
-G); the cab on a spherical joint at its front mount, sprung at the rear; two rigid \
-axles; per leaf spring (four: 12 bodies, the book's "+ 12") a front half-leaf from the \
-front hanger to the seat on the axle, a rear half-leaf from the seat to a shackle and \
-the shackle up to the rear hanger; per axle a stabiliser bar in two halves (a tube \
-across the frame, the right half turning on the left one, its twist held by a \
-spring) and two drop links down to the axle; the steering (a pitman arm on the frame, \
-a drag link to the left knuckle, a track rod between the knuckles); two knuckles on \
-king pins; four wheels. Each axle hangs on its left front half-leaf by a universal \
-joint (the leaf twists as the axle rolls; the axle yaws a little as the sides move \
-apart along x, as leaf-sprung axles do) and is closed to the other leaves and to the \
-drop links by spherical joints. Joints: 17 revolute, 13 spherical (1 in the tree, 12 \
-loops), 14 universal and 1 free: 45 joints as in the book, sorted differently. \
-Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab on its spherical mount) \
-+ 2 + 2 (each axle's bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds \
-differ: the book's own numbers do not fit its joint kinds. By Gruebler's count, 33 \
-bodies with 23R + 15S + 6U + 1G have 6 x 33 - (23 x 5 + 15 x 3 + 6 x 4) = 14 degrees of \
-freedom, not 18: the book's model has 4 constraint rows that depend on others (planar \
-leaves make such rows); and no spanning tree of those joints has the 48 open-chain \
-freedoms of its formulation B (with the free joint, 33 tree joints have at least 50). \
-ArmDyn ranks the rows, so dependent rows would be allowed, but its loop joints are \
-revolute, spherical or prismatic, never universal: the six universal joints are tree \
-joints. Read with every leaf joint revolute (planar leaves; with the \
-4 wheels, 2 king pins, the pitman arm and the 4 halves of the bars, the book's 23 R), \
-with spherical joints for the rest, this truck has exactly the book's joints, and the \
-core refuses it: each rigid axle is a bar between two seats that stay in their leaves' \
-planes, so it cannot roll but at second order, and the reference pose is singular \
-(examples/build_vehicles.py builds it with `truck(book_joints=True)`; \
-tests/test_vehicles.py checks the refusal). Rolling axles need the leaves to swing \
-sideways (universal joints at the right-hand hangers and at the shackles), each axle \
-needs two turns without a third on its leaf (roll and yaw, no wind-up: universal), and \
-each drop link and the drag link needs two turns at one end (a rod on spherical joints \
-at both ends spins idly about its axis, one on a revolute joint locks): more than six \
-universal joints. Ours: the shackles and the right-hand front half-leaves hang on \
-universal joints (about y, then about the turned vertical), the axles sit on universal \
-joints, and no constraint row depends on another (Gruebler's count is its 18). Numbers (m, kg, \
-N/m, N s/m): axles 2.0 m ahead of and \
+G, its generalized joint of a floating base); the cab on a spherical joint at its \
+front mount, sprung at the rear; two rigid axles; per leaf spring (four: 12 bodies, \
+the book's "+ 12") a front half-leaf from the front hanger to the seat on the axle, a \
+rear half-leaf from the seat to a shackle and the shackle up to the rear hanger; per \
+axle a stabiliser bar in two halves (a tube across the frame, the right half turning \
+on the left one, its twist held by a spring) and two drop links down to the axle; the \
+steering (a pitman arm on the frame, a drag link to the left knuckle, a track rod \
+between the knuckles); two knuckles on king pins; four wheels. Joints (45, the book's \
+23R + 15S + 6U + 1G): revolute: the 4 wheels, 2 king pins, the pitman arm, the 4 bar \
+halves and 12 leaf joints; spherical: the cab's mount, 8 leaf joints and one end of \
+each of the 6 rods (drop links, drag link, track rod: at the axle or a knuckle); \
+universal: the rods' other ends; 12 of them loops. Each axle's left leaf is planar (its three joints on the \
+frame turn about y) and holds the axle at its seat by two spherical joints at one \
+point; its right leaf swings sideways so that the rolling axle's seats can come \
+nearer: the front half-leaf on a spherical joint at its hanger, the axle hinged on it \
+about y, the rear half-leaf hinged on the axle about x (the leaf twists as the axle \
+rolls) and on a spherical joint at the shackle, which turns about y. Degrees of \
+freedom 18, as in the book: 6 (chassis) + 3 (cab) + 2 + 2 (each axle's bounce and \
+roll) + 1 (steering) + 4 (wheels). By Gruebler's count those joints give 14: four of \
+the 44 loop constraint rows depend on others on the loops (rank 40), as the book's \
+count implies; ArmDyn takes the freedoms from the rank. examples/truck_joint_kinds.py \
+screens the leaf arrangements these joints allow and finds this one; read literally, \
+every leaf planar, the same joints lock the axles' roll (a singular pose the core \
+refuses). Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
 2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
 chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
 at the reference pose), cab 800 kg (2.0 x 2.2 x 2.0 m box), front axle 600 kg, rear 900 \

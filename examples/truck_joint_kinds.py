@@ -1,30 +1,34 @@
-"""Can the truck of Jalon & Bayo Sec 8.4.2 have the book's joint kinds and work?
+"""Which arrangement gives the truck of Jalon & Bayo Sec 8.4.2 the book's joint kinds
+and a truck's motions? (docs/floating-bases.md, "The truck's joint kinds")
 
 The book: 33 bodies (21 + 12 leaf parts), joints 23R + 15S + 6U + 1G, 18 degrees of
-freedom. docs/floating-bases.md ("The truck's joint kinds") says why ours sorts its 45
-joints differently. This script decides candidate arrangements by numbers
-(`.venv/bin/python examples/truck_joint_kinds.py`, about a minute):
+freedom. Run `.venv/bin/python examples/truck_joint_kinds.py` (about five minutes;
+`--with-u` adds leaves with a universal joint, an hour):
 
-1. The budget. Besides the leaves, the truck has 11 revolute joints that nothing else
-   can be (4 wheels, 2 king pins, the pitman arm, the 4 halves of the stabiliser bars),
-   the free chassis (the book's G, its "generalized joint" of Fig. 8.9, whose base body
-   has six freedoms) and the cab on one spherical joint (3 of the 18 freedoms); six rods
-   (4 drop links, the drag link, the track rod), each of which has a spherical end (a
-   rod with two spins idly about its axis: a freedom that moves nothing). So 15 S leave
-   8 for the 20 leaf joints, which (no leaf body on two spherical joints, else it spins
-   idly) is exactly one on each of a leaf's two paths from the frame to the axle.
+1. The budget (by hand). Besides the leaves, 11 joints can only be revolute (4 wheels,
+   2 king pins, the pitman arm, the 4 halves of the stabiliser bars); the chassis is
+   free (the book's G, the "generalized joint" of its Fig. 8.9, whose base body has six
+   freedoms); the cab hangs on one spherical joint (3 of the 18 freedoms); each of the
+   six rods (4 drop links, drag link, track rod) has one spherical end (a rod on two
+   spins idly about its axis) and, for the book's 6 U, a universal one. That leaves 12
+   R and 8 S for the 20 leaf joints: two S and three R a leaf, one S on each of its two
+   paths from the frame to the axle (a leaf body on two S spins idly).
 
-2. The screen: one axle with its two leaves (7 bodies, the frame fixed), every
-   arrangement of the leaf joints' kinds the budget allows (two S and three R, or two S,
-   two R and one U; revolute axes along x, y or z), three topologies (the axle seated on
-   both halves, or the halves joined at the seat and the axle on one of them), the two
-   seats at one point or apart. Independent of ArmDyn: bodies in maximal coordinates,
-   each joint's rows written here. Per arrangement: the freedoms at the reference pose
-   and at closed poses nearby (from the rank), whether the axle rolls and bounces there,
-   and whether a leaf moves while the axle does not (an idle freedom).
+2. The screen: one axle on its two leaves (7 bodies, the frame fixed), every
+   arrangement of two S and three R a leaf (revolute axes along x, y or z), three
+   layouts (the axle seated on both half-leaves, at one point or 0.1 m apart; or the
+   half-leaves joined and the axle on one of them). Independent of ArmDyn: bodies in
+   maximal coordinates, each joint's rows written here. Per pair of leaves: the freedoms
+   at the reference pose (intersecting the axle twists each leaf allows) and at closed
+   poses nearby (the rank), whether the two seats' heights move independently there
+   (bounce and roll), whether a leaf moves while the axle does not (an idle freedom),
+   and whether the axle rolls +-3 cm at the seats with every joint closed (Newton along
+   a continuation). A pair works when all hold.
 
-3. The whole truck, built by examples/build_vehicles.py for the arrangements stage 2
-   keeps (none, so far) and for the book's literal reading: ArmDyn's verdict.
+3. The whole truck, built by examples/build_vehicles.py with the shipped arrangement
+   ("book"), the literal reading (every leaf planar) and the earlier sorting ("ours"):
+   its counts, Gruebler's count, the rank of ArmDyn's loop Jacobian at home and at closed
+   poses nearby, or the core's refusal.
 """
 from __future__ import annotations
 
@@ -207,11 +211,11 @@ def idle_free(joints) -> bool:
 
 
 def label(topology, joints) -> str:
-    names = ["front hanger", "j2", "j3", "shackle-leaf", "shackle hanger"]
+    """The leaf's joints and kinds, e.g. "front hanger Ry, F-A S, ..." (F front
+    half-leaf, B rear half-leaf, A axle; R with its axis, U with its two)."""
     t = TOPOLOGIES[topology]
-    names[1] = {"F": "front seat" if t[1][1] == "A" else "leaf centre"}.get(t[1][0], "?")
-    names[1] = f"{t[1][0]}-{t[1][1]}"
-    names[2] = f"{t[2][0]}-{t[2][1]}"
+    names = ["front hanger", f"{t[1][0]}-{t[1][1]}", f"{t[2][0]}-{t[2][1]}", "shackle-leaf",
+             "shackle hanger"]
     return ", ".join(f"{n} {j.kind}{j.a}{j.b}" for n, j in zip(names, joints))
 
 
@@ -338,8 +342,10 @@ def rolls_and_bounces(Tl, Tr) -> bool:
     return seat_heights_free(common_twists(Tl, Tr))
 
 
-def screen(verbose: bool = True) -> list:
-    """Every arrangement of one axle's two leaves; returns those that work."""
+def screen(verbose: bool = True, with_u: bool = False) -> list:
+    """Every arrangement of one axle's two leaves (two S and three R a leaf; `with_u`:
+    also one leaf of two S, two R and one U, the other of two S and three R); returns
+    those that work."""
     rng = np.random.default_rng(1)
     works, tally = [], {}
     for topology in TOPOLOGIES:
@@ -347,14 +353,14 @@ def screen(verbose: bool = True) -> list:
             if apart and topology != "seated on both halves":
                 continue
             leaves = {False: [], True: []}
-            for with_u in (False, True):
-                for kinds in leaf_kinds(with_u):
+            for u in (False, True):
+                for kinds in leaf_kinds(u):
                     js = leaf_joints(topology, *kinds, 1.0, apart, 2)
                     if idle_free(js):
                         mirror = leaf_joints(topology, *kinds, -1.0, apart, 2)
-                        leaves[with_u].append((kinds, js, allowed_twists(js),
-                                               allowed_twists(mirror)))
-            for with_u in (False, True):
+                        leaves[u].append((kinds, js, allowed_twists(js),
+                                          allowed_twists(mirror)))
+            for with_u in ((False, True) if with_u else (False,)):
                 key = (topology, apart, with_u)
                 t = tally.setdefault(key, dict(leaves=len(leaves[with_u]), pairs=0, home2=0,
                                                near2=0, works=0))
@@ -385,8 +391,50 @@ def screen(verbose: bool = True) -> list:
     return works
 
 
+# ----------------------------------------------------------------------------------
+# The whole truck, built by the generator: ArmDyn's verdict
+# ----------------------------------------------------------------------------------
+
+def whole_truck(joints: str) -> str:
+    """Counts, Gruebler's count, the loop Jacobian's rank at home and at three closed
+    poses nearby (every joint moved by up to 0.01 rad or m, closed again with every
+    joint free), of examples/build_vehicles.py's truck(joints=...); or the core's
+    refusal."""
+    from collections import Counter
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import build_vehicles
+    from armdyn.core import LoopClosureError, assemble, loop_jacobian
+    chains, loops, _, _ = build_vehicles.truck_parts(joints)
+    kinds = Counter(link.joint.value for chain in chains for link in chain.links) + Counter(
+        loop.joint.value for loop in loops)
+    rows = {"revolute": 5, "spherical": 3, "universal": 4, "free": 0}
+    gruebler = 6 * sum(len(chain.links) for chain in chains) - sum(
+        rows[k] * n for k, n in kinds.items())
+    text = (f"{joints}: {kinds['revolute']}R + {kinds['spherical']}S + "
+            f"{kinds['universal']}U + {kinds['free']}G, Gruebler {gruebler}")
+    try:
+        mech = build_vehicles.truck(joints=joints)
+    except LoopClosureError as e:
+        return f"{text}; refused: {str(e)[-170:]}"
+    J = loop_jacobian(mech, mech.q_home)
+    s = np.linalg.svd(J, compute_uv=False)
+    home = int(np.sum(s > 1e-9 * s[0]))
+    rng = np.random.default_rng(3)
+    near = []
+    for _ in range(3):
+        q = mech.model.moved_by(mech.q_home, rng.uniform(-0.01, 0.01, mech.nv))
+        Jn = loop_jacobian(mech, assemble(mech, q, independent=[]))
+        sn = np.linalg.svd(Jn, compute_uv=False)
+        near.append(int(np.sum(sn > 1e-9 * sn[0])))
+    return (f"{text}; {J.shape[0]} loop rows, {mech.nv} rates, rank {home} at home and "
+            f"{near} nearby: {mech.nv - home} degrees of freedom (ArmDyn: {mech.dof})")
+
+
 if __name__ == "__main__":
-    found = screen()
-    for w in found[:20]:
-        print(w)
-    sys.exit(0)
+    found = screen(with_u="--with-u" in sys.argv)
+    for topology, apart, left, right, verdict in found:
+        print(f"works: {topology}, seats {'apart' if apart else 'together'}; left: {left}; "
+              f"right: {right}")
+    for joints in ("book", "literal", "ours"):
+        print(whole_truck(joints))
