@@ -2,8 +2,9 @@
 and a truck's motions? (docs/floating-bases.md, "The truck's joint kinds")
 
 The book: 33 bodies (21 + 12 leaf parts), joints 23R + 15S + 6U + 1G, 18 degrees of
-freedom. Run `.venv/bin/python examples/truck_joint_kinds.py` (about five minutes;
-`--with-u` adds leaves with a universal joint, an hour):
+freedom. Run `.venv/bin/python examples/truck_joint_kinds.py` (about seven minutes;
+`--with-u` also pairs a leaf with a universal joint with one without, the budget of a
+rod with a revolute end: far longer, never run to its end):
 
 1. The budget (by hand). Besides the leaves, 11 joints can only be revolute (4 wheels,
    2 king pins, the pitman arm, the 4 halves of the stabiliser bars); the chassis is
