@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from model_building import clean, inertia_tuple, rpy_of, unit  # noqa: E402
+from model_building import clean, clean_deg, inertia_tuple, rpy_of, unit  # noqa: E402
 
 from armdyn.core import (Assembly, Chain, JointType, Link, Loop, Mechanism,  # noqa: E402
                          Placement, Road, SpringDamper, Tyre)
@@ -115,7 +115,7 @@ class Builder:
         P = self.parts[parent]
         rel = P.R.T @ R
         r, p, y = rpy_of(rel)
-        return P.local(origin), tuple(clean(v) for v in (r, p, y))
+        return P.local(origin), tuple(clean_deg(v) for v in (r, p, y))
 
     def free(self, p: Part) -> None:
         from scipy.spatial.transform import Rotation
@@ -150,6 +150,14 @@ class Builder:
 
     def universal(self, parent: str, p: Part) -> None:
         self.ball(parent, p, JointType.UNIVERSAL)
+
+    def hinge(self, name: str, a: str, b: str, point, axis) -> None:
+        """A revolute loop joint: the point (world) of a and of b stay together, and
+        the axis (world) of each stays on one line."""
+        self.loops.append(Loop(name, "revolute", (a, b),
+                               at=(self.parts[a].local(point), self.parts[b].local(point)),
+                               axis=tuple(tuple(clean(v) for v in self.parts[n].R.T @ axis)
+                                          for n in (a, b))))
 
     def loop(self, name: str, a: str, b: str, point) -> None:
         """A spherical loop joint: the point (world) of a and of b stay together."""
@@ -421,10 +429,87 @@ TRUCK = dict(
 TRUCK_ROAD = ((-10.0, 0.0), (7.0, 0.0), (7.3, 0.08), (7.6, 0.0))
 
 
-def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -> dict:
+def _leaf(b: Builder, c: dict, axle: str, side: str, y: float, xa: float, seat: float,
+          ax: Part, joints: str) -> list[str]:
+    """One leaf spring of an axle (three bodies, five joints; `truck_parts` says which
+    kinds each `joints` reading gives them); returns the names of its bodies."""
+    X, Y, Z = np.eye(3)
+    front_hanger = np.array([xa + 0.7, y, seat + 0.10])
+    seat_point = np.array([xa, y, seat])
+    shackle_low = np.array([xa - 0.70, y, seat + 0.08])
+    rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
+    Ry = frame_z(Y)
+    fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
+              0.5 * (front_hanger + seat_point),
+              rod_inertia(c["half_leaf_mass"], front_hanger, seat_point, 0.04))
+    sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
+              0.5 * (rear_hanger + shackle_low),
+              rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
+    rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
+              0.5 * (shackle_low + seat_point),
+              rod_inertia(c["half_leaf_mass"], shackle_low, seat_point, 0.04))
+    if joints == "ours":
+        # universal joints (about y, then about the turned vertical) let the leaves
+        # swing sideways a little: on the right at the hanger and the shackle, so that
+        # the rolling axle's seats can come nearer (planar leaves would fix their
+        # distance across and lock the roll at second order: a singular pose); on the
+        # left at the shackle only (the left front half-leaf places the axle across; a
+        # planar left leaf would make a loop row identically zero)
+        sh.R = frame_z(Y, hint=Z)
+        b.universal("chassis", sh)
+        if side == "left":
+            b.revolute("chassis", fh)
+        else:
+            fh.R = frame_z(Y, hint=Z)
+            b.universal("chassis", fh)
+        b.revolute(sh.name, rh)
+        if side == "left":
+            # the axle on the left front half-leaf on a universal joint: it turns about
+            # x (the leaf twists as the axle rolls), then about the turned vertical (the
+            # leaves of the two sides move apart along x): its frame at the seat, z
+            # along x, x up
+            ax.origin, ax.R = seat_point.copy(), frame_z(X, hint=(0.0, 0.0, 1.0))
+            b.universal(fh.name, ax)
+        else:
+            b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
+        # the rear half-leaf meets the front one at the seat (on the right, the axle is
+        # closed to the front half only: a second closure to the axle there would
+        # repeat the lateral row of the first)
+        b.loop(f"{side} {axle} rear seat", rh.name, ax.name if side == "left" else fh.name,
+               seat_point)
+    elif side == "left" or joints == "literal":
+        # planar: its three joints on the frame turn about y, the axle held at the seat
+        # by two ball joints at one point (the axle on the left one: its frame there,
+        # turned as the leaf's)
+        b.revolute("chassis", sh)
+        b.revolute("chassis", fh)
+        b.revolute(sh.name, rh)
+        if side == "left":
+            ax.origin, ax.R = seat_point.copy(), Ry
+            b.ball(fh.name, ax)
+        else:
+            b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_point)
+        b.loop(f"{side} {axle} rear seat", rh.name, ax.name, seat_point)
+    else:
+        # "book", the right leaf swings sideways: its front half-leaf on a ball joint at
+        # the hanger, the axle hinged on it about y, the rear half-leaf hinged on the
+        # axle about x (the leaf twists as the axle rolls) and on a ball joint at the
+        # shackle, which turns about y (examples/truck_joint_kinds.py)
+        b.revolute("chassis", sh)
+        b.ball("chassis", fh)
+        b.ball(sh.name, rh)
+        b.hinge(f"{side} {axle} front seat", fh.name, ax.name, seat_point, Y)
+        b.hinge(f"{side} {axle} rear seat", rh.name, ax.name, seat_point, X)
+    # the leaf's stiffness: a vertical spring-damper from the frame to the seat
+    b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
+             (xa, y, seat), c["leaf_stiffness"], c["leaf_damping"], 0.0)
+    return [fh.name, rh.name, sh.name]
+
+
+def _truck_layout(za: dict[str, float], b: Builder, joints: str = "book") -> dict:
     """Lay the truck out with the axles' centres at heights za['front'], za['rear'];
     returns, per axle, the parts that move with it (for the hand loads). With
-    `book_joints`, the joints sorted as the book counts them (`BOOK_READING`)."""
+    `joints`: the leaves' joint kinds (`truck_parts`)."""
     c = TRUCK
     X, Y, Z = np.eye(3)
     zc, yr = c["chassis_height"], c["rail_half_width"]
@@ -449,63 +534,11 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
         ax = part(f"{axle} axle", (xa, 0.0, z), np.eye(3), c["axle_masses"][axle],
                   inertia=rod_inertia(c["axle_masses"][axle], (xa, -1.0, z), (xa, 1.0, z), 0.08))
         moving = [ax.name]
-        # the leaf springs: per side a front half-leaf from the front hanger to the seat,
-        # a rear half-leaf from the seat to a shackle, the shackle up to the rear hanger,
-        # all turning about y; the axle sits on the left front half-leaf on a spherical
-        # joint and is closed to the other three by spherical joints, a little apart
-        # along x (the clamp's length)
+        # the leaf springs: per side a front half-leaf from the front hanger to the seat
+        # on the axle, a rear half-leaf from the seat to a shackle, the shackle up to the
+        # rear hanger (`_leaf`)
         for side, s in (("left", 1.0), ("right", -1.0)):
-            y = s * yr
-            front_hanger = np.array([xa + 0.7, y, seat + 0.10])
-            seat_front = np.array([xa, y, seat])
-            seat_rear = np.array([xa, y, seat])
-            shackle_low = np.array([xa - 0.70, y, seat + 0.08])
-            rear_hanger = np.array([xa - 0.75, y, seat + 0.23])
-            Ry = frame_z(Y)
-            fh = part(f"{side} {axle} front half-leaf", front_hanger, Ry, c["half_leaf_mass"],
-                      0.5 * (front_hanger + seat_front),
-                      rod_inertia(c["half_leaf_mass"], front_hanger, seat_front, 0.04))
-            sh = part(f"{side} {axle} shackle", rear_hanger, Ry, c["shackle_mass"],
-                      0.5 * (rear_hanger + shackle_low),
-                      rod_inertia(c["shackle_mass"], rear_hanger, shackle_low))
-            # universal joints (about y, then about the turned vertical) let the leaves
-            # swing sideways a little: on the right at the hanger and the shackle, so
-            # that the rolling axle's seats can come nearer (planar leaves would fix
-            # their distance across and lock the roll at second order: a singular pose);
-            # on the left at the shackle only (the left front half-leaf places the axle
-            # across; a planar left leaf would make a loop row identically zero)
-            sh.R = frame_z(Y, hint=Z)
-            if book_joints:
-                b.revolute("chassis", sh)
-            else:
-                b.universal("chassis", sh)
-            if side == "left" or book_joints:
-                b.revolute("chassis", fh)
-            else:
-                fh.R = frame_z(Y, hint=Z)
-                b.universal("chassis", fh)
-            rh = part(f"{side} {axle} rear half-leaf", shackle_low, Ry, c["half_leaf_mass"],
-                      0.5 * (shackle_low + seat_rear),
-                      rod_inertia(c["half_leaf_mass"], shackle_low, seat_rear, 0.04))
-            b.revolute(sh.name, rh)
-            if side == "left":
-                # the axle on the left front half-leaf on a universal joint: it turns
-                # about x (the leaf twists as the axle rolls), then about the turned
-                # vertical (the leaves of the two sides move apart along x): its frame
-                # at the seat, z along x, x up
-                ax.origin, ax.R = seat_front.copy(), frame_z(X, hint=(0.0, 0.0, 1.0))
-                b.universal(fh.name, ax)
-            else:
-                b.loop(f"{side} {axle} front seat", fh.name, ax.name, seat_front)
-            # the rear half-leaf meets the front one at the seat (on the right, the axle
-            # is closed to the front half only: a second closure to the axle there would
-            # repeat the lateral row of the first)
-            b.loop(f"{side} {axle} rear seat", rh.name, ax.name if side == "left" else fh.name,
-                   seat_rear)
-            moving += [fh.name, rh.name, sh.name]
-            # the leaf's stiffness: a vertical spring-damper from the frame to the seat
-            b.spring(f"{side} {axle} leaf spring", "chassis", (xa, y, seat + 0.6), ax.name,
-                     (xa, y, seat), c["leaf_stiffness"], c["leaf_damping"], 0.0)
+            moving += _leaf(b, c, axle, side, s * yr, xa, seat, ax, joints)
         # the stabiliser bar: a tube across the frame in two halves turning about y (the
         # right half on the left one: their relative turn is the tube's twist, held by a
         # spring between two levers), an arm from each half to a drop link, the drop
@@ -552,10 +585,9 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
         axles["rear"] += [f"{side} rear wheel"]
     # steering: the track rod joins the knuckles' rear arms (a universal joint on the
     # left, spherical on the right); a pitman arm turning about y on the frame pushes a
-    # drag link, closed to the left knuckle's arm
+    # drag link (a universal joint on the arm), closed to the left knuckle's arm
     left_arm, right_arm = np.array([xf - 0.25, yk - 0.1, zf]), np.array([xf - 0.25, -yk + 0.1, zf])
-    link = b.ball if book_joints else b.universal
-    link("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
+    b.universal("left knuckle", rod("track rod", left_arm, right_arm, c["track_rod_mass"]))
     b.loop("track rod end", "track rod", "right knuckle", right_arm)
     pivot = np.array([xf + 0.4, yk - 0.2, zf + 0.45])
     arm_end = np.array([xf + 0.4, yk - 0.2, zf + 0.15])
@@ -564,36 +596,38 @@ def _truck_layout(za: dict[str, float], b: Builder, book_joints: bool = False) -
                                rod_inertia(c["pitman_mass"], pivot, arm_end)),
                actuated=True)
     steer_arm = np.array([xf + 0.05, yk - 0.2, zf + 0.15])
-    link("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
+    b.universal("pitman arm", rod("drag link", arm_end, steer_arm, c["drag_link_mass"]))
     b.loop("drag link end", "drag link", "left knuckle", steer_arm)
     axles["front"] += ["track rod", "drag link"]
     return axles
 
 
 def truck(name: str = "Heavy truck (Jalon and Bayo Sec 8.4.2, Fig. 8.20)",
-          description: str = "", book_joints: bool = False) -> Mechanism:
-    """The truck (`book_joints`: with the joints as the book counts them, which the core
-    refuses as singular: see `truck_parts`)."""
-    chains, loops, forces, held = truck_parts(book_joints)
+          description: str = "", joints: str = "book") -> Mechanism:
+    """The truck, its leaves' joints as `joints` says (`truck_parts`; "literal" is
+    refused by the core as singular)."""
+    chains, loops, forces, held = truck_parts(joints)
     return Mechanism(name, chains=chains, loops=loops, description=description,
                      forces=forces, road=Road(TRUCK_ROAD),
-                     assembly=Assembly(independent=held,
-                                       tolerance=1e-8 if book_joints else 1e-10))
+                     assembly=Assembly(independent=held, tolerance=1e-10))
 
 
-def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
+def truck_parts(joints: str = "book") -> tuple[tuple, tuple, tuple, tuple]:
     """The truck's chains, loops, force elements and the joints its assembly holds.
 
-    `book_joints`: the joints sorted as the book counts them (23R + 15S + 6U + 1G), read
-    with every leaf joint revolute (the leaves planar, as leaf springs are drawn),
-    the track rod and the drag link on spherical joints (their spins about their own
-    axes are then free: held). The axles cannot roll then except at second order (each
-    is a rigid bar between two seats that stay in the two leaves' planes), and the
-    closed pose is singular: the core refuses it."""
+    `joints` sorts the leaves' joints (docs/floating-bases.md, "The truck's joint
+    kinds"): "ours" (the file's: 17R + 13S + 14U + 1G, no constraint row depending on
+    others); "book" (the book's 23R + 15S + 6U + 1G: each axle's left leaf planar, its
+    seat on two ball joints at one point, its right leaf swinging on ball joints with
+    the axle hinged on it: 18 degrees of freedom with four rows that depend on others on
+    the loops; it rolls and steers, but a run over the bump stops at 0.5 s, its
+    dependent rows taken as a singular configuration); "literal" (the book's kinds,
+    every leaf planar, as leaf springs are drawn: the axles cannot roll but at second
+    order, and the closed pose is singular: the core refuses it)."""
     c = TRUCK
     r, kt = c["wheel_radius"], c["tyre_stiffness"]
     first = Builder()
-    axles = _truck_layout({"front": r, "rear": r}, first, book_joints)
+    axles = _truck_layout({"front": r, "rear": r}, first, joints)
     masses = {n: p.mass for n, p in first.parts.items()}
     sprung = {n: m for n, m in masses.items()}
     front, rear = axle_loads(sum(masses.values()), first.com()[0],
@@ -601,7 +635,7 @@ def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
     load = {"front": front, "rear": rear}
     za = {axle: clean(r - load[axle] / 2 / kt) for axle in ("front", "rear")}
     b = Builder()
-    axles = _truck_layout(za, b, book_joints)
+    axles = _truck_layout(za, b, joints)
     # preloads: each leaf spring carries half its axle's load less half the weight of
     # what moves with the axle (the leaves, bar and links counted whole: a hand value);
     # the cab's rear springs carry its weight's moment about the front mount
@@ -620,12 +654,13 @@ def truck_parts(book_joints: bool = False) -> tuple[tuple, tuple, tuple, tuple]:
                               / (front_mount - 1.7))
         forces.append(f)
     del cab
-    held = ["chassis", "cab", "left front front half-leaf", "right front rear half-leaf",
-            "left rear front half-leaf", "right rear rear half-leaf", "pitman arm",
+    right = {"ours": "rear half-leaf", "book": "shackle",  # literal: its axles do not roll
+             "literal": "stabiliser left half"}[joints]
+    held = ["chassis", "cab", "left front front half-leaf", f"right front {right}",
+            "left rear front half-leaf", f"right rear {right}", "pitman arm",
             "left front wheel", "right front wheel", "left rear wheel", "right rear wheel"]
-    if book_joints:  # the right leaves follow the left ones; the rods' spins are free
-        held = [n for n in held if "rear half" not in n or n.startswith("left")] + [
-            "track rod", "drag link"]
+    held = [n.replace("right front stabiliser", "front stabiliser")
+            .replace("right rear stabiliser", "rear stabiliser") for n in held]
     return tuple(b.chains), tuple(b.loops), tuple(forces), tuple(held)
 
 
@@ -645,42 +680,30 @@ wheels"; "33 (21 + 12)" rigid bodies, joints "23R + 15S + 6U + 1G", 18 degrees o
 freedom (39 open-loop ones in the book's formulation A). The book gives that and a \
 figure, no number: the layout and every number here are ours (reconstructed), a \
 two-axle truck. Bodies (33, as in the book): the chassis on a free joint (the book's \
-G); the cab on a spherical joint at its front mount, sprung at the rear; two rigid \
-axles; per leaf spring (four: 12 bodies, the book's "+ 12") a front half-leaf from the \
-front hanger to the seat on the axle, a rear half-leaf from the seat to a shackle and \
-the shackle up to the rear hanger; per axle a stabiliser bar in two halves (a tube \
-across the frame, the right half turning on the left one, its twist held by a \
-spring) and two drop links down to the axle; the steering (a pitman arm on the frame, \
-a drag link to the left knuckle, a track rod between the knuckles); two knuckles on \
-king pins; four wheels. Each axle hangs on its left front half-leaf by a universal \
-joint (the leaf twists as the axle rolls; the axle yaws a little as the sides move \
-apart along x, as leaf-sprung axles do) and is closed to the other leaves and to the \
-drop links by spherical joints. Joints: 17 revolute, 13 spherical (1 in the tree, 12 \
-loops), 14 universal and 1 free: 45 joints as in the book, sorted differently. \
-Degrees of freedom 18, as in the book: 6 (chassis) + 3 (cab on its spherical mount) \
-+ 2 + 2 (each axle's bounce and roll) + 1 (steering) + 4 (wheels). Why the kinds \
-differ: the book's own numbers do not fit its joint kinds. By Gruebler's count, 33 \
-bodies with 23R + 15S + 6U + 1G have 6 x 33 - (23 x 5 + 15 x 3 + 6 x 4) = 14 degrees of \
-freedom, not 18: the book's model has 4 constraint rows that depend on others (planar \
-leaves make such rows); and no spanning tree of those joints has the 48 open-chain \
-freedoms of its formulation B (with the free joint, 33 tree joints have at least 50). \
-ArmDyn ranks the rows, so dependent rows would be allowed, but its loop joints are \
-revolute, spherical or prismatic, never universal: the six universal joints are tree \
-joints. Read with every leaf joint revolute (planar leaves; with the \
-4 wheels, 2 king pins, the pitman arm and the 4 halves of the bars, the book's 23 R), \
-with spherical joints for the rest, this truck has exactly the book's joints, and the \
-core refuses it: each rigid axle is a bar between two seats that stay in their leaves' \
-planes, so it cannot roll but at second order, and the reference pose is singular \
-(examples/build_vehicles.py builds it with `truck(book_joints=True)`; \
-tests/test_vehicles.py checks the refusal). Rolling axles need the leaves to swing \
-sideways (universal joints at the right-hand hangers and at the shackles), each axle \
-needs two turns without a third on its leaf (roll and yaw, no wind-up: universal), and \
-each drop link and the drag link needs two turns at one end (a rod on spherical joints \
-at both ends spins idly about its axis, one on a revolute joint locks): more than six \
-universal joints. Ours: the shackles and the right-hand front half-leaves hang on \
-universal joints (about y, then about the turned vertical), the axles sit on universal \
-joints, and no constraint row depends on another (Gruebler's count is its 18). Numbers (m, kg, \
-N/m, N s/m): axles 2.0 m ahead of and \
+G, its generalized joint of a floating base); the cab on a spherical joint at its \
+front mount, sprung at the rear; two rigid axles; per leaf spring (four: 12 bodies, \
+the book's "+ 12") a front half-leaf from the front hanger to the seat on the axle, a \
+rear half-leaf from the seat to a shackle and the shackle up to the rear hanger; per \
+axle a stabiliser bar in two halves (a tube across the frame, the right half turning \
+on the left one, its twist held by a spring) and two drop links down to the axle; the \
+steering (a pitman arm on the frame, a drag link to the left knuckle, a track rod \
+between the knuckles); two knuckles on king pins; four wheels. Joints (45, the book's \
+23R + 15S + 6U + 1G): revolute: the 4 wheels, 2 king pins, the pitman arm, the 4 bar \
+halves and 12 leaf joints; spherical: the cab's mount, 8 leaf joints and one end of \
+each of the 6 rods (drop links, drag link, track rod: at the axle or a knuckle); \
+universal: the rods' other ends; 12 of them loops. Each axle's left leaf is planar (its three joints on the \
+frame turn about y) and holds the axle at its seat by two spherical joints at one \
+point; its right leaf swings sideways so that the rolling axle's seats can come \
+nearer: the front half-leaf on a spherical joint at its hanger, the axle hinged on it \
+about y, the rear half-leaf hinged on the axle about x (the leaf twists as the axle \
+rolls) and on a spherical joint at the shackle, which turns about y. Degrees of \
+freedom 18, as in the book: 6 (chassis) + 3 (cab) + 2 + 2 (each axle's bounce and \
+roll) + 1 (steering) + 4 (wheels). By Gruebler's count those joints give 14: four of \
+the 44 loop constraint rows depend on others on the loops (rank 40), as the book's \
+count implies; ArmDyn takes the freedoms from the rank. examples/truck_joint_kinds.py \
+screens the leaf arrangements these joints allow and finds this one; read literally, \
+every leaf planar, the same joints lock the axles' roll (a singular pose the core \
+refuses). Numbers (m, kg, N/m, N s/m): axles 2.0 m ahead of and \
 2.5 m behind the chassis's mass centre, track 2.0 m, wheels 0.5 m radius 80 kg; \
 chassis with its load 8000 kg (a uniform 7.5 x 1.0 x 1.0 m box, mass centre 1.1 m up \
 at the reference pose), cab 800 kg (2.0 x 2.2 x 2.0 m box), front axle 600 kg, rear 900 \
