@@ -125,8 +125,10 @@ def constrained_hybrid_dynamics(model, q, qd, qdd, driven, f_ext=None
     h = tree_inverse_dynamics(m, q, qd, np.zeros(nv), f_ext)
     if m.loops:
         J, gamma = loop_jacobian(m, q), loop_acceleration_term(m, q, qd)
+        U_r, J, gamma = _independent_rows(J, gamma, nv - m.dof)
     else:
         J, gamma = np.zeros((0, nv)), np.zeros(0)
+        U_r = np.zeros((0, 0))
     mm, nD = J.shape[0], len(D)
     S_D = np.zeros((nv, nD))
     S_D[D, np.arange(nD)] = 1.0
@@ -134,7 +136,7 @@ def constrained_hybrid_dynamics(model, q, qd, qdd, driven, f_ext=None
                   [J, np.zeros((mm, mm + nD))],
                   [S_D.T, np.zeros((nD, mm + nD))]])
     b = np.concatenate([-h, -gamma, qdd[D]])
-    x = np.linalg.lstsq(K, b, rcond=RANK_TOL)[0]  # minimum norm for redundant rows
+    x = np.linalg.lstsq(K, b, rcond=RANK_TOL)[0]
     # M is positive definite: qdd is unique when the constraints hold; they fail to when
     # the driven joints are not independent of the loops (a drive the loops forbid)
     miss = K[nv:] @ x - b[nv:]
@@ -149,7 +151,24 @@ def constrained_hybrid_dynamics(model, q, qd, qdd, driven, f_ext=None
     acc[D] = qdd[D]  # as given (the solve's round-off removed)
     return ConstrainedHybridDynamics(finite_result(acc, "the accelerations qdd"),
                                      finite_result(tau, "the joint forces tau"),
-                                     finite_result(x[nv:nv + mm], "the cut-joint forces"))
+                                     finite_result(U_r @ x[nv:nv + mm], "the cut-joint forces"))
+
+
+def _independent_rows(J: np.ndarray, gamma: np.ndarray, r: int
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The loops' acceleration constraints J qdd + gamma = 0 (J (m, nv), gamma (m,)) as r
+    independent rows, r = nv - dof the loops' rank (the mechanism's, from its assembly):
+    with J = U S V^T, U_r^T (J qdd + gamma) = 0, i.e. (U_r (m, r), S_r V_r^T (r, nv),
+    U_r^T gamma (r,)); the cut-joint forces are U_r lambda_r (the least-norm family
+    member, as a least-squares solve of every row gives). A mechanism with dependent
+    rows (the truck's planar leaves: 4 of 44) has them dependent only on its loops; a run
+    between two projections is ~1e-8 off them, where the dependent rows' singular values
+    (~1e-8) would pass a rank tolerance and stiffen the motion into tiny steps."""
+    if r >= J.shape[0]:
+        return np.eye(J.shape[0]), J, gamma
+    U, S, Vt = np.linalg.svd(J, full_matrices=False)
+    U_r = U[:, :r]
+    return U_r, S[:r, None] * Vt[:r], U_r.T @ gamma
 
 
 def with_force_elements(model, q, qd, f_ext=None) -> np.ndarray:
