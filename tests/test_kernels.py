@@ -270,3 +270,30 @@ def test_a_function_inlined_at_two_sites_computes_as_called():
     assert njit(**plain)(one_site)(y) == _three_ways(y, 3) == -1.0
     assert njit(**plain)(one_site)(x) == _three_ways(x, 3) != -1.0
     assert [key for key in inliner._untyped_ir if key[0] is _three_ways] != []
+
+
+def test_a_model_without_loops_compiles_none_of_their_code():
+    """`loops_of` a tree is None, and the integrator's kernels then compile the closed
+    chains' forward dynamics and projection out (numba prunes a branch on an argument
+    typed None): none of their code is in the machine code; a four-bar's run keeps it."""
+    from armdyn.core.kernels.constrained import (closed_forward_dynamics, loops_of,
+                                                 project_if_loops)
+    from armdyn.core.kernels.data import new_workspace
+    from armdyn.core.kernels.layout import model_views
+
+    robot, mech = load_robot(ROBOTS / "puma560_saha.toml"), load_mechanism(ROBOTS / "fourbar.toml")
+    assert loops_of(robot.kernel.m) is None and loops_of(mech.kernel.m) is True
+
+    def step(F, I, ws, q, qd, tau, f_ext, qdd, loops):
+        mv = model_views(F, I)
+        return (closed_forward_dynamics(loops, mv, ws, q, qd, tau, f_ext, qdd),
+                project_if_loops(loops, mv, ws, q, qd, 1e-9))
+
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(step)
+    k, n = robot.kernel, robot.kernel.n
+    assert kernel(k.F, k.I, new_workspace(k), robot.q_home, np.zeros(n), np.zeros(n),
+                  np.zeros((n, 6)), np.zeros(n), None) == (-1, False)
+    ir = kernel.inspect_llvm(kernel.signatures[0])
+    assert "closed_forward_dynamics" in ir  # (the helpers are there, inlined)
+    assert "constrained_forward_dynamics" not in ir and "project_onto_loops" not in ir
