@@ -87,8 +87,7 @@ def warm_up(*, tree_runs: bool = True, last_first: bool = False) -> None:
     """Run every public algorithm once on a tiny arm and a tiny four-bar (single states
     and batches), runs first (`warm_up_steps`; with `last_first`, in the opposite order).
     Without `tree_runs`, leave out the runs whose kernels a run of an arm (no loops, no
-    floating base) compiles too: the integrator for q as its own chart, the inverse run
-    (`warm_up_apart`)."""
+    floating base) compiles too: its integrator and its inverse run (`warm_up_apart`)."""
     steps = warm_up_steps(tree_runs=tree_runs)
     for step in reversed(steps) if last_first else steps:
         step()
@@ -110,10 +109,12 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Callable[[], object]]:
             forward_dynamics(robot, q, qd, tau, method=method)
         forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
 
+    mech = _tiny_four_bar()
     tree = [lambda: simulate(robot, 0.02, dt_out=0.01)] if tree_runs else []
     steps = tree + [
-        lambda: forward_kinematics(robot, q),
         lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
+        lambda: simulate(mech, 0.02, dt_out=0.01),  # (its own kernels: `loops_of`)
+        lambda: forward_kinematics(robot, q),
         lambda: inverse_dynamics(robot, q, qd, qd)]
     if tree_runs:
         steps.append(inverse_run)
@@ -128,10 +129,7 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Callable[[], object]]:
     if tree_runs:
         steps.append(lambda: simulate(robot, 0.02, dt_out=0.01,
                                       tau=lambda t, q, qd: np.zeros(2)))
-    mech = _tiny_four_bar()
     steps.append(lambda: _warm_up_loops(mech))
-    if tree_runs:  # (the same integrator as the arm's)
-        steps.append(lambda: simulate(mech, 0.02, dt_out=0.01))
     return steps
 
 
