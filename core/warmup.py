@@ -9,6 +9,11 @@ actions wait for the compiler only if they come before it is done.
 """
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+
 import numpy as np
 
 from .algorithms.dynamics import forward_dynamics, inverse_dynamics
@@ -78,33 +83,54 @@ def warm_up_display() -> None:
     forward_kinematics(robot, robot.q_home)
 
 
-def warm_up() -> None:
+def warm_up(*, tree_runs: bool = True, last_first: bool = False) -> None:
     """Run every public algorithm once on a tiny arm and a tiny four-bar (single states
-    and batches), runs first."""
+    and batches), runs first (`warm_up_steps`; with `last_first`, in the opposite order).
+    Without `tree_runs`, leave out the runs whose kernels a run of an arm (no loops, no
+    floating base) compiles too: its integrator and its inverse run (`warm_up_apart`)."""
+    steps = warm_up_steps(tree_runs=tree_runs)
+    for step in reversed(steps) if last_first else steps:
+        step()
+
+
+def warm_up_steps(*, tree_runs: bool = True) -> list[Callable[[], object]]:
+    """The steps of `warm_up`, in its order: each compiles (or loads) a few kernels."""
     robot = _tiny_robot()
     q, qd = robot.q_home, np.array([0.1, -0.2])
-    forward_kinematics(robot, q)
-    simulate(robot, 0.02, dt_out=0.01)
-    simulate(_tiny_floating_body(), 0.02, dt_out=0.01)
-    tau = inverse_dynamics(robot, q, qd, qd)
-    run = run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05)
-    from .sweeps.plan import reduce_run  # (with core.sim.measured: not at a window's start)
+    tau = np.array([0.5, -1.0])
+    Q, QD = np.tile(q, (2, 1)), np.tile(qd, (2, 1))
 
-    reduce_run(run, "inverse")  # what a sweep keeps of each point
-    for method in ("denoc", "composite"):
-        forward_dynamics(robot, q, qd, tau, method=method)
-    forward_dynamics(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(tau, (2, 1)))
-    mass_matrix(robot, q)
-    udu_factors(robot, q)
-    articulated_body_inertias(robot, q)
-    composite_body_inertias(robot, q)
-    gravity_torques(robot, q)
-    convective_torques(robot, q, qd)
-    energy(robot, q, qd)
-    with_force_elements(robot, q, qd)  # what a floating inverse run adds at each step
-    joint_torque_regressor(robot, np.tile(q, (2, 1)), np.tile(qd, (2, 1)), np.tile(qd, (2, 1)))
-    simulate(robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))
-    _warm_up_loops(_tiny_four_bar())
+    def inverse_run():
+        from .sweeps.plan import reduce_run  # (with core.sim.measured: not at a start)
+        reduce_run(run_inverse_dynamics(robot, q, q + 0.1, 0.1, dt_out=0.05), "inverse")
+
+    def forward():
+        for method in ("denoc", "composite"):
+            forward_dynamics(robot, q, qd, tau, method=method)
+        forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
+
+    mech = _tiny_four_bar()
+    tree = [lambda: simulate(robot, 0.02, dt_out=0.01)] if tree_runs else []
+    steps = tree + [
+        lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
+        lambda: simulate(mech, 0.02, dt_out=0.01),  # (its own kernels: `loops_of`)
+        lambda: forward_kinematics(robot, q),
+        lambda: inverse_dynamics(robot, q, qd, qd)]
+    if tree_runs:
+        steps.append(inverse_run)
+    steps += [forward,
+              lambda: (mass_matrix(robot, q), udu_factors(robot, q)),
+              lambda: (articulated_body_inertias(robot, q), composite_body_inertias(robot, q)),
+              lambda: (gravity_torques(robot, q), convective_torques(robot, q, qd),
+                       energy(robot, q, qd)),
+              # what a floating inverse run adds at each step
+              lambda: with_force_elements(robot, q, qd),
+              lambda: joint_torque_regressor(robot, Q, QD, QD)]
+    if tree_runs:
+        steps.append(lambda: simulate(robot, 0.02, dt_out=0.01,
+                                      tau=lambda t, q, qd: np.zeros(2)))
+    steps.append(lambda: _warm_up_loops(mech))
+    return steps
 
 
 def _warm_up_loops(mech: Mechanism) -> None:
@@ -115,4 +141,23 @@ def _warm_up_loops(mech: Mechanism) -> None:
     forward_dynamics(mech, q, qd, np.zeros(mech.n))
     inverse_dynamics(mech, q, qd, np.zeros(mech.n))
     run_inverse_dynamics(mech, q, q, 0.05, dt_out=0.05)
-    simulate(mech, 0.02, dt_out=0.01)
+
+
+def warm_up_apart() -> subprocess.Popen | None:
+    """Start `warm_up(tree_runs=False)` in a process of its own, at a lower priority, and
+    return it (None if it could not start). On a fresh cache it compiles into numba's
+    cache on the other core while this process compiles an arm's runs (numba compiles
+    one kernel at a time per process, under its lock); this process then runs
+    `warm_up(last_first=True)`, which loads what the other has compiled (each kernel
+    from the cache in a fraction of a second) and compiles the rest, from the other end:
+    a busy machine that leaves the other process no time only brings back one process's
+    time. The child has numba's cache folder of this one (`core.kernels.cache`, through
+    the environment)."""
+    code = ("import os; os.nice(10); import armdyn.core.warmup as w; "
+            "w.warm_up(tree_runs=False)")
+    try:
+        return subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    except OSError:
+        return None

@@ -15,11 +15,16 @@ then ``core.warm_up()`` (every other kernel, runs first), which an application m
 back until its window has shown (`window_shown`): loading a kernel from numba's cache
 holds Python's lock for about half its time, which the window's build, and a run started
 at once, would wait for. A run started before that is done waits only for the kernels it
-needs (numba compiles each once, under its lock).
+needs (numba compiles each once, under its lock). On a fresh cache, a process of its own
+compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`),
+and ``core.warm_up`` then takes them from the other end, loading what that process has
+compiled.
 """
 from __future__ import annotations
 
+import atexit
 import logging
+import subprocess
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -161,8 +166,14 @@ def window_shown() -> None:
 
 def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
     import armdyn.core as core
-    if runs_after_window:
+    apart = None
+    if runs_after_window:  # a fresh cache: the other kernels compile on the other core
         _rest_may_start.wait()
+        from armdyn.core.warmup import warm_up_apart
+
+        apart = warm_up_apart()
+        if apart is not None:
+            atexit.register(_end_process, apart)
     started = time.monotonic()
     if model is not None:
         try:
@@ -175,11 +186,22 @@ def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) 
                      getattr(model, "name", "the model"), time.monotonic() - started)
     _rest_may_start.wait()
     try:
-        core.warm_up()
+        if apart is None:
+            core.warm_up()
+        else:  # from the other end: what the other process compiled is loaded
+            core.warm_up(last_first=True)
+            _end_process(apart)  # (busy with a kernel this one has)
     except Exception:  # noqa: BLE001 - the kernels then compile on first use
         log.exception("background warm-up of the dynamics kernels failed")
     else:
         log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
+
+
+def _end_process(process: subprocess.Popen) -> None:
+    """Stop the warm-up process `process` if it still runs (the application quits)."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
 
 
 def _splash_window(text: str) -> QWidget:

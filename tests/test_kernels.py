@@ -198,3 +198,102 @@ def test_a_large_result_starts_on_a_huge_page_and_is_zero():
             assert y.ctypes.data % HUGE_PAGE == 0
             end = y.ctypes.data + -(-y.nbytes // HUGE_PAGE) * HUGE_PAGE
             assert end <= y.base.ctypes.data + y.base.nbytes
+
+
+def _three_ways(x, n):
+    """A few blocks and variables to inline: a loop, a branch, an early return."""
+    s = 0.0
+    for i in range(n):
+        if x[i] > 0.0:
+            s += x[i] * x[i]
+        else:
+            s -= x[i]
+    if s > 100.0:
+        return -1.0
+    return s
+
+
+def test_numba_inliner_copies_a_scope_once_and_the_blocks_as_before():
+    """core.kernels.inliner: inside numba's inline_ir, the blocks of the callee's IR are
+    copied with one copy of their scope (numba made one per block): the copies equal
+    numba's own, share one scope that is not the original's, and renaming a variable in
+    the copy leaves the original alone."""
+    import copy
+    from numba.core import inline_closurecall
+    from numba.core.compiler import run_frontend
+    from armdyn.core.kernels import inliner
+
+    assert inline_closurecall.InlineWorker.inline_ir.__module__ == inliner.__name__
+    func_ir = run_frontend(_three_ways)
+    assert len(func_ir.blocks) >= 5
+    seen = {}
+
+    def copy_ir(worker, caller_ir, block, i, callee_ir, *args, **kwargs):
+        # what numba's copy_ir does, inside the installed inline_ir
+        seen["blocks"] = {label: inline_closurecall.copy.deepcopy(b)
+                          for label, b in callee_ir.blocks.items()}
+
+    original = inliner._numba_inline_ir
+    inliner._numba_inline_ir = copy_ir
+    try:
+        inline_closurecall.InlineWorker().inline_ir(None, None, 0, func_ir, ())
+    finally:
+        inliner._numba_inline_ir = original
+    blocks = seen["blocks"]
+    numba_copies = {label: copy.deepcopy(b) for label, b in func_ir.blocks.items()}
+    assert blocks == numba_copies
+    scopes = {id(b.scope) for b in blocks.values()}
+    assert len(scopes) == 1 and id(func_ir.blocks[0].scope) not in scopes
+    names = set(func_ir.blocks[0].scope.localvars._con)
+    next(iter(blocks.values())).scope.redefine("s", loc=func_ir.loc)
+    assert set(func_ir.blocks[0].scope.localvars._con) == names
+
+
+def test_a_function_inlined_at_two_sites_computes_as_called():
+    """The untyped IR numba's inliner keeps per function (core.kernels.inliner) serves two
+    call sites in one kernel and kernels compiled after: each inlined copy is its own."""
+    from armdyn.core.kernels import inliner
+    from armdyn.core.kernels.buffers import IR_INLINE_OPTIONS
+
+    options = {key: value for key, value in IR_INLINE_OPTIONS.items() if key != "cache"}
+    inlined = njit(**options)(_three_ways)
+
+    def two_sites(x, y):
+        return inlined(x, x.shape[0]) + 10.0 * inlined(y, 2)
+
+    def one_site(x):
+        return inlined(x, 3)
+
+    x, y = np.array([1.0, -2.0, 3.0]), np.array([-4.0, 0.5, 17.0])  # y: s > 100 at 3
+    plain = {key: value for key, value in options.items() if key != "inline"}
+    assert njit(**plain)(two_sites)(x, y) == _three_ways(x, 3) + 10.0 * _three_ways(y, 2)
+    assert njit(**plain)(one_site)(y) == _three_ways(y, 3) == -1.0
+    assert njit(**plain)(one_site)(x) == _three_ways(x, 3) != -1.0
+    assert [key for key in inliner._untyped_ir if key[0] is _three_ways] != []
+
+
+def test_a_model_without_loops_compiles_none_of_their_code():
+    """`loops_of` a tree is None, and the integrator's kernels then compile the closed
+    chains' forward dynamics and projection out (numba prunes a branch on an argument
+    typed None): none of their code is in the machine code; a four-bar's run keeps it."""
+    from armdyn.core.kernels.constrained import (closed_forward_dynamics, loops_of,
+                                                 project_if_loops)
+    from armdyn.core.kernels.data import new_workspace
+    from armdyn.core.kernels.layout import model_views
+
+    robot, mech = load_robot(ROBOTS / "puma560_saha.toml"), load_mechanism(ROBOTS / "fourbar.toml")
+    assert loops_of(robot.kernel.m) is None and loops_of(mech.kernel.m) is True
+
+    def step(F, I, ws, q, qd, tau, f_ext, qdd, loops):
+        mv = model_views(F, I)
+        return (closed_forward_dynamics(loops, mv, ws, q, qd, tau, f_ext, qdd),
+                project_if_loops(loops, mv, ws, q, qd, 1e-9))
+
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(step)
+    k, n = robot.kernel, robot.kernel.n
+    assert kernel(k.F, k.I, new_workspace(k), robot.q_home, np.zeros(n), np.zeros(n),
+                  np.zeros((n, 6)), np.zeros(n), None) == (-1, False)
+    ir = kernel.inspect_llvm(kernel.signatures[0])
+    assert "closed_forward_dynamics" in ir  # (the helpers are there, inlined)
+    assert "constrained_forward_dynamics" not in ir and "project_onto_loops" not in ir

@@ -35,6 +35,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
+from . import inliner
+
+inliner.install()  # numba's IR inliner without its own costs, before any kernel compiles
+
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
 #: without Python's global lock (a simulation in a worker thread leaves the window's
@@ -61,7 +65,8 @@ inlined_kernel = njit(**INLINE_OPTIONS)
 #: integrator's right-hand side (`core.kernels.rhs.accelerations`; inlined by LLVM, a
 #: PUMA's evaluation took 10 % longer), and a helper that returns a view it cut from a
 #: buffer (compiled without reference counting, a function may return only an array it
-#: was passed). Their bodies call the helpers, which LLVM inlines.
+#: was passed). Their bodies call the helpers, which LLVM inlines. numba copies what it
+#: inlines in a way that grew with the square of its size: `core.kernels.inliner`.
 IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
 ir_inlined_kernel = njit(**IR_INLINE_OPTIONS)
 

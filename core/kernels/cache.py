@@ -50,7 +50,8 @@ def configure_numba_cache() -> None:
 #: and the window's splash say it: every kernel took 303 to 409 s of CPU on this
 #: project's 2-core machine while numba inlined the helpers at its IR level; with LLVM
 #: inlining them (`core.kernels.buffers`) every kernel takes 133 s of CPU, and a
-#: four-bar's first `armdyn simulate` 88 s of CPU (631 s of wall time at a load of 9).
+#: four-bar's first `armdyn simulate` 88 s of CPU (631 s of wall time at a load of 9);
+#: 115 s since `core.kernels.inliner` and `core.kernels.constrained.loops_of`.
 FIRST_COMPILE_TIME = "1 to 3 minutes"
 
 

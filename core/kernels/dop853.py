@@ -69,7 +69,9 @@ y = [x; qd] with x a chart of q around chart[0], moved to each accepted state; t
 samples Y_out are [q; qd], (S, nq + nv)). `dop853_advance` takes one more, `contacts`:
 None, or the run's (nv, 2, CONTACT_COLUMNS) table of end-stop contacts, which every
 accepted state updates (`core.kernels.passive.record_stop_contacts`: hits counted by the
-integrator's steps, not by the output samples).
+integrator's steps, not by the output samples). All three take `loops` last:
+`core.kernels.constrained.loops_of` the model (None: no loops, and none of their code
+compiled).
 
 The Python side (set-up, buffers, `advance`) is `core.sim.dop853`.
 """
@@ -83,7 +85,7 @@ import numpy as np
 
 from .buffers import address_of, compiled_kernel, inlined_kernel
 from .charts import chart_origin, chart_rates, chart_to_q, recentre
-from .constrained import project_onto_loops
+from .constrained import project_if_loops
 from .layout import model_views
 from .passive import record_stop_contacts
 from .pull import LINK as PULL_ACTIVE
@@ -147,13 +149,14 @@ def new_scratch(n2: int) -> np.ndarray:
 
 
 @compiled_kernel
-def _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart):
+def _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops):
     """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
     into tau; `core.kernels.torque`), the link wrenches f_ext (n, 6) plus, while the buffer
     `pull` (`core.sim.pull`; None: none) holds a pull, its spring-damper's wrench at this
     state, then the accelerations (with the passive forces: damping and end stops).
     y = [x; qd] (2 nv): x is q itself (chart None) or the chart of `core.kernels.charts`
-    around chart[0] (chart (2, nq): the base q_b, and a row for q). Returns -1, the code
+    around chart[0] (chart (2, nq): the base q_b, and a row for q); loops:
+    `core.kernels.constrained.loops_of` the model. Returns -1, the code
     of a singular pivot (>= 0), or TORQUE_FAILED. It takes the model's buffers MF, MI
     and cuts their views itself (a few integer operations, inlined): passed the views, a
     call passed every field word by word, ~300 words (0.1 us of the human's 4.7 us)."""
@@ -175,7 +178,7 @@ def _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart):
             ydot[k] = y[nv + k]
     else:
         chart_rates(mv, q, y[:nv], y[nv:], ydot[:nv])
-    return accelerations(mv, ws, q, y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:])
+    return accelerations(mv, ws, q, y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:], loops)
 
 
 @inlined_kernel
@@ -192,9 +195,10 @@ def _write_sample(mv, chart, y, out):
 
 
 @compiled_kernel
-def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None, chart=None):
+def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None, chart=None,
+           loops=None):
     """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
-    return _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart)
+    return _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops)
 
 
 @compiled_kernel
@@ -244,7 +248,7 @@ def _rms(x, scale):
 
 @compiled_kernel
 def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
-                 rtol, atol, max_step, y1, f1, pull=None, chart=None):
+                 rtol, atol, max_step, y1, f1, pull=None, chart=None, loops=None):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
     if m == 0:
@@ -263,7 +267,7 @@ def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _rhs(MF, MI, ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1, chart)
+    bad = _rhs(MF, MI, ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1, chart, loops)
     if bad != -1:
         return np.nan, bad
     for i in range(m):
@@ -301,15 +305,15 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(MF, MI, ws, torque, t_old, tau, passive, f_ext, pull, chart, K, y_old, y_new,
-                 f_new, h, ystage, F):
+def _dense_build(MF, MI, ws, torque, t_old, tau, passive, f_ext, pull, chart, loops, K, y_old,
+                 y_new, f_new, h, ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
     or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
         bad = _rhs(MF, MI, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext,
-                   pull, K[s], chart)
+                   pull, K[s], chart, loops)
         if bad != -1:
             return bad
     for i in range(m):
@@ -349,7 +353,7 @@ def _dense_eval(F, y_old, x, out):
 @compiled_kernel
 def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge, pull=None,
-                   chart=None, contacts=None):
+                   chart=None, contacts=None, loops=None):
     """Advance the DOP853 integration; see the module docstring for the contract."""
     t = state[0]
     h_abs = state[1]
@@ -435,7 +439,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 if nonfinite >= 0:
                     break
                 singular = _rhs(MF, MI, ws, torque, t_s, y_s, tau, passive, f_ext, pull,
-                                K[s], chart)
+                                K[s], chart, loops)
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
                     state[0] = t
@@ -513,9 +517,9 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         taken += 1
         stats[1] += 1
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
-        if chart is None and project_tol > 0.0 and project_onto_loops(mv, ws, y[:nv], y[nv:],
-                                                                      project_tol):
-            bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart)
+        if chart is None and project_tol > 0.0 and project_if_loops(loops, mv, ws, y[:nv],
+                                                                     y[nv:], project_tol):
+            bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart, loops)
             stats[0] += 1
             if bad != -1:
                 state[0] = t
@@ -536,7 +540,7 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
             else:
                 if not built:
                     bad = _dense_build(MF, MI, ws, torque, t_old, tau, passive, f_ext, pull,
-                                       chart, K, y_old, y, f, h, ystage, F)
+                                       chart, loops, K, y_old, y, f, h, ystage, F)
                     stats[0] += 3
                     stats[3] += 1
                     if bad != -1:
@@ -558,10 +562,10 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         # step's samples (they are points of the step's chart); then the loops ----
         if chart is not None:
             recentre(mv, chart[0], y[:nv], y[nv:], f[:nv])
-            if project_tol > 0.0 and project_onto_loops(mv, ws, chart[0], y[nv:],
-                                                        project_tol):
+            if project_tol > 0.0 and project_if_loops(loops, mv, ws, chart[0], y[nv:],
+                                                      project_tol):
                 chart_origin(mv, chart[0], y[:nv])
-                bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart)
+                bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart, loops)
                 stats[0] += 1
                 if bad != -1:
                     state[0] = t

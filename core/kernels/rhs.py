@@ -11,8 +11,7 @@ from __future__ import annotations
 from . import denoc
 from .buffers import compiled_kernel, ir_inlined_kernel
 from .charts import chart_origin
-from .constrained import (constrained_forward_dynamics_inline,
-                          constrained_forward_dynamics_kernel, project_onto_loops)
+from .constrained import closed_forward_dynamics, project_onto_loops
 from .data import data_views
 from .elements import element_wrenches
 from .layout import model_views
@@ -23,11 +22,12 @@ from .pull import pulled_wrenches, record_pull
 
 
 @ir_inlined_kernel
-def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
+def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd, loops):
     """qdd (nv,) at (q (nq,), qd (nv,)) under tau - c qd + the end stops' forces, the
     stops reading the joints' values per rate in x (nv,) (q itself when nq == nv; the
     chart of `core.kernels.charts` otherwise), with the force elements' wrenches
-    (`core.kernels.elements`). Returns -1 or the failure code."""
+    (`core.kernels.elements`); loops: `core.kernels.constrained.loops_of` the model.
+    Returns -1 or the failure code."""
     D = data_views(mv, ws)
     applied = D.tau
     applied_joint_forces(passive, x, qd, tau, applied, D.stop)
@@ -36,13 +36,13 @@ def accelerations(mv, ws, q, x, qd, tau, passive, f_ext, qdd):
     if mv.m > 0:  # loops: the accelerations that keep them closed (inlined, as the
         # tree's: a compiled call passed the model's views member by member, a quarter of
         # a four-bar's evaluation: 1.3 us, 0.95 inlined)
-        return constrained_forward_dynamics_inline(mv, ws, q, qd, applied, f_ext, qdd)
+        return closed_forward_dynamics(loops, mv, ws, q, qd, applied, f_ext, qdd)
     return denoc.forward_dynamics_tree_inline(mv, ws, q, qd, applied, f_ext, mv.gravity, qdd)
 
 
 @compiled_kernel
 def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, lam, pulled,
-                      elements, momenta):
+                      elements, momenta, loops=None):
     """What a run records at each output sample, in one pass per sample, for the states
     Y (S, nq + nv) = [q; qd] under the passive joint forces `passive` (`core.kernels.passive`), the
     link wrenches f_ext (n, 6) and the pull of the buffer `pull` (`core.sim.pull`):
@@ -59,6 +59,7 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
             mass centre (`core.kernels.denoc.energy_momentum_kernel`)
     pulled  (S, PULL_COLUMNS) out: the pull at the sample [link, p, x*, F, P]
             (`core.sim.pull`; zeros while the buffer holds none).
+    loops   `core.kernels.constrained.loops_of` the model.
     Returns -1, or s * (n + m) + the failure code of sample s (a joint < n, or n + a
     loop row)."""
     mv = model_views(F, I)
@@ -81,8 +82,7 @@ def sample_quantities(F, I, ws, Y, passive, f_ext, pull, applied, stop, qdd, E, 
             for e in range(mv.ne):
                 elements[s, e] = D.element_force[e]
         if m > 0:
-            bad = constrained_forward_dynamics_kernel(mv, ws, q, qd, applied[s], wrenches,
-                                                      qdd[s])
+            bad = closed_forward_dynamics(loops, mv, ws, q, qd, applied[s], wrenches, qdd[s])
             for r in range(m):
                 lam[s, r] = D.lam[r]
         else:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.charts import chart_of, q_of_chart
+from ..kernels.constrained import loops_of
 from ..kernels.data import thread_workspace
 from ..kernels.dop853 import (N_STAGES_EXTENDED, STATUS_RUNNING, STATUS_SINGULAR,
                               STATUS_TORQUE_FAILED, TORQUE_FAILED, dop853_advance,
@@ -81,17 +82,19 @@ class Dop853State:
         record_stop_contacts(self.passive, self.y, self.contacts)
         # the last entry: tolerance of the projection onto the loops (0 = none, trees)
         project_tol = max(1e-14, 1e-3 * atol) if k.m else 0.0
+        self.loops = loops_of(k.m)  # None: the kernels compiled without the loops' code
         self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step, project_tol],
                               dtype=np.float64)
         self.init_status, self.init_info = 0, -1
         bad = rhs_at(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
-                     self.passive, self.f_ext, self.f, self.pull, self.chart)
+                     self.passive, self.f_ext, self.f, self.pull, self.chart, self.loops)
         self.stats[0] += 1
         if bad == -1 and first_step is None:
             h, bad = initial_step(self.MF, self.MI, self.ws, self.torque, self.tau,
                                   self.passive, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
-                                  self.scratch[0], self.scratch[1], self.pull, self.chart)
+                                  self.scratch[0], self.scratch[1], self.pull, self.chart,
+                                  self.loops)
             self.stats[0] += 1
         elif bad == -1:
             h = float(first_step)
@@ -129,7 +132,7 @@ class Dop853State:
         the new force (the steps reuse the last stage as the next step's first, which
         the change made stale). Returns -1 or the failure code of `_rhs`."""
         bad = rhs_at(self.MF, self.MI, self.ws, self.torque, self.t, self.y, self.tau,
-                     self.passive, self.f_ext, self.f, self.pull, self.chart)
+                     self.passive, self.f_ext, self.f, self.pull, self.chart, self.loops)
         self.stats[0] += 1
         return int(bad)
 
@@ -142,7 +145,7 @@ class Dop853State:
                                        self.passive, self.f_ext, self.state, self.y, self.f,
                                        self.K, self.scratch, self.stats, t_out, int(next_out),
                                        Y_out, float(t_stop), int(max_steps), float(huge),
-                                       self.pull, self.chart, self.contacts)
+                                       self.pull, self.chart, self.contacts, self.loops)
         return int(st), int(nxt), int(info)
 
 

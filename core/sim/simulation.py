@@ -26,6 +26,7 @@ from ..algorithms.closed_chains import constrained_failure, velocity_transformat
 from ..algorithms.loops import assemble, constraint_row_labels
 from ..algorithms.tree_dynamics import singular_error
 from ..errors import (ArgumentError, SingularConfigurationError, SingularMassMatrixError)
+from ..kernels.constrained import loops_of
 from ..kernels.data import thread_workspace
 from ..kernels.dop853 import (STATUS_BLOWUP, STATUS_FINISHED, STATUS_SINGULAR,
                               STATUS_STEP_TOO_SMALL, STATUS_TORQUE_FAILED, sample_torques)
@@ -218,7 +219,8 @@ class Dop853Stepper:
         bad = sample_quantities(k.F, k.I, thread_workspace(k), states, self.state.passive,
                                 self.w, self.pull_now, applied, rows["stop_forces"],
                                 rows["qdd"], rows["energy"], rows["cut_forces"],
-                                rows["pull"], rows["element_forces"], rows["momentum"])
+                                rows["pull"], rows["element_forces"], rows["momentum"],
+                                loops_of(m))
         if bad >= 0:
             s, code = divmod(int(bad), n + m)
             try:

@@ -206,6 +206,43 @@ def test_the_other_kernels_wait_until_the_window_has_shown(qapp, monkeypatch):
     assert not background.is_alive()
 
 
+def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
+        qapp, monkeypatch):
+    """On a fresh cache, once the window has shown, the other kernels compile in a process
+    of their own (core.warmup.warm_up_apart) while this one takes them from the other end
+    (last_first); when it is done, the other process is ended."""
+    import subprocess
+    import sys
+    import threading
+
+    import armdyn.core as core
+    import armdyn.core.warmup as warmup
+    from armdyn.gui import startup
+
+    processes, calls, done = [], [], threading.Event()
+
+    def apart():
+        processes.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+        return processes[-1]
+
+    def warm_up(**options):
+        calls.append((options, processes[0].poll()))
+        done.set()
+
+    monkeypatch.setattr(startup, "cache_is_cold", lambda: True)
+    monkeypatch.setattr(core, "warm_up_display", lambda: None)
+    monkeypatch.setattr(core, "warm_up", warm_up)
+    monkeypatch.setattr(warmup, "warm_up_apart", apart)
+    assert startup.warm_up_kernels(splash=False, rest_after_window=True) is None
+    background = startup.background_warm_up()
+    assert not done.wait(0.3) and processes == []  # nothing before the window has shown
+    startup.window_shown()
+    assert done.wait(10)
+    background.join(10)
+    assert calls == [({"last_first": True}, None)]  # the other process ran meanwhile
+    assert processes[0].poll() is not None  # and was ended
+
+
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
     import armdyn.core as core
     from armdyn.gui import startup
