@@ -29,11 +29,9 @@ recursion.
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .buffers import compiled_kernel, inline_twin, inlined_kernel
 from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_dot,
-                     add_joint_rate_terms_of, add_p_times, add_P_times, dh_variables,
+                     add_joint_rate_terms_of, add_P_times, dh_variables,
                      factor_pivot_block, joint_forces, joint_motion, ldl_solve,
                      joint_rate_terms_add, motion_subspace, p_dot, p_times_add, pivot_scale)
 from .data import data_views
