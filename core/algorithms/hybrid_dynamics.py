@@ -35,7 +35,7 @@ from .loops import loop_acceleration_term, loop_jacobian
 from .tree_dynamics import mass_matrix, tree_inverse_dynamics
 
 __all__ = ["HybridDynamics", "hybrid_dynamics", "free_rates", "ConstrainedHybridDynamics",
-           "constrained_hybrid_dynamics", "with_force_elements"]
+           "constrained_hybrid_dynamics", "with_force_elements", "least_norm_solution"]
 
 
 @dataclass(frozen=True)
@@ -152,6 +152,16 @@ def constrained_hybrid_dynamics(model, q, qd, qdd, driven, f_ext=None
     return ConstrainedHybridDynamics(finite_result(acc, "the accelerations qdd"),
                                      finite_result(tau, "the joint forces tau"),
                                      finite_result(U_r @ x[nv:nv + mm], "the cut-joint forces"))
+
+
+def least_norm_solution(A: np.ndarray, b: np.ndarray, rank: int) -> np.ndarray:
+    """The least-norm x (n,) of A x = b (A (m, n), b (m,)) over A's `rank` largest
+    singular values (x = V_r S_r^-1 U_r^T b): with a mechanism's dependent loop rows, a
+    state off the loops makes them look independent (singular values ~ the distance off
+    them), and a pseudo-inverse at round-off's cutoff would divide by those."""
+    U, S, Vt = np.linalg.svd(A, full_matrices=False)
+    r = min(rank, S.size)
+    return Vt[:r].T @ ((U[:, :r].T @ b) / S[:r])
 
 
 def _independent_rows(J: np.ndarray, gamma: np.ndarray, r: int

@@ -16,7 +16,8 @@ import numpy as np
 from ..algorithms.closed_chains import closed_chain_inverse_dynamics, closed_chain_motion
 from ..algorithms.dynamics import inverse_dynamics
 from ..algorithms.hybrid_dynamics import (constrained_hybrid_dynamics, free_rates,
-                                          hybrid_dynamics, with_force_elements)
+                                          hybrid_dynamics, least_norm_solution,
+                                          with_force_elements)
 from ..algorithms.momentum import momentum
 from ..algorithms.loops import assemble, loop_jacobian, loop_residual
 from ..algorithms.tree_dynamics import energy
@@ -297,17 +298,20 @@ def _close_loops(model, q, qd, vN) -> None:
     """Project the state (q (nq,), qd (nv,), in place) back onto the loops by moving
     the rates vN only (the driven joints keep the motion's values): Newton steps
     q <- q (+) dx with dx_N = -J_N^+ Phi (`core.kernels.charts.retract`), then
-    qd_N <- qd_N - J_N^+ J qd (least squares, minimum norm)."""
+    qd_N <- qd_N - J_N^+ J qd (least squares, minimum norm), J_N^+ over the loops' rank
+    (nv - dof: `least_norm_solution`; the truck's dependent rows, off the loops, jolted
+    its state by ~1e-4 at each projection)."""
     k = model.kernel
+    rank = model.nv - model.dof
     for _ in range(10):
         Phi = loop_residual(model, q)
         if np.max(np.abs(Phi), initial=0.0) <= CLOSURE_TOL:
             break
         dx = np.zeros(model.nv)
-        dx[vN] = -np.linalg.lstsq(loop_jacobian(model, q)[:, vN], Phi, rcond=None)[0]
+        dx[vN] = -least_norm_solution(loop_jacobian(model, q)[:, vN], Phi, rank)
         retracted(k.F, k.I, q, dx, 1.0)
     J = loop_jacobian(model, q)
-    qd[vN] -= np.linalg.lstsq(J[:, vN], J @ qd, rcond=None)[0]
+    qd[vN] -= least_norm_solution(J[:, vN], J @ qd, rank)
 
 
 #: The loop residual (m, rad) a floating run's samples are projected to.
