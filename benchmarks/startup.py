@@ -8,9 +8,10 @@ Xvfb (xvfb-run) and reports, from the process's start:
     fall     Run pressed at that moment (a 10 s free fall from the Run panel, as an
              impatient user would): the time until its first samples are drawn on the
              plots, s after Run (the background warm-up may still be loading kernels)
-    ready    the background warm-up of every other kernel finished (the open model's
-             runs load before the window shows, the rest from a second after it:
-             gui/startup.py REST_AFTER_WINDOW_MS)
+    ready    the background warm-up of every other kernel finished (from a warm cache
+             all of it loads while the window is built; on a fresh cache the compiling
+             starts a second after the window has shown: gui/startup.py
+             REST_AFTER_WINDOW_MS)
 
     cpu      the process's CPU time up to the window (all threads, s): what a loaded
              machine distorts less than the wall time

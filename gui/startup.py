@@ -11,10 +11,11 @@ use: first a short free fall and inverse-dynamics run of the model the window op
 started as the Run panel starts them (the very kernels, for the very argument types,
 that a Run pressed at once needs: numba compiles one kernel at a time, so these must
 not queue behind the others),
-then ``core.warm_up()`` (every other kernel, runs first), which an application may hold
-back until its window has shown (`window_shown`): loading a kernel from numba's cache
-holds Python's lock for about half its time, which the window's build, and a run started
-at once, would wait for. A run started before that is done waits only for the kernels it
+then ``core.warm_up()`` (every other kernel, runs first). On a fresh cache an application
+may hold that back until its window has shown (`window_shown`): compiling holds Python's
+lock for much of its time, which the window's build, and a run started at once, would
+wait for; from a warm cache every kernel loads in about 0.1 s (`core.kernels.cache_load`),
+so it goes on at once. A run started before that is done waits only for the kernels it
 needs (numba compiles each once, under its lock). On a fresh cache, a process of its own
 compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`),
 and ``core.warm_up`` then takes them from the other end, loading what that process has
@@ -54,9 +55,9 @@ SPLASH_DELAY_S = 0.3
 POLL_MS = 20
 #: The open model's runs that the background warm-up makes first, s of model time.
 FIRST_RUN_S = 0.05
-#: How long after its window has shown an application lets the background warm-up go on
-#: past the open model's runs (`window_shown`), ms: a Run pressed as the window appears
-#: then has its kernels to itself.
+#: How long after its window has shown an application lets the background warm-up of a
+#: cold cache go on (`window_shown`), ms: a Run pressed as the window appears then has its
+#: kernels to itself.
 REST_AFTER_WINDOW_MS = 1000
 
 
@@ -80,10 +81,11 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     A QApplication must exist. Shows a splash window (if `splash`) once the first
     part has taken SPLASH_DELAY_S. `everything_first`: prepare every kernel before
     returning (a scripted run). `model`: the model the window opens, whose runs the
-    background warm-up prepares first (`warm_up_runs`). `rest_after_window`: the
-    background warm-up goes on past those runs only once `window_shown()` has been
-    called, and starts them only then if numba's cache is cold (they compile for a
-    minute: the window's build should not share Python's lock with that). A failed
+    background warm-up prepares first (`warm_up_runs`). `rest_after_window`: on a
+    cold cache, the background warm-up starts those runs and the other kernels only once
+    `window_shown()` has been called (they compile for a minute: the window's build should
+    not share Python's lock with that); from a warm cache they load in a fraction of a
+    second and go on at once. A failed
     warm-up is logged and, if `report_errors`, its message is shown in a dialog; the
     application goes on either way (kernels then compile on their first use). Returns
     the error message, or None.
@@ -132,7 +134,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     if error is not None and report_errors:
         _show_error(error)
     if not everything_first and error is None:
-        if rest_after_window:
+        if rest_after_window and cold:
             _rest_may_start.clear()
         else:
             _rest_may_start.set()

@@ -297,3 +297,75 @@ def test_a_model_without_loops_compiles_none_of_their_code():
     ir = kernel.inspect_llvm(kernel.signatures[0])
     assert "closed_forward_dynamics" in ir  # (the helpers are there, inlined)
     assert "constrained_forward_dynamics" not in ir and "project_onto_loops" not in ir
+
+
+_CACHED_PAIR = '''
+from numba import njit
+
+@njit(cache=True)
+def double(x):
+    return 2.0 * x
+
+@njit(cache=True)
+def double_plus_one(x):
+    return double(x) + 1.0
+'''
+
+_LOAD_THEN_LINK = '''
+import sys
+import armdyn.core.kernels.buffers  # installs core.kernels.cache_load
+from armdyn.core.kernels import cache_load
+import pair
+assert cache_load.installed()
+print(pair.double(3.0))
+library = pair.double.overloads[pair.double.signatures[0]].library
+print(library._shared_module is None, getattr(library, "_linking_bitcode", None) is not None)
+if sys.argv[1] == "link":
+    print(pair.double_plus_one(3.0))  # compiled now: links the library loaded from the cache
+    print(library._shared_module is not None)
+'''
+
+
+def test_numba_cache_loads_a_kernel_without_parsing_its_module_for_linking(tmp_path):
+    """core.kernels.cache_load: a kernel compiled in one process loads in another with its
+    machine code and its defined symbols, its bitcode unparsed; a caller compiled later
+    links it (the bitcode parsed then) and computes as called."""
+    import os
+    import subprocess
+    import sys
+    (tmp_path / "pair.py").write_text(_CACHED_PAIR)
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+
+    def run(mode: str) -> list[str]:
+        return subprocess.run([sys.executable, "-c", _LOAD_THEN_LINK, mode], cwd=tmp_path,
+                              env=env, capture_output=True, text=True,
+                              check=True).stdout.split()
+
+    assert run("load") == ["6.0", "False", "False"]  # compiled here: nothing to defer
+    assert run("link") == ["6.0", "True", "True", "7.0", "True"]  # loaded, then linked
+    assert run("load") == ["6.0", "True", "True"]  # both from the cache
+
+
+def test_numba_cache_entry_keeps_numbas_code_and_the_symbols_numba_would_read():
+    """The entry core.kernels.cache_load writes is numba's (machine code, bitcode) and the
+    names numba's engine reads from that bitcode when it loads it."""
+    from llvmlite import binding as ll
+    from numba.core import codegen
+
+    from armdyn.core.kernels import cache_load
+
+    @njit(cache=False)
+    def square_sum(x):
+        return (x * x).sum()
+
+    square_sum(np.ones(3))
+    library = square_sum.overloads[square_sum.signatures[0]].library
+    name, kind, (code, bitcode, symbols) = library.serialize_using_object_code()
+    assert (name, kind) == (library.name, "object")
+    assert (code, bitcode) == cache_load._numba_serialize(library)[2]
+
+    class Engine:  # numba's own reading of the names, on the parsed bitcode
+        _defined_symbols: set = set()
+    codegen.JitEngine._load_defined_symbols(Engine, ll.parse_bitcode(bitcode))
+    assert symbols == Engine._defined_symbols and len(symbols) >= 2

@@ -35,9 +35,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from . import inliner
+from . import cache_load, inliner
 
 inliner.install()  # numba's IR inliner without its own costs, before any kernel compiles
+cache_load.install()  # numba's cache loads a kernel without parsing its module for linking
 
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
