@@ -27,8 +27,10 @@ magnitudes involved, never absolute numbers typed for one case.
 from __future__ import annotations
 
 import math
+import sys
 import xml.etree.ElementTree as ET
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import scipy.linalg
@@ -958,3 +960,15 @@ def floating_four_bar(gravity=(0.0, 0.0, -9.81)) -> Mechanism:
                                        base=Placement((0.45, 0.0, 0.0)))],
                      loops=[Loop("C", LoopJointType.REVOLUTE, ("coupler", "rocker"))],
                      gravity=gravity, assembly=Assembly(independent=("chassis", "crank")))
+
+
+def example_robot_data() -> Path:
+    """The robots/ folder of the example-robot-data package (a cmeel wheel, a test
+    dependency that scripts/setup.sh --test installs): real URDFs to load."""
+    for entry in sys.path:
+        folder = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if folder.is_dir():
+            return folder
+    raise RuntimeError("example-robot-data is not installed (a test dependency: "
+                       "pip install example-robot-data)")
+

@@ -6,7 +6,6 @@ and base pose). Also URDF's floating joints and the export of a floating base.""
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,15 +17,7 @@ from armdyn.core import (center_of_mass, energy, forward_dynamics, inverse_dynam
 from armdyn.core.io.urdf import FLOATING_BASE_NAME, UrdfFileError, mechanism_from_urdf
 from armdyn.core.kernels.drives import FRICTION_BAND
 from pinocchio_reference import pinocchio_free_fall
-from strategies import assert_close
-
-
-def _example_robot_data() -> Path:
-    for entry in sys.path:
-        folder = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if folder.is_dir():
-            return folder
-    pytest.skip("example-robot-data is not installed (a test dependency)")
+from strategies import assert_close, example_robot_data
 
 
 ROBOTS = {  # (file, moving bodies (the free one included), ArmDyn's nv)
@@ -106,7 +97,7 @@ def _state(mech, rng, scale=1.0):
 @pytest.fixture(scope="module", params=sorted(ROBOTS))
 def robot(request):
     rel, bodies, nv = ROBOTS[request.param]
-    path = _example_robot_data() / rel
+    path = example_robot_data() / rel
     mech = load_urdf(path, floating_base=True)
     return path, mech, FloatingPinocchio(path, mech), bodies, nv
 
@@ -216,14 +207,14 @@ def test_a_planar_joint_is_refused_by_name():
 
 
 def test_a_root_called_base_floats_under_another_name():
-    path = _example_robot_data() / ROBOTS["anymal (quadruped, base called 'base')"][0]
+    path = example_robot_data() / ROBOTS["anymal (quadruped, base called 'base')"][0]
     mech = load_urdf(path, floating_base=True)
     assert mech.joint_names[0] == FLOATING_BASE_NAME
     assert "base" not in mech.joint_names
 
 
 def test_a_floating_base_saves_as_urdfs_root_and_reads_back(tmp_path):
-    path = _example_robot_data() / ROBOTS["solo12 (quadruped)"][0]
+    path = example_robot_data() / ROBOTS["solo12 (quadruped)"][0]
     mech = load_urdf(path, floating_base=True)
     out = tmp_path / "solo.urdf"
     save_urdf(mech, out)
@@ -243,7 +234,7 @@ def test_a_floating_base_saves_as_urdfs_root_and_reads_back(tmp_path):
 
 def test_the_command_line_floats_a_urdfs_base_when_asked(tmp_path, capsys):
     from armdyn.core.cli import main
-    path = _example_robot_data() / ROBOTS["solo12 (quadruped)"][0]
+    path = example_robot_data() / ROBOTS["solo12 (quadruped)"][0]
     out = tmp_path / "fall.csv"
     assert main(["simulate", str(path), "--floating-base", "-T", "0.3", "-o", str(out),
                  "--stops", "off"]) == 0

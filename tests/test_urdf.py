@@ -11,7 +11,6 @@ itself writes (from those arms and from robots/*.toml).
 from __future__ import annotations
 
 import math
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -26,23 +25,13 @@ from armdyn.core.kernels.drives import FRICTION_BAND
 from armdyn.core.io.urdf import (PARALLEL_TOLERANCE, UNLIMITED_PRISMATIC_RANGE, UrdfFileError,
                                  mechanism_from_urdf, mechanism_to_urdf)
 from armdyn.core.model.rotations import rotation_rpy, rpy_from_rotation
-from strategies import assert_close, dh_tables, random_rotation, random_urdf
+from strategies import assert_close, dh_tables, example_robot_data, random_rotation, random_urdf
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"
 RTOL = 1e-9  # relative; observed errors are below 2e-12 (angles snapped within 1e-12 rad)
 
 
-def _example_robot_data() -> Path:
-    """The robots/ folder of the example-robot-data package (a cmeel wheel)."""
-    for entry in sys.path:
-        folder = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if folder.is_dir():
-            return folder
-    raise RuntimeError("example-robot-data is not installed (a test dependency: "
-                       "pip install example-robot-data)")
-
-
-ERD = _example_robot_data()
+ERD = example_robot_data()
 
 #: Serial industrial and research arms: (file, moving joints).
 REAL_ARMS = {

@@ -150,6 +150,18 @@ class DraftTableModel(QAbstractTableModel):
         self._doc.set_text(index.row(), self.key(index.column()), value)
         return True
 
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal:
+            return self._column_header(section, role)
+        if not 0 <= section < self.rowCount():
+            return None
+        return self._row_header(section, role)
+
+    def _row_header(self, section: int, role: int):
+        """Row `section`'s header for `role` (a row of the table); None: nothing."""
+        return None
+
     def _column_header(self, section: int, role: int):
         if not 0 <= section < len(self.columns):
             return None
@@ -241,12 +253,7 @@ class RobotTableModel(DraftTableModel):
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else self._doc.draft.n
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal:
-            return self._column_header(section, role)
-        if not 0 <= section < self.rowCount():
-            return None
+    def _row_header(self, section: int, role: int):
         draft = self._doc.draft
         mechanism = draft.edits_chains
         number = draft.link_number(section)
@@ -314,12 +321,7 @@ class StructureTableModel(DraftTableModel):
             return names + [BASE]
         return names
 
-    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation == Qt.Orientation.Horizontal:
-            return self._column_header(section, role)
-        if not 0 <= section < self.rowCount():
-            return None
+    def _row_header(self, section: int, role: int):
         draft = self._doc.draft
         assert draft.edits_chains
         if self.sheet != "chains":

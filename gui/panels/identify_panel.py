@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QMessageBox,
                                QPushButton, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
@@ -30,6 +30,7 @@ from ..jobs.motion_loading import load_motion_steps
 from ..look.colors import joint_color
 from ..look.progress import progress_and_cancel
 from ..look.text import plain, plain_label, shown_name
+from ..model.rows import RowsModel
 from ..plots.curves import SampleCurve
 from ..plots.plots_panel import LABEL_STYLE, adopt_menus, grid_axes, legend_beside, style_like_results
 from .measured_panel import LOG_FILTER
@@ -74,32 +75,13 @@ def _change(nominal: float, identified: float) -> str:
     return "0" if abs(d) <= 1e-9 * max(abs(nominal), abs(identified)) else _number(d)
 
 
-class LinkValuesModel(QAbstractTableModel):
+class LinkValuesModel(RowsModel):
     """Nominal against identified values, one row per link and quantity:
     link, quantity (unit), nominal, identified, change (identified - nominal). The mass
-    centre is in the link's frame, the inertia about the mass centre (as in the tables)."""
+    centre is in the link's frame, the inertia about the mass centre (as in the tables).
+    Rows: (link name, quantity, unit, nominal, identified), as `link_values` gives them."""
 
     HEADERS = ("link", "quantity", "nominal", "identified", "change")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[tuple[str, str, str, float, float]] = []
-
-    def set_rows(self, rows) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -114,42 +96,27 @@ class LinkValuesModel(QAbstractTableModel):
         return None
 
 
-class BaseParametersModel(QAbstractTableModel):
+class BaseParametersModel(RowsModel):
     """The base parameters: value, standard deviation, relative standard deviation and
-    the combination in words."""
+    the combination in words, numbered. Rows: (value, std, words)."""
 
     HEADERS = ("value", "std", "std / |value|", "combination")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.values = np.zeros(0)
-        self.std = np.zeros(0)
-        self.words: tuple[str, ...] = ()
+    NUMBERED = True
 
     def set_parameters(self, values, std, words) -> None:
-        self.beginResetModel()
-        self.values, self.std, self.words = np.asarray(values), np.asarray(std), tuple(words)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.words)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role != Qt.ItemDataRole.DisplayRole:
-            return None
-        return self.HEADERS[section] if orientation == Qt.Orientation.Horizontal else section + 1
+        """Show the base parameters `values` (p,), their standard deviations `std` (p,)
+        and each one's combination of link parameters in `words` (p strings)."""
+        self.set_rows(zip(np.asarray(values, dtype=float), np.asarray(std, dtype=float),
+                          words))
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        i, column = index.row(), index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            value, std = float(self.values[i]), float(self.std[i])
+            value, std, words = self.rows[index.row()]
+            value, std = float(value), float(std)
             relative = f"{std / abs(value):.2%}" if value else "\u2013"
-            return (_number(value), _number(std), relative, self.words[i])[column]
+            return (_number(value), _number(std), relative, words)[index.column()]
         return None
 
 

@@ -20,7 +20,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QCompleter, QFormLayout,
                                QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton,
                                QTableView, QVBoxLayout, QWidget)
@@ -32,6 +32,7 @@ from armdyn.core.sweeps.sweep import make_plan
 
 from ..jobs.sweeps import ANGLE_UNIT, axis_of_text
 from ..look.text import plain_label
+from ..model.rows import RowsModel
 
 __all__ = ["SweepSetup", "AxesModel", "WHERE_ONE", "WHERE_ALL", "WHERE_DASK", "has_dask"]
 
@@ -50,34 +51,15 @@ def has_dask() -> bool:
     return importlib.util.find_spec("distributed") is not None
 
 
-class AxesModel(QAbstractTableModel):
-    """The grid's axes as typed: field, values, unit, count (read-only cells)."""
+class AxesModel(RowsModel):
+    """The grid's axes as typed: field, values, unit, count (read-only cells).
+    Rows: (field, values, unit, count)."""
 
     HEADERS = ("Field", "Values", "Unit", "Count")
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.rows: list[tuple[str, str, str, int]] = []
-
-    def set_rows(self, rows: list[tuple[str, str, str, int]]) -> None:
-        self.beginResetModel()
-        self.rows = list(rows)
-        self.endResetModel()
-
-    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.rows)
-
-    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
-        return 0 if parent.isValid() else len(self.HEADERS)
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if index.isValid() and role == Qt.ItemDataRole.DisplayRole:
             return str(self.rows[index.row()][index.column()])
-        return None
-
-    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
         return None
 
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from armdyn.core import (FourierSeries, IdentificationError, friction_torques,
                          gravity_torques, identify, inverse_dynamics, load_motion,
@@ -149,7 +150,14 @@ def test_identify_uses_saves_and_undoes(make_window, qtbot, truth, logs, tmp_pat
                                                                        rel=1e-4)
         assert float(links.data(links.index(row, 3))) == pytest.approx(
             found.model.links[k].mass, rel=1e-4)
-    assert panel.base.rowCount() == len(found.base_parameters)
+    base = panel.base  # numbered, each value with its relative standard deviation
+    assert base.rowCount() == len(found.base_parameters) and base.columnCount() == 4
+    assert base.headerData(0, Qt.Orientation.Vertical) == 1
+    assert base.headerData(2, Qt.Orientation.Horizontal) == "std / |value|"
+    i = int(np.argmax(np.abs(found.base_parameters)))
+    assert base.data(base.index(i, 2)) == \
+        f"{found.std[i] / abs(found.base_parameters[i]):.2%}"
+    assert links.headerData(0, Qt.Orientation.Vertical) is None
     assert "condition number" in panel.status.text()
 
     # Save: a file that loads back with the identified parameters

@@ -16,6 +16,7 @@ from armdyn.gui.error_report import WARNINGS_BOX_NAME
 from armdyn.core.io.model_files import load_model
 
 from gui_helpers import PUMA, ROBOTS, ROOT, armdyn, flush_events
+from strategies import example_robot_data
 
 pytestmark = pytest.mark.gui
 
@@ -50,15 +51,6 @@ SMALL_URDF = """<?xml version="1.0"?>
   </joint>
 </robot>
 """
-
-
-def _example_robot_data() -> Path:
-    """The robots/ folder of the example-robot-data package (as tests/test_urdf.py)."""
-    for entry in sys.path:
-        folder = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if folder.is_dir():
-            return folder
-    pytest.skip("example-robot-data is not installed (a test dependency)")
 
 
 @pytest.fixture
@@ -152,7 +144,7 @@ def test_open_a_urdf_run_save_as_urdf_and_reopen(make_window, qtbot, small_urdf,
 
 
 def test_a_real_arm_from_example_robot_data(make_window, qtbot, tmp_path, monkeypatch):
-    xarm = _example_robot_data() / "xarm_description" / "urdf" / "xarm7.urdf"
+    xarm = example_robot_data() / "xarm_description" / "urdf" / "xarm7.urdf"
     window = make_window(PUMA)
     monkeypatch.setattr(window.files, "ask_open_path", lambda: xarm)  # the file dialog
     window.open_action.trigger()
