@@ -297,3 +297,45 @@ def test_a_model_without_loops_compiles_none_of_their_code():
     ir = kernel.inspect_llvm(kernel.signatures[0])
     assert "closed_forward_dynamics" in ir  # (the helpers are there, inlined)
     assert "constrained_forward_dynamics" not in ir and "project_onto_loops" not in ir
+
+
+def test_compiler_flags_list_the_values_numba_lists():
+    """core.kernels.flags: numba's TargetConfig.values() made in one step gives numba's
+    own dict (keys in order, values, so hashes and equality) for every kind of flags
+    numba has, unset, set, set to a default, copied, and copied from another kind."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+    from armdyn.core.kernels import flags
+
+    assert targetconfig.TargetConfig.values is flags.values
+
+    def kinds(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from kinds(sub)
+
+    def same(config):
+        ours, numbas = config.values(), flags._numba_values(config)
+        assert list(ours.items()) == list(numbas.items())
+
+    all_kinds = list(kinds(targetconfig.TargetConfig))
+    assert Flags in all_kinds
+    for kind in all_kinds:
+        same(kind())
+    f = Flags()
+    f.nrt, f.forceinline, f.fastmath = False, True, True
+    f.inline = "always"
+    same(f)
+    g = Flags(f)
+    same(g)
+    assert g == f and hash(g) == hash(f) and g != Flags()
+    d = Flags()
+    d.nrt = Flags.options["nrt"].default  # set to its default: equal to unset
+    same(d)
+    assert d == Flags() and hash(d) == hash(Flags())
+    other = next((k for k in all_kinds if set(k.options) - set(Flags.options)), None)
+    if other is not None:  # a copy from another kind holds options Flags has not
+        source = other()
+        for name in set(other.options) - set(Flags.options):
+            setattr(source, name, other.options[name].default)
+        same(Flags(source))

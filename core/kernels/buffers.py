@@ -35,9 +35,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from . import inliner
+from . import flags, inliner
 
 inliner.install()  # numba's IR inliner without its own costs, before any kernel compiles
+flags.install()  # and its compiler flags listed without theirs
 
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
