@@ -339,3 +339,27 @@ def test_compiler_flags_list_the_values_numba_lists():
         for name in set(other.options) - set(Flags.options):
             setattr(source, name, other.options[name].default)
         same(Flags(source))
+
+
+def test_a_helper_has_no_python_entry_and_python_calls_its_twin():
+    """A helper (`inlined_kernel`) is compiled without numba's Python entry (its
+    unboxing of every argument was a sixth of a fresh compile); a kernel still inlines
+    it, and a call from Python runs its twin `<name>_py`, compiling nothing of it."""
+    from armdyn.core.kernels.buffers import inlined_kernel
+
+    helper = inlined_kernel(_three_ways)
+
+    def twice(x, n):
+        return 2.0 * helper(x, n)
+
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(twice)
+    x = np.array([1.0, -2.0, 3.0])
+    expected = _three_ways(x, 3)  # the Python function itself
+    assert kernel(x, 3) == 2.0 * expected
+    (compiled,) = helper.overloads.values()
+    assert compiled.library.get_pointer_to_function(
+        compiled.fndesc.llvm_cpython_wrapper_name) == 0  # no Python entry
+    assert helper(x, 3) == expected and helper(x, 2) == _three_ways(x, 2)
+    assert helper._compile_for_args.twin.py_func.__name__ == "_three_ways_py"
+    assert len(helper.overloads) == 1
