@@ -53,6 +53,15 @@ KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True, "forceinline": Fa
                   "no_cfunc_wrapper": True}
 compiled_kernel = njit(**KERNEL_OPTIONS)
 
+
+def inner_kernel(function):
+    """A `compiled_kernel` that kernels call (the recursions' passes over the model's and
+    the workspace's views, mv and D), without numba's Python entry, which unboxed every
+    array of both; called from Python, it runs its twin as a helper does
+    (`inlined_kernel`)."""
+    options = {**KERNEL_OPTIONS, "no_cpython_wrapper": True}
+    return _python_calls_to_twin(njit(**options)(function))
+
 #: Helpers inlined into their callers: a call of a compiled function passes every array
 #: of its argument list member by member, hundreds of words for the recursions (the
 #: model views and a dozen fields), which cost a hot path a fifth of its time. Short
