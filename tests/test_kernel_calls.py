@@ -35,6 +35,10 @@ def _twice_through(address, a, x, out):
     return n + call_at(address, (a, out, out))
 
 
+def _once_through(address, a, x, out):
+    return call_at(address, (a, x, out))
+
+
 def test_a_call_through_the_address_computes_as_the_call():
     scale = njit(**OPTIONS)(_scale)
     caller = njit(**OPTIONS)(_twice_through)
@@ -44,6 +48,13 @@ def test_a_call_through_the_address_computes_as_the_call():
     assert caller(address, 3.0, x, out) == 10
     np.testing.assert_array_equal(out, 9.0 * x)  # a (a x), as two direct calls give
     assert len(caller.signatures) == 1 and len(scale.signatures) == 1
+    # other argument types: their own compiled code (the address is looked up by type)
+    x32 = x.astype(np.float32)
+    other = address_of_kernel(scale, 3.0, x32, out)
+    assert other != address and len(scale.signatures) == 2
+    once = njit(**OPTIONS)(_once_through)
+    assert once(other, 2.0, x32, out) == 5
+    np.testing.assert_array_equal(out, 2.0 * x)
 
 
 def test_the_callees_error_reaches_the_caller():
