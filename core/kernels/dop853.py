@@ -18,8 +18,8 @@ Compiled kernels
 Both take first `rhs_address`: `rhs_address(...)` of the arguments they pass on (the
 address of `rhs`'s compiled code for their types).
 
-``initial_step(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound, rtol, atol,
-max_step, y1, f1) -> (h_abs, info)``
+``initial_step(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
+rtol, atol, max_step, y1, f1) -> (h_abs, info)``
     SciPy's select_initial_step (MF, MI: the model's kernel buffers, core.kernels.layout;
     ws: a workspace, core.kernels.data; torque, tau: the torque callback and its (n,)
     buffer, core.kernels.torque; passive: the (n, PASSIVE_COLUMNS) table of viscous damping and
