@@ -369,3 +369,69 @@ def test_numba_cache_entry_keeps_numbas_code_and_the_symbols_numba_would_read():
         _defined_symbols: set = set()
     codegen.JitEngine._load_defined_symbols(Engine, ll.parse_bitcode(bitcode))
     assert symbols == Engine._defined_symbols and len(symbols) >= 2
+
+
+def test_compiler_flags_list_the_values_numba_lists():
+    """core.kernels.flags: numba's TargetConfig.values() made in one step gives numba's
+    own dict (keys in order, values, so hashes and equality) for every kind of flags
+    numba has, unset, set, set to a default, copied, and copied from another kind."""
+    from numba.core import targetconfig
+    from numba.core.compiler import Flags
+    from armdyn.core.kernels import flags
+
+    assert targetconfig.TargetConfig.values is flags.values
+
+    def kinds(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from kinds(sub)
+
+    def same(config):
+        ours, numbas = config.values(), flags._numba_values(config)
+        assert list(ours.items()) == list(numbas.items())
+
+    all_kinds = list(kinds(targetconfig.TargetConfig))
+    assert Flags in all_kinds
+    for kind in all_kinds:
+        same(kind())
+    f = Flags()
+    f.nrt, f.forceinline, f.fastmath = False, True, True
+    f.inline = "always"
+    same(f)
+    g = Flags(f)
+    same(g)
+    assert g == f and hash(g) == hash(f) and g != Flags()
+    d = Flags()
+    d.nrt = Flags.options["nrt"].default  # set to its default: equal to unset
+    same(d)
+    assert d == Flags() and hash(d) == hash(Flags())
+    other = next((k for k in all_kinds if set(k.options) - set(Flags.options)), None)
+    if other is not None:  # a copy from another kind holds options Flags has not
+        source = other()
+        for name in set(other.options) - set(Flags.options):
+            setattr(source, name, other.options[name].default)
+        same(Flags(source))
+
+
+def test_a_helper_has_no_python_entry_and_python_calls_its_twin():
+    """A helper (`inlined_kernel`) is compiled without numba's Python entry (its
+    unboxing of every argument was a sixth of a fresh compile); a kernel still inlines
+    it, and a call from Python runs its twin `<name>_py`, compiling nothing of it."""
+    from armdyn.core.kernels.buffers import inlined_kernel
+
+    helper = inlined_kernel(_three_ways)
+
+    def twice(x, n):
+        return 2.0 * helper(x, n)
+
+    options = {key: value for key, value in KERNEL_OPTIONS.items() if key != "cache"}
+    kernel = njit(**options)(twice)
+    x = np.array([1.0, -2.0, 3.0])
+    expected = _three_ways(x, 3)  # the Python function itself
+    assert kernel(x, 3) == 2.0 * expected
+    (compiled,) = helper.overloads.values()
+    assert compiled.library.get_pointer_to_function(
+        compiled.fndesc.llvm_cpython_wrapper_name) == 0  # no Python entry
+    assert helper(x, 3) == expected and helper(x, 2) == _three_ways(x, 2)
+    assert helper._compile_for_args.twin.py_func.__name__ == "_three_ways_py"
+    assert len(helper.overloads) == 1

@@ -35,9 +35,10 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from . import cache_load, inliner
+from . import cache_load, flags, inliner
 
 inliner.install()  # numba's IR inliner without its own costs, before any kernel compiles
+flags.install()  # and its compiler flags listed without theirs
 cache_load.install()  # numba's cache loads a kernel without parsing its module for linking
 
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
@@ -46,8 +47,21 @@ cache_load.install()  # numba's cache loads a kernel without parsing its module 
 #: thread free; the kernels touch no Python object). Helpers of a few lines are
 #: `inlined_kernel`s instead. forceinline is set (False) so that a kernel first compiled
 #: from an inlined helper does not inherit the helper's (numba passes it down).
-KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True, "forceinline": False}
+#: No kernel is called through a C function pointer (numba's first-class functions), so
+#: none has numba's C wrapper ("no_cfunc_wrapper"): built for every compiled function by
+#: default, 2.6 s of the 25 s of CPU of a small arm's first free fall (fresh cache).
+KERNEL_OPTIONS = {"cache": True, "_nrt": False, "nogil": True, "forceinline": False,
+                  "no_cfunc_wrapper": True}
 compiled_kernel = njit(**KERNEL_OPTIONS)
+
+
+def inner_kernel(function):
+    """A `compiled_kernel` that kernels call (the recursions' passes over the model's and
+    the workspace's views, mv and D), without numba's Python entry, which unboxed every
+    array of both; called from Python, it runs its twin as a helper does
+    (`inlined_kernel`)."""
+    options = {**KERNEL_OPTIONS, "no_cpython_wrapper": True}
+    return _python_calls_to_twin(njit(**options)(function))
 
 #: Helpers inlined into their callers: a call of a compiled function passes every array
 #: of its argument list member by member, hundreds of words for the recursions (the
@@ -57,9 +71,48 @@ compiled_kernel = njit(**KERNEL_OPTIONS)
 #: (`inline="always"`), which types and lowers the helper's body again at every call
 #: site, nested helpers within it included: that was most of the core's compile time
 #: (409 s of CPU for every kernel on the project's machine, 133 s with LLVM inlining the
-#: helpers), for the same machine code once LLVM has inlined it.
-INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True}
-inlined_kernel = njit(**INLINE_OPTIONS)
+#: helpers), for the same machine code once LLVM has inlined it. A helper is compiled
+#: without numba's Python entry ("no_cpython_wrapper": the code that unboxes each
+#: argument, every array of the model's and the workspace's views for most helpers, 3.7 s
+#: of the 22 s of CPU of a small arm's first free fall): `inlined_kernel`.
+INLINE_OPTIONS = {"cache": True, "_nrt": False, "forceinline": True,
+                  "no_cfunc_wrapper": True, "no_cpython_wrapper": True}
+#: A helper's twin for calls from Python (`inlined_kernel`): the helper as a kernel.
+PYTHON_ENTRY_OPTIONS = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
+
+
+def inlined_kernel(function):
+    """`function` as a helper inlined by LLVM into the kernels that call it
+    (INLINE_OPTIONS), without a Python entry. Called from Python (a few helpers are:
+    the stops' forces, quaternions, the road), it runs its twin `<name>_py`
+    (PYTHON_ENTRY_OPTIONS; compiled or loaded at the first such call): numba's table of
+    Python entries of the helper stays empty, so every call from Python goes to
+    `_compile_for_args`, which hands numba the twin to call instead."""
+    return _python_calls_to_twin(njit(**INLINE_OPTIONS)(function))
+
+
+def _python_calls_to_twin(kernel):
+    kernel._insert = _no_python_entry
+    kernel._compile_for_args = _PythonEntry(kernel)
+    return kernel
+
+
+def _no_python_entry(*args, **kwargs) -> None:
+    """A helper's compiled code is not entered from Python (it has no entry)."""
+
+
+class _PythonEntry:
+    """numba's `_compile_for_args` of a helper: its twin with a Python entry, which
+    numba's dispatcher then calls with the arguments (it calls what this returns)."""
+
+    def __init__(self, kernel) -> None:
+        self.kernel = kernel
+        self.twin = None
+
+    def __call__(self, *args, **kwargs):
+        if self.twin is None:
+            self.twin = njit(**PYTHON_ENTRY_OPTIONS)(_renamed(self.kernel.py_func, "py"))
+        return self.twin
 
 #: Inlined by numba at its IR level: the recursions' `inline_twin`s that only the hot
 #: paths call (inlining them everywhere would double the compile time of the core), the
@@ -68,7 +121,8 @@ inlined_kernel = njit(**INLINE_OPTIONS)
 #: buffer (compiled without reference counting, a function may return only an array it
 #: was passed). Their bodies call the helpers, which LLVM inlines. numba copies what it
 #: inlines in a way that grew with the square of its size: `core.kernels.inliner`.
-IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always"}
+IR_INLINE_OPTIONS = {"cache": True, "_nrt": False, "inline": "always",
+                     "no_cfunc_wrapper": True}
 ir_inlined_kernel = njit(**IR_INLINE_OPTIONS)
 
 
@@ -82,14 +136,20 @@ def inline_twin(kernel, *, llvm: bool = False):
     after the function, not after the options it was compiled with, so a twin of the
     same function compiled by itself (inlined by LLVM, say) would load the kernel's
     compiled code (not inlined), or give the kernel its own."""
-    function = kernel.py_func
+    if llvm:
+        return inlined_kernel(_renamed(kernel.py_func, "llvm"))
+    return njit(**IR_INLINE_OPTIONS)(_renamed(kernel.py_func, "inline"))
+
+
+def _renamed(function, suffix: str):
+    """A copy of `function` named `<name>_<suffix>` (numba's cache files are named after
+    the function)."""
     twin = pytypes.FunctionType(function.__code__, function.__globals__,
-                                f"{function.__name__}_{'llvm' if llvm else 'inline'}",
-                                function.__defaults__,
+                                f"{function.__name__}_{suffix}", function.__defaults__,
                                 function.__closure__)
-    twin.__qualname__ = f"{function.__qualname__}_{'llvm' if llvm else 'inline'}"
+    twin.__qualname__ = f"{function.__qualname__}_{suffix}"
     twin.__module__, twin.__doc__ = function.__module__, function.__doc__
-    return njit(**(INLINE_OPTIONS if llvm else IR_INLINE_OPTIONS))(twin)
+    return twin
 
 _compiling = threading.Lock()
 

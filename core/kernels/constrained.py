@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import denoc
-from .buffers import compiled_kernel, inline_twin, inlined_kernel
+from .buffers import compiled_kernel, inline_twin, inlined_kernel, inner_kernel
 from .charts import retract
 from .data import data_views
 from .loops import (closure_acceleration_inline, closure_jacobian, closure_jacobian_inline,
@@ -107,7 +107,7 @@ def pivoted_cholesky_solve(A, b, x, keep, y, tol):
     return rank
 
 
-@compiled_kernel
+@inner_kernel
 def constrained_forward_dynamics_kernel(mv, ws, q, qd, tau, f_ext, qdd):
     """qdd (nv,) that keeps the loops closed under joint forces tau and link wrenches
     f_ext (n, 6), on the data of the workspace buffer ws (which then holds the
@@ -215,7 +215,7 @@ def _least_norm_correction(J, v, rhs, delassus, lam, keep, y, out):
         out[j] = s
 
 
-@compiled_kernel
+@inner_kernel
 def project_onto_loops(mv, ws, q, qd, tol):
     """Move the state (q (nq,), qd (nv,)) back onto Phi(q) = 0 and J qd = 0 when it has
     drifted by more than tol (m, rad, and per second), on the data of the workspace

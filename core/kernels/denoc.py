@@ -29,7 +29,7 @@ recursion.
 """
 from __future__ import annotations
 
-from .buffers import compiled_kernel, inline_twin, inlined_kernel
+from .buffers import inline_twin, inlined_kernel, inner_kernel
 from .joints import (JOINT_FREE, JOINT_NV, JOINT_PRISMATIC, M_P_col, M_p, P_col_dot,
                      add_joint_rate_terms_of, add_P_times, dh_variables,
                      factor_pivot_block, joint_forces, joint_motion, ldl_solve,
@@ -119,7 +119,7 @@ def dh_frames(mv, q, Rj, oj, Rl, ol, cs=None):
 # Per-link DeNOC quantities at one configuration
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
+@inner_kernel
 def link_quantities(mv, D, q):
     """Frames (D.Rj, D.oj, D.Rl, D.ol), e, d, c, M and A of every link at configuration
     q (base frame)."""
@@ -250,7 +250,7 @@ def twist_rates(mv, D, qd, qdd, gravity):
         add_joint_rate_terms_of(kind[k], e, S, k, iv[k], wx, wy, wz, qd, t, tdot, k)
 
 
-@compiled_kernel
+@inner_kernel
 def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
     """RIDIM: joint forces tau (nv,) for rates qd, qdd at the configuration of the link
     quantities (`link_quantities` first). f_ext (n, 6) holds the wrench [n; f] the
@@ -315,7 +315,7 @@ def inverse_dynamics_kernel(mv, D, qd, qdd, gravity, f_ext, tau):
         add_drive_forces(mv, qd, qdd, tau)
 
 
-@compiled_kernel
+@inner_kernel
 def energy_kernel(mv, D, gravity, qd):
     """Kinetic energy 1/2 sum t_k^T M_k t_k (plus the rotors' 1/2 sum r^2 I_r qd_k^2) and
     potential energy -sum m_k g . c_k (J), at the link quantities and twists in D and the
@@ -323,14 +323,14 @@ def energy_kernel(mv, D, gravity, qd):
     return energy_momentum_kernel(mv, D, gravity, qd, None)
 
 
-@compiled_kernel
+@inner_kernel
 def momentum_kernel(mv, D, out):
     """The whole system's mass centre, linear momentum and angular momentum about it
     (out (9,); `energy_momentum_kernel`)."""
     energy_momentum_kernel(mv, D, mv.gravity, D.zero, out)
 
 
-@compiled_kernel
+@inner_kernel
 def energy_momentum_kernel(mv, D, gravity, qd, out):
     """Energies and momenta in one pass over the links, at the link quantities and twists
     in D and the rates qd (nv,); returns (T, V), J:
@@ -394,7 +394,7 @@ def energy_momentum_kernel(mv, D, gravity, qd, out):
 # Composite bodies and the GIM (seed 000 eqs. 23b-24)
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
+@inner_kernel
 def composite_inertias(mv, D):
     """eq. 23b: M~_k = M_k + sum over children c of A_{c,k}^T M~_c A_{c,k} (D.M_tilde)."""
     n = mv.n
@@ -411,7 +411,7 @@ def composite_inertias(mv, D):
             ATMA_add(A, k, M_tilde, k, M_tilde, p)
 
 
-@compiled_kernel
+@inner_kernel
 def gim_from_composite(mv, D, I):
     """eq. 24: i_kj = P_k^T A_{jk}^T M~_j P_j for every ancestor k of j (and symmetric),
     a block of nv_k x nv_j entries; zero where neither joint is an ancestor of the other.
@@ -453,7 +453,7 @@ def gim_from_composite(mv, D, I):
 # RFDSIM: recursive forward dynamics by UDU^T (seed 001 eqs. 18-21; seed 000 App. B)
 # ----------------------------------------------------------------------------------
 
-@compiled_kernel
+@inner_kernel
 def articulated_inertias(mv, D):
     """Articulated-body inertias, eqs. 19c-d. Returns the 0-based index of a joint
     whose pivot is not positive (singular GIM), or -1.
@@ -531,7 +531,7 @@ def articulated_inertias(mv, D):
     return -1
 
 
-@compiled_kernel
+@inner_kernel
 def udu_solve(mv, D, phi, qdd):
     """Solve U D U^T qdd = phi recursively (eqs. 19a-b, 20, 21a-b) with the factors
     D.psi_hat, D.m_hat (and the block pivots' L_hat) of `articulated_inertias`; D.eta,
@@ -626,7 +626,7 @@ articulated_inertias_inline = inline_twin(articulated_inertias)
 udu_solve_inline = inline_twin(udu_solve)
 
 
-@compiled_kernel
+@inner_kernel
 def forward_dynamics_tree(mv, ws, q, qd, tau, f_ext, gravity, qdd):
     """RFDSIM: phi = tau - ID(q, qd, 0) (seed 001 Sec 2.4.2, input item 4), then
     U D U^T qdd = phi (eqs. 18-21), on the data of the workspace buffer ws, which is left

@@ -6,22 +6,27 @@ at import time), the same step-size control (SAFETY 0.9, factors in [0.2, 10], n
 right after a rejection, error exponent -1/8), the same blended 5th/3rd order error norm,
 the same initial step selection (`select_initial_step`, order 7, RMS norm) and the same
 7th-degree dense output (3 extra stages, evaluated only on steps that hold an output sample
-strictly inside the step). The right-hand side is `_rhs` (the accelerations of
-`core.kernels.rhs`), called inside numba, so a whole chunk runs without returning to Python; the joints' damping and
+strictly inside the step). The right-hand side is `rhs` (the accelerations of
+`core.kernels.rhs`), called inside numba through its address (`core.kernels.calls`:
+compiled once per build, not linked into and optimised again in every kernel that calls
+it), so a whole chunk runs without returning to Python; the joints' damping and
 end stops (`core.algorithms.dynamics.stop_force`) are part of it. Integration runs forward in time
 only (t_bound > t0).
 
 Compiled kernels
 ----------------
-``initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound, rtol, atol,
-max_step, y1, f1) -> (h_abs, info)``
+Both take first `rhs_address`: `rhs_address(...)` of the arguments they pass on (the
+address of `rhs`'s compiled code for their types).
+
+``initial_step(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
+rtol, atol, max_step, y1, f1) -> (h_abs, info)``
     SciPy's select_initial_step (MF, MI: the model's kernel buffers, core.kernels.layout;
     ws: a workspace, core.kernels.data; torque, tau: the torque callback and its (n,)
     buffer, core.kernels.torque; passive: the (n, PASSIVE_COLUMNS) table of viscous damping and
     end stops, core.algorithms.dynamics.passive_table). y1, f1: (2n,) scratch. info = -1, or the
     0-based joint whose pivot vanished at the probe state (then h_abs = nan).
 
-``dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
+``dop853_advance(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
 stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, info)``
     state   float64 (5,), (6,) or (7,): [t, h_abs, t_bound, rtol, atol(, max_step(,
             project_tol))]; t and h_abs are updated in place. max_step defaults to inf,
@@ -63,7 +68,7 @@ stats, t_out, next_out, Y_out, t_stop, max_steps, huge) -> (status, next_out, in
 
 Both kernels take a last, optional argument `pull`: a run's pull buffer (`core.sim.pull`;
 None: none), whose spring-damper wrench every right-hand side evaluation adds to f_ext
-while it holds a pull (`_rhs`), and `chart`: None for a model whose q is its own chart
+while it holds a pull (`rhs`), and `chart`: None for a model whose q is its own chart
 (nq == nv), else the (2, nq) buffer of the chart the integrator steps (`core.kernels.charts`:
 y = [x; qd] with x a chart of q around chart[0], moved to each accepted state; the
 samples Y_out are [q; qd], (S, nq + nv)). `dop853_advance` takes one more, `contacts`:
@@ -84,6 +89,7 @@ from pathlib import Path
 import numpy as np
 
 from .buffers import address_of, compiled_kernel, inlined_kernel
+from .calls import address_of_kernel, call_at
 from .charts import chart_origin, chart_rates, chart_to_q, recentre
 from .constrained import project_if_loops
 from .layout import model_views
@@ -139,7 +145,7 @@ STATUS_SINGULAR = -2
 STATUS_BLOWUP = -3
 STATUS_TORQUE_FAILED = -4
 
-#: What `_rhs` returns when the torque function failed (joint codes are >= 0).
+#: What `rhs` returns when the torque function failed (joint codes are >= 0).
 TORQUE_FAILED = -4
 
 
@@ -149,7 +155,7 @@ def new_scratch(n2: int) -> np.ndarray:
 
 
 @compiled_kernel
-def _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops):
+def rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops):
     """ydot = f(t, y): the joint forces tau(t, q, qd) from the torque callback (written
     into tau; `core.kernels.torque`), the link wrenches f_ext (n, 6) plus, while the buffer
     `pull` (`core.sim.pull`; None: none) holds a pull, its spring-damper's wrench at this
@@ -181,6 +187,15 @@ def _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops
     return accelerations(mv, ws, q, y[:nv], y[nv:], tau, passive, f_ext, ydot[nv:], loops)
 
 
+def rhs_address(MF, MI, ws, torque, y, tau, passive, f_ext, pull, ydot, chart,
+                loops) -> int:
+    """The address of `rhs`'s compiled code for these arguments' types (compiled or
+    loaded now if new), which `initial_step` and `dop853_advance` call (`call_at`): y,
+    ydot any float64 (2 nv,) C-contiguous vectors (the kernels pass their own rows)."""
+    return address_of_kernel(rhs, MF, MI, ws, torque, 0.0, y, tau, passive, f_ext, pull,
+                             ydot, chart, loops)
+
+
 @inlined_kernel
 def _write_sample(mv, chart, y, out):
     """out = [q; qd] (nq + nv) of the integrator's state y = [x; qd] (2 nv)."""
@@ -192,13 +207,6 @@ def _write_sample(mv, chart, y, out):
     chart_to_q(mv, chart[0], y[:nv], out[:nq])
     for i in range(nv):
         out[nq + i] = y[nv + i]
-
-
-@compiled_kernel
-def rhs_at(MF, MI, ws, torque, t, y, tau, passive, f_ext, ydot, pull=None, chart=None,
-           loops=None):
-    """`_rhs` from Python (MF, MI: the model's kernel buffers)."""
-    return _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, ydot, chart, loops)
 
 
 @compiled_kernel
@@ -247,7 +255,7 @@ def _rms(x, scale):
 
 
 @compiled_kernel
-def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
+def initial_step(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
                  rtol, atol, max_step, y1, f1, pull=None, chart=None, loops=None):
     """SciPy's select_initial_step (order 7, RMS norm). Returns (h_abs, info)."""
     m = y0.shape[0]
@@ -267,7 +275,8 @@ def initial_step(MF, MI, ws, torque, tau, passive, f_ext, t0, y0, f0, t_bound,
     h0 = min(h0, interval_length)
     for i in range(m):
         y1[i] = y0[i] + h0 * f0[i]
-    bad = _rhs(MF, MI, ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1, chart, loops)
+    bad = call_at(rhs_address, (MF, MI, ws, torque, t0 + h0, y1, tau, passive, f_ext, pull, f1,
+                                 chart, loops))
     if bad != -1:
         return np.nan, bad
     for i in range(m):
@@ -305,15 +314,15 @@ def _stage_input(K, s, a_row, y, h, out):
 
 
 @compiled_kernel
-def _dense_build(MF, MI, ws, torque, t_old, tau, passive, f_ext, pull, chart, loops, K, y_old,
-                 y_new, f_new, h, ystage, F):
+def _dense_build(rhs_address, MF, MI, ws, torque, t_old, tau, passive, f_ext, pull, chart, loops,
+                 K, y_old, y_new, f_new, h, ystage, F):
     """Extra stages 13..15 and the 7 interpolation rows F. Returns -1, a singular joint
     or TORQUE_FAILED."""
     m = y_old.shape[0]
     for s in range(N_STAGES + 1, N_STAGES_EXTENDED):
         _stage_input(K, s, _A[s], y_old, h, ystage)
-        bad = _rhs(MF, MI, ws, torque, t_old + _C[s] * h, ystage, tau, passive, f_ext,
-                   pull, K[s], chart, loops)
+        bad = call_at(rhs_address, (MF, MI, ws, torque, t_old + _C[s] * h, ystage, tau,
+                                    passive, f_ext, pull, K[s], chart, loops))
         if bad != -1:
             return bad
     for i in range(m):
@@ -351,7 +360,7 @@ def _dense_eval(F, y_old, x, out):
 
 
 @compiled_kernel
-def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
+def dop853_advance(rhs_address, MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scratch,
                    stats, t_out, next_out, Y_out, t_stop, max_steps, huge, pull=None,
                    chart=None, contacts=None, loops=None):
     """Advance the DOP853 integration; see the module docstring for the contract."""
@@ -438,8 +447,8 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 nonfinite = _first_nonfinite(y_s)
                 if nonfinite >= 0:
                     break
-                singular = _rhs(MF, MI, ws, torque, t_s, y_s, tau, passive, f_ext, pull,
-                                K[s], chart, loops)
+                singular = call_at(rhs_address, (MF, MI, ws, torque, t_s, y_s, tau, passive,
+                                                 f_ext, pull, K[s], chart, loops))
                 stats[0] += 1
                 if singular == TORQUE_FAILED:
                     state[0] = t
@@ -519,7 +528,8 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
         # ---- loops: project the accepted state back onto them (a no-op for trees) ----
         if chart is None and project_tol > 0.0 and project_if_loops(loops, mv, ws, y[:nv],
                                                                      y[nv:], project_tol):
-            bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart, loops)
+            bad = call_at(rhs_address, (MF, MI, ws, torque, t, y, tau, passive, f_ext, pull,
+                                        f, chart, loops))
             stats[0] += 1
             if bad != -1:
                 state[0] = t
@@ -539,8 +549,9 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
                 _write_sample(mv, chart, y, Y_out[next_out])
             else:
                 if not built:
-                    bad = _dense_build(MF, MI, ws, torque, t_old, tau, passive, f_ext, pull,
-                                       chart, loops, K, y_old, y, f, h, ystage, F)
+                    bad = _dense_build(rhs_address, MF, MI, ws, torque, t_old, tau, passive,
+                                       f_ext, pull, chart, loops, K, y_old, y, f, h, ystage,
+                                       F)
                     stats[0] += 3
                     stats[3] += 1
                     if bad != -1:
@@ -565,7 +576,8 @@ def dop853_advance(MF, MI, ws, torque, tau, passive, f_ext, state, y, f, K, scra
             if project_tol > 0.0 and project_if_loops(loops, mv, ws, chart[0], y[nv:],
                                                       project_tol):
                 chart_origin(mv, chart[0], y[:nv])
-                bad = _rhs(MF, MI, ws, torque, t, y, tau, passive, f_ext, pull, f, chart, loops)
+                bad = call_at(rhs_address, (MF, MI, ws, torque, t, y, tau, passive, f_ext,
+                                            pull, f, chart, loops))
                 stats[0] += 1
                 if bad != -1:
                     state[0] = t

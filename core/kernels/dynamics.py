@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from . import denoc
-from .buffers import closed_kernel, compiled_kernel, inlined_kernel
+from .buffers import closed_kernel, compiled_kernel, inlined_kernel, inner_kernel
 from .constrained import constrained_forward_dynamics_inline, constrained_forward_dynamics_kernel
 from .data import data_views
 from .layout import model_views
@@ -25,7 +25,7 @@ from .layout import model_views
 #: not finite, or the result is not finite (an overflow).
 WRONG_LENGTH, NOT_FINITE, RESULT_NOT_FINITE = -2, -3, -4
 
-@compiled_kernel
+@inner_kernel
 def _call_gravity(mv, with_gravity, g):
     """g (3,) = the model's gravity, or zeros."""
     for r in range(3):

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 
 from . import denoc
-from .buffers import compiled_kernel, inline_twin, inlined_kernel
+from .buffers import compiled_kernel, inline_twin, inlined_kernel, inner_kernel
 from .data import data_views
 from .joints import (JOINT_NV, JOINT_PRISMATIC, angular_velocity_per_rate,
                      point_velocity_per_rate)
@@ -117,7 +117,7 @@ def _gear_residual(mv, q, l):
     return (qb - qb0) - ratio * (qa - qa0)
 
 
-@compiled_kernel
+@inner_kernel
 def closure_residual(mv, D, q, Phi):
     """Phi (m,) at the link frames D.Rl, D.ol (filled by link_quantities from q (nq,),
     which the gear rows read)."""
@@ -174,7 +174,7 @@ def _add_path_columns(mv, e, S, oj, body, point, sign, kind, G, J, row):
         j = parent[j]
 
 
-@compiled_kernel
+@inner_kernel
 def closure_jacobian(mv, D, J):
     """J (m, nv) at the link quantities in D."""
     row_loop, row_kind, loop_body = mv.row_loop, mv.row_kind, mv.loop_body
@@ -232,7 +232,7 @@ def _angular(t, tdot, body, G, w, wd):
         G[wd, r] = tdot[body, r] if body >= 0 else 0.0
 
 
-@compiled_kernel
+@inner_kernel
 def closure_acceleration_term(mv, D, g_base, gamma):
     """gamma (m,) = J' qd, from the twists D.t and twist rates D.tdot computed at qdd = 0
     with base acceleration -g_base (the gravity the recursion used; it cancels).

@@ -2,7 +2,7 @@
 
 `accelerations` is the qdd half of f(t, y), the equations of motion for the state
 y = [q; qd] (seed 001 eq. 16a), which the integrator's right-hand side
-(`core.kernels.dop853._rhs`) calls; `sample_quantities` computes what a run records at
+(`core.kernels.dop853.rhs`) calls; `sample_quantities` computes what a run records at
 its output samples in one pass; `project_samples` keeps samples of a mechanism with
 loops on its loops.
 """

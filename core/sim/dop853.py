@@ -12,7 +12,8 @@ from ..kernels.constrained import loops_of
 from ..kernels.data import thread_workspace
 from ..kernels.dop853 import (N_STAGES_EXTENDED, STATUS_RUNNING, STATUS_SINGULAR,
                               STATUS_TORQUE_FAILED, TORQUE_FAILED, dop853_advance,
-                              initial_step, new_scratch, rhs_at)
+                              initial_step, new_scratch, rhs,
+                              rhs_address)
 from ..kernels.passive import passive_table, record_stop_contacts, stop_contacts
 from ..kernels.pull import pull_buffer
 from ..kernels.torque import torque_function
@@ -86,11 +87,15 @@ class Dop853State:
         self.state = np.array([t0, 0.0, t_bound, rtol, atol, max_step, project_tol],
                               dtype=np.float64)
         self.init_status, self.init_info = 0, -1
-        bad = rhs_at(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
-                     self.passive, self.f_ext, self.f, self.pull, self.chart, self.loops)
+        # rhs's compiled code for these buffers, which the integrator's kernels call
+        self.rhs = rhs_address(self.MF, self.MI, self.ws, self.torque, self.y, self.tau,
+                               self.passive, self.f_ext, self.pull, self.f, self.chart,
+                               self.loops)
+        bad = rhs(self.MF, self.MI, self.ws, self.torque, float(t0), self.y, self.tau,
+                  self.passive, self.f_ext, self.pull, self.f, self.chart, self.loops)
         self.stats[0] += 1
         if bad == -1 and first_step is None:
-            h, bad = initial_step(self.MF, self.MI, self.ws, self.torque, self.tau,
+            h, bad = initial_step(self.rhs, self.MF, self.MI, self.ws, self.torque, self.tau,
                                   self.passive, self.f_ext, float(t0), self.y, self.f,
                                   float(t_bound), float(rtol), float(atol), float(max_step),
                                   self.scratch[0], self.scratch[1], self.pull, self.chart,
@@ -130,9 +135,9 @@ class Dop853State:
     def pull_changed(self) -> int:
         """After a change of `pull` between two `advance` calls: f = f(t, y) again under
         the new force (the steps reuse the last stage as the next step's first, which
-        the change made stale). Returns -1 or the failure code of `_rhs`."""
-        bad = rhs_at(self.MF, self.MI, self.ws, self.torque, self.t, self.y, self.tau,
-                     self.passive, self.f_ext, self.f, self.pull, self.chart, self.loops)
+        the change made stale). Returns -1 or the failure code of `rhs`."""
+        bad = rhs(self.MF, self.MI, self.ws, self.torque, self.t, self.y, self.tau,
+                  self.passive, self.f_ext, self.pull, self.f, self.chart, self.loops)
         self.stats[0] += 1
         return int(bad)
 
@@ -141,11 +146,12 @@ class Dop853State:
         """One call of `dop853_advance`; returns (status, next_out, info)."""
         if self.init_status != 0:
             return self.init_status, next_out, self.init_info
-        st, nxt, info = dop853_advance(self.MF, self.MI, self.ws, self.torque, self.tau,
-                                       self.passive, self.f_ext, self.state, self.y, self.f,
-                                       self.K, self.scratch, self.stats, t_out, int(next_out),
-                                       Y_out, float(t_stop), int(max_steps), float(huge),
-                                       self.pull, self.chart, self.contacts, self.loops)
+        st, nxt, info = dop853_advance(self.rhs, self.MF, self.MI, self.ws, self.torque,
+                                       self.tau, self.passive, self.f_ext, self.state, self.y,
+                                       self.f, self.K, self.scratch, self.stats, t_out,
+                                       int(next_out), Y_out, float(t_stop), int(max_steps),
+                                       float(huge), self.pull, self.chart, self.contacts,
+                                       self.loops)
         return int(st), int(nxt), int(info)
 
 
