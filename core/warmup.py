@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,17 +86,101 @@ def warm_up_display() -> None:
     forward_kinematics(robot, robot.q_home)
 
 
-def warm_up(*, tree_runs: bool = True, last_first: bool = False) -> None:
+class Step(NamedTuple):
+    """One step of `warm_up`: `run()` compiles (or loads) a few kernels; `name` names it
+    among the steps (a claim's file name, `warm_up_apart`)."""
+
+    name: str
+    run: Callable[[], object]
+
+
+def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
+            other: subprocess.Popen | None = None) -> None:
     """Run every public algorithm once on a tiny arm and a tiny four-bar (single states
-    and batches), runs first (`warm_up_steps`; with `last_first`, in the opposite order).
-    Without `tree_runs`, leave out the runs whose kernels a run of an arm (no loops, no
-    floating base) compiles too: its integrator and its inverse run (`warm_up_apart`)."""
+    and batches), runs first (`warm_up_steps`). Without `tree_runs`, leave out the runs
+    whose kernels a run of an arm (no loops, no floating base) compiles too: its
+    integrator and its inverse run.
+
+    `claims`: a folder shared with another process warming up the same kernels into the
+    same numba cache (`warm_up_apart`'s `other`): each step is first claimed there, a
+    step the other has claimed is left to it and run here last, once the other is done
+    with it (its kernels are then loaded from the cache), so that no step is compiled
+    twice. This process does not wait for a step of the other that does not advance (the
+    other ended, or has had less than half a core, `OTHER_MIN_SHARE`, over the last
+    second: a loaded machine): it then compiles that step itself."""
     steps = warm_up_steps(tree_runs=tree_runs)
-    for step in reversed(steps) if last_first else steps:
-        step()
+    if claims is None:
+        for step in steps:
+            step.run()
+        return
+    left = [step for step in steps if not _claimed_and_run(Path(claims), step)]
+    for step in left:  # the other's: wait for it, then load its kernels
+        _wait_for(Path(claims) / f"{step.name}.done", other)
+        step.run()
 
 
-def warm_up_steps(*, tree_runs: bool = True) -> list[Callable[[], object]]:
+def warm_up_claiming(claims: str | os.PathLike, parent: int) -> None:
+    """The other process of `warm_up_apart`: run the steps of `warm_up(tree_runs=False)`
+    that no one has claimed in the folder `claims`, claiming each, and return when none is
+    left or when the process `parent` (the application's) has ended."""
+    for step in warm_up_steps(tree_runs=False):
+        if os.getppid() != parent:
+            return  # the application has gone: its warm-up with it
+        _claimed_and_run(Path(claims), step)
+
+
+def _claimed_and_run(claims: Path, step: Step) -> bool:
+    """Claim `step` in `claims` (an exclusive create of the file named after it), and run
+    it if that succeeded, then mark it done (a second file). False if it was claimed."""
+    try:
+        os.close(os.open(claims / step.name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    step.run()
+    (claims / f"{step.name}.done").touch()
+    return True
+
+
+#: The least share of a core over the last second that another process's step must have
+#: had for `warm_up` to wait for it rather than compile it too (a busy machine).
+OTHER_MIN_SHARE = 0.5
+#: How often `warm_up` looks whether the other process has done a step, s.
+WAIT_POLL_S = 0.05
+
+
+def _wait_for(done: Path, other: subprocess.Popen | None) -> None:
+    """Return once the file `done` exists, or the process `other` has ended, or (on Linux,
+    which tells a process's CPU time) it has had less than OTHER_MIN_SHARE of a core over
+    the last second; at once without `other` or elsewhere."""
+    if other is None:
+        return
+    history: list[tuple[float, float]] = []  # (wall time, the other's CPU time), s
+    while not done.exists() and other.poll() is None:
+        cpu = _cpu_time(other.pid)
+        if cpu is None:
+            return
+        now = time.monotonic()
+        history.append((now, cpu))
+        while now - history[0][0] > 1.0 + WAIT_POLL_S:
+            history.pop(0)
+        then, cpu_then = history[0]
+        if now - then >= 1.0 and cpu - cpu_then < OTHER_MIN_SHARE * (now - then):
+            return
+        time.sleep(WAIT_POLL_S)
+
+
+def _cpu_time(pid: int) -> float | None:
+    """The CPU time (user and system) of the process `pid` so far, s; None where the
+    system does not tell (not Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
     """The steps of `warm_up`, in its order: each compiles (or loads) a few kernels."""
     robot = _tiny_robot()
     q, qd = robot.q_home, np.array([0.1, -0.2])
@@ -110,26 +197,29 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Callable[[], object]]:
         forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
 
     mech = _tiny_four_bar()
-    tree = [lambda: simulate(robot, 0.02, dt_out=0.01)] if tree_runs else []
+    tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01))] if tree_runs else []
     steps = tree + [
-        lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
-        lambda: simulate(mech, 0.02, dt_out=0.01),  # (its own kernels: `loops_of`)
-        lambda: forward_kinematics(robot, q),
-        lambda: inverse_dynamics(robot, q, qd, qd)]
+        # the largest first: two processes sharing the steps meet on a small one
+        Step("four-bar run", lambda: simulate(mech, 0.02, dt_out=0.01)),  # (`loops_of`)
+        Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01)),
+        Step("frames", lambda: forward_kinematics(robot, q)),
+        Step("inverse", lambda: inverse_dynamics(robot, q, qd, qd))]
     if tree_runs:
-        steps.append(inverse_run)
-    steps += [forward,
-              lambda: (mass_matrix(robot, q), udu_factors(robot, q)),
-              lambda: (articulated_body_inertias(robot, q), composite_body_inertias(robot, q)),
-              lambda: (gravity_torques(robot, q), convective_torques(robot, q, qd),
-                       energy(robot, q, qd)),
+        steps.append(Step("arm inverse run", inverse_run))
+    steps += [Step("forward", forward),
+              Step("mass matrix", lambda: (mass_matrix(robot, q), udu_factors(robot, q))),
+              Step("body inertias", lambda: (articulated_body_inertias(robot, q),
+                                             composite_body_inertias(robot, q))),
+              Step("torques", lambda: (gravity_torques(robot, q),
+                                       convective_torques(robot, q, qd),
+                                       energy(robot, q, qd))),
               # what a floating inverse run adds at each step
-              lambda: with_force_elements(robot, q, qd),
-              lambda: joint_torque_regressor(robot, Q, QD, QD)]
+              Step("force elements", lambda: with_force_elements(robot, q, qd)),
+              Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD))]
     if tree_runs:
-        steps.append(lambda: simulate(robot, 0.02, dt_out=0.01,
-                                      tau=lambda t, q, qd: np.zeros(2)))
-    steps.append(lambda: _warm_up_loops(mech))
+        steps.append(Step("arm torque run", lambda: simulate(
+            robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))))
+    steps.append(Step("loops", lambda: _warm_up_loops(mech)))
     return steps
 
 
@@ -143,20 +233,22 @@ def _warm_up_loops(mech: Mechanism) -> None:
     run_inverse_dynamics(mech, q, q, 0.05, dt_out=0.05)
 
 
-def warm_up_apart() -> subprocess.Popen | None:
-    """Start `warm_up(tree_runs=False)` in a process of its own, at a lower priority, and
-    return it (None if it could not start). On a fresh cache it compiles into numba's
-    cache on the other core while this process compiles an arm's runs (numba compiles
-    one kernel at a time per process, under its lock); this process then runs
-    `warm_up(last_first=True)`, which loads what the other has compiled (each kernel
-    from the cache in a fraction of a second) and compiles the rest, from the other end:
-    a busy machine that leaves the other process no time only brings back one process's
-    time. The child has numba's cache folder of this one (`core.kernels.cache`, through
-    the environment)."""
-    code = ("import os; os.nice(10); import armdyn.core.warmup as w; "
-            "w.warm_up(tree_runs=False)")
+def warm_up_apart(claims: str | os.PathLike) -> subprocess.Popen | None:
+    """Start `warm_up_claiming(claims, this process)` in a process of its own, at a lower
+    priority, and return it (None if it could not start): on a fresh cache, it compiles
+    into numba's cache on the other core the steps that this process, running
+    `warm_up(claims=claims, other=the process)` (an arm's runs first, which the other
+    leaves out), has not claimed; both take the next unclaimed step, so that no step is
+    compiled twice and both cores stay busy until the last, a small one. A busy machine
+    that leaves the other process no time only brings back one process's time
+    (`warm_up` does not wait for it). The child has numba's cache folder of this one
+    (`core.kernels.cache`, through the environment), and ends when this process has
+    ended (between two steps)."""
+    code = ("import os, sys; os.nice(10); import armdyn.core.warmup as w; "
+            "w.warm_up_claiming(sys.argv[1], int(sys.argv[2]))")
     try:
-        return subprocess.Popen([sys.executable, "-c", code], env=dict(os.environ),
+        return subprocess.Popen([sys.executable, "-c", code, os.fspath(claims),
+                                 str(os.getpid())], env=dict(os.environ),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
     except OSError:

@@ -16,15 +16,17 @@ back until its window has shown (`window_shown`): loading a kernel from numba's 
 holds Python's lock for about half its time, which the window's build, and a run started
 at once, would wait for. A run started before that is done waits only for the kernels it
 needs (numba compiles each once, under its lock). On a fresh cache, a process of its own
-compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`),
-and ``core.warm_up`` then takes them from the other end, loading what that process has
-compiled.
+compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`):
+both take the next step of ``core.warm_up`` that neither has claimed, and this one then
+loads what that process has compiled.
 """
 from __future__ import annotations
 
 import atexit
 import logging
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -166,12 +168,13 @@ def window_shown() -> None:
 
 def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
     import armdyn.core as core
-    apart = None
+    apart = claims = None
     if runs_after_window:  # a fresh cache: the other kernels compile on the other core
         _rest_may_start.wait()
         from armdyn.core.warmup import warm_up_apart
 
-        apart = warm_up_apart()
+        claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
+        apart = warm_up_apart(claims)
         if apart is not None:
             atexit.register(_end_process, apart)
     started = time.monotonic()
@@ -188,13 +191,17 @@ def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) 
     try:
         if apart is None:
             core.warm_up()
-        else:  # from the other end: what the other process compiled is loaded
-            core.warm_up(last_first=True)
-            _end_process(apart)  # (busy with a kernel this one has)
+        else:  # the steps the other process has not claimed; then loads what it compiled
+            core.warm_up(claims=claims, other=apart)
     except Exception:  # noqa: BLE001 - the kernels then compile on first use
         log.exception("background warm-up of the dynamics kernels failed")
     else:
         log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
+    finally:
+        if apart is not None:
+            _end_process(apart)  # (done, or busy with a step this one has done)
+        if claims is not None:
+            shutil.rmtree(claims, ignore_errors=True)
 
 
 def _end_process(process: subprocess.Popen) -> None:
