@@ -122,11 +122,30 @@ def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
 def warm_up_claiming(claims: str | os.PathLike, parent: int) -> None:
     """The other process of `warm_up_apart`: run the steps of `warm_up(tree_runs=False)`
     that no one has claimed in the folder `claims`, claiming each, and return when none is
-    left or when the process `parent` (the application's) has ended."""
+    left or when the process `parent` (the application's) has ended (on Linux at once,
+    `_end_with`; elsewhere before the next step)."""
+    _end_with(parent)
     for step in warm_up_steps(tree_runs=False):
         if os.getppid() != parent:
             return  # the application has gone: its warm-up with it
         _claimed_and_run(Path(claims), step)
+
+
+def _end_with(parent: int) -> None:
+    """On Linux, have the kernel kill this process when the thread that started it (in
+    the process `parent`) ends: a crashed application does not leave it compiling."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    PR_SET_PDEATHSIG = 1
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # (ended before the call)
+        os._exit(0)
 
 
 def _claimed_and_run(claims: Path, step: Step) -> bool:
