@@ -206,11 +206,12 @@ def test_the_other_kernels_wait_until_the_window_has_shown(qapp, monkeypatch):
     assert not background.is_alive()
 
 
-def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
-        qapp, monkeypatch):
+def test_a_cold_start_shares_the_rest_with_a_second_process(qapp, monkeypatch):
     """On a fresh cache, once the window has shown, the other kernels compile in a process
-    of their own (core.warmup.warm_up_apart) while this one takes them from the other end
-    (last_first); when it is done, the other process is ended."""
+    of their own too (core.warmup.warm_up_apart) while this one takes the steps that
+    process has not claimed in a folder of their own (warm_up's claims); when it is done,
+    the other process is ended and the folder removed."""
+    import os
     import subprocess
     import sys
     import threading
@@ -221,12 +222,12 @@ def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
 
     processes, calls, done = [], [], threading.Event()
 
-    def apart():
+    def apart(claims):
         processes.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
         return processes[-1]
 
     def warm_up(**options):
-        calls.append((options, processes[0].poll()))
+        calls.append((options, os.path.isdir(options["claims"]), processes[0].poll()))
         done.set()
 
     monkeypatch.setattr(startup, "cache_is_cold", lambda: True)
@@ -239,8 +240,11 @@ def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
     startup.window_shown()
     assert done.wait(10)
     background.join(10)
-    assert calls == [({"last_first": True}, None)]  # the other process ran meanwhile
+    (options, folder_was_there, running), = calls
+    assert options["other"] is processes[0] and folder_was_there
+    assert running is None  # the other process ran meanwhile
     assert processes[0].poll() is not None  # and was ended
+    assert not os.path.exists(options["claims"])
 
 
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
