@@ -135,7 +135,8 @@ def _listen():
             cpu = time.process_time() - stack.pop()
             f = getattr(ev.data.get("dispatcher"), "py_func", None)
             name = f"{getattr(f, '__module__', '?')}.{getattr(f, '__qualname__', '?')}"
-            os.write(log, f"{len(stack)}\t{name}\t{ev.data.get('args')}\t{cpu:.3f}\n".encode())
+            os.write(log, f"{len(stack)}\t{name}\t{ev.data.get('args')}\t{cpu:.3f}\t"
+                          f"{time.time():.2f}\n".encode())
     event.register("numba:compile", Listener())
 
 if os.environ.get("ARMDYN_COMPILE_LOG"):
@@ -148,13 +149,17 @@ def compile_counts(folder: Path) -> str:
     process, its kernels and their CPU, and the kernels compiled in more than one."""
     seen: dict[tuple[str, str], list[float]] = {}
     parts = []
-    for log in sorted(folder.glob("*.tsv")):
-        rows = [line.split("\t") for line in log.read_text().splitlines()]
+    logs = {log: [line.split("\t") for line in log.read_text().splitlines()]
+            for log in sorted(folder.glob("*.tsv"))}
+    first = min((float(r[4]) - float(r[3]) for rows in logs.values() for r in rows),
+                default=0.0)
+    for rows in logs.values():
         top = [r for r in rows if r[0] == "0"]
-        for _, name, types, cpu in rows:
+        for _, name, types, cpu, _ in rows:
             seen.setdefault((name, types), []).append(float(cpu))
         parts.append(f"{len(rows)} kernels ({len(top)} outermost, "
-                     f"{sum(float(r[3]) for r in top):.1f} s)")
+                     f"{sum(float(r[3]) for r in top):.1f} s, the last done "
+                     f"{max(float(r[4]) for r in rows) - first:.1f} s after the first began)")
     twice = {k: v for k, v in seen.items() if len(v) > 1}
     return (f"{' + '.join(parts)}; compiled twice: {len(twice)} kernels "
             f"({sum(min(v) for v in twice.values()):.1f} s)"

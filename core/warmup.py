@@ -217,24 +217,26 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
 
     mech = _tiny_four_bar()
     tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01))] if tree_runs else []
+    # the largest first (CPU s on a fresh cache: 42, 15, 14, 3, 1.5, ...): two processes
+    # sharing the steps meet on a small one; the loops' last (they need the four-bar's)
     steps = tree + [
-        # the largest first: two processes sharing the steps meet on a small one
         Step("four-bar run", lambda: simulate(mech, 0.02, dt_out=0.01)),  # (`loops_of`)
         Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01)),
-        Step("frames", lambda: forward_kinematics(robot, q)),
+        Step("forward", forward),
+        # (one step: the factors and the inertias share the articulated kernel)
+        Step("mass matrix", lambda: (mass_matrix(robot, q), udu_factors(robot, q),
+                                     articulated_body_inertias(robot, q),
+                                     composite_body_inertias(robot, q))),
         Step("inverse", lambda: inverse_dynamics(robot, q, qd, qd))]
     if tree_runs:
         steps.append(Step("arm inverse run", inverse_run))
-    steps += [Step("forward", forward),
-              Step("mass matrix", lambda: (mass_matrix(robot, q), udu_factors(robot, q))),
-              Step("body inertias", lambda: (articulated_body_inertias(robot, q),
-                                             composite_body_inertias(robot, q))),
-              Step("torques", lambda: (gravity_torques(robot, q),
-                                       convective_torques(robot, q, qd),
-                                       energy(robot, q, qd))),
+    steps += [Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD)),
               # what a floating inverse run adds at each step
               Step("force elements", lambda: with_force_elements(robot, q, qd)),
-              Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD))]
+              Step("frames", lambda: forward_kinematics(robot, q)),
+              Step("torques", lambda: (gravity_torques(robot, q),
+                                       convective_torques(robot, q, qd),
+                                       energy(robot, q, qd)))]
     if tree_runs:
         steps.append(Step("arm torque run", lambda: simulate(
             robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))))

@@ -103,6 +103,11 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             outcome["error"] = str(e) or type(e).__name__
 
     cold = cache_is_cold()  # (before work)
+    apart = claims = None
+    if cold and rest_after_window and not everything_first:
+        # the other kernels compile on the other core from now on, in a process of its
+        # own: it shares no lock with the window's build, and runs at a lower priority
+        claims, apart = _start_apart()
     message = COLD_SPLASH_MESSAGE if cold else SPLASH_MESSAGE
     thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
     started = time.monotonic()
@@ -133,6 +138,8 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     error = outcome.get("error")
     if error is not None and report_errors:
         _show_error(error)
+    if claims is not None and error is not None:
+        _end_apart(apart, claims)
     if not everything_first and error is None:
         if rest_after_window:
             _rest_may_start.clear()
@@ -140,7 +147,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             _rest_may_start.set()
         # compiled, the runs take a minute: after the window's build, not beside it
         _background = threading.Thread(target=_warm_up_the_rest,
-                                       args=(model, cold and rest_after_window),
+                                       args=(model, cold and rest_after_window, apart, claims),
                                        name="armdyn-warm-up-rest", daemon=True)
         _background.start()
     return error
@@ -166,17 +173,29 @@ def window_shown() -> None:
     _rest_may_start.set()
 
 
-def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
-    import armdyn.core as core
-    apart = claims = None
-    if runs_after_window:  # a fresh cache: the other kernels compile on the other core
-        _rest_may_start.wait()
-        from armdyn.core.warmup import warm_up_apart
+def _start_apart() -> tuple[str, subprocess.Popen | None]:
+    """A folder for the claims of the warm-up's steps and the process that shares them
+    with this one (`core.warmup.warm_up_apart`; None if it could not start)."""
+    from armdyn.core.warmup import warm_up_apart
 
-        claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
-        apart = warm_up_apart(claims)
-        if apart is not None:
-            atexit.register(_end_process, apart)
+    claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
+    apart = warm_up_apart(claims)
+    if apart is not None:
+        atexit.register(_end_process, apart)
+    return claims, apart
+
+
+def _end_apart(apart: subprocess.Popen | None, claims: str) -> None:
+    if apart is not None:
+        _end_process(apart)  # (done, or busy with a step this one has done)
+    shutil.rmtree(claims, ignore_errors=True)
+
+
+def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool,
+                      apart: subprocess.Popen | None, claims: str | None) -> None:
+    import armdyn.core as core
+    if runs_after_window:  # a fresh cache: the runs compile after the window's build
+        _rest_may_start.wait()
     started = time.monotonic()
     if model is not None:
         try:
@@ -198,10 +217,8 @@ def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) 
     else:
         log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
     finally:
-        if apart is not None:
-            _end_process(apart)  # (done, or busy with a step this one has done)
         if claims is not None:
-            shutil.rmtree(claims, ignore_errors=True)
+            _end_apart(apart, claims)
 
 
 def _end_process(process: subprocess.Popen) -> None:
