@@ -88,10 +88,12 @@ def warm_up_display() -> None:
 
 class Step(NamedTuple):
     """One step of `warm_up`: `run()` compiles (or loads) a few kernels; `name` names it
-    among the steps (a claim's file name, `warm_up_apart`)."""
+    among the steps (a claim's file name, `warm_up_apart`); `cost`: the CPU time it takes
+    on a fresh cache, s (as measured on this project's 2-core machine: an estimate)."""
 
     name: str
     run: Callable[[], object]
+    cost: float = 1.0
 
 
 def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
@@ -105,9 +107,9 @@ def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
     same numba cache (`warm_up_apart`'s `other`): each step is first claimed there, a
     step the other has claimed is left to it and run here last, once the other is done
     with it (its kernels are then loaded from the cache), so that no step is compiled
-    twice. This process does not wait for a step of the other that does not advance (the
-    other ended, or has had less than half a core, `OTHER_MIN_SHARE`, over the last
-    second: a loaded machine): it then compiles that step itself."""
+    twice. This process does not wait for a step of the other that would end later than
+    if it compiled the step itself (`_wait_for`: the other has ended, or a loaded machine
+    gives it too little CPU for what is left of the step): it then compiles it too."""
     steps = warm_up_steps(tree_runs=tree_runs)
     if claims is None:
         for step in steps:
@@ -115,7 +117,7 @@ def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
         return
     left = [step for step in steps if not _claimed_and_run(Path(claims), step)]
     for step in left:  # the other's: wait for it, then load its kernels
-        _wait_for(Path(claims) / f"{step.name}.done", other)
+        _wait_for(Path(claims), step, other)
         step.run()
 
 
@@ -149,30 +151,46 @@ def _end_with(parent: int) -> None:
 
 
 def _claimed_and_run(claims: Path, step: Step) -> bool:
-    """Claim `step` in `claims` (an exclusive create of the file named after it), and run
-    it if that succeeded, then mark it done (a second file). False if it was claimed."""
+    """Claim `step` in `claims` (an exclusive create of the file named after it, holding
+    this process's CPU time so far, s), and run it if that succeeded, then mark it done (a
+    second file). False if it was claimed."""
     try:
-        os.close(os.open(claims / step.name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        claim = os.open(claims / step.name, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         return False
+    try:
+        os.write(claim, repr(_cpu_time(os.getpid()) or 0.0).encode())
+    finally:
+        os.close(claim)
     step.run()
     (claims / f"{step.name}.done").touch()
     return True
 
 
-#: The least share of a core over the last second that another process's step must have
-#: had for `warm_up` to wait for it rather than compile it too (a busy machine).
-OTHER_MIN_SHARE = 0.5
+#: The share of a core that the other process must be getting, times the part of its
+#: step left (`_wait_for`), for `warm_up` to wait for that step rather than compile it.
+WAIT_SHARE = 1.0
+#: The least part of a step's cost that `_wait_for` counts as left (a slower machine's
+#: step takes longer than its cost).
+LEAST_LEFT = 0.25
 #: How often `warm_up` looks whether the other process has done a step, s.
 WAIT_POLL_S = 0.05
 
 
-def _wait_for(done: Path, other: subprocess.Popen | None) -> None:
-    """Return once the file `done` exists, or the process `other` has ended, or (on Linux,
-    which tells a process's CPU time) it has had less than OTHER_MIN_SHARE of a core over
-    the last second; at once without `other` or elsewhere."""
+def _wait_for(claims: Path, step: Step, other: subprocess.Popen | None) -> None:
+    """Return once the other process has done `step` (its file "<name>.done" in
+    `claims`), or has ended, or would take longer to finish it than this process to
+    compile it: over the last second (measured while this one waits) it had less than
+    WAIT_SHARE times the part of the step it has left (its cost less the CPU time spent
+    since its claim, at least LEAST_LEFT of it) of a core. At once without `other`, or
+    where the system does not tell a process's CPU time (not Linux)."""
     if other is None:
         return
+    try:
+        claimed_at = float((claims / step.name).read_text() or "nan")
+    except (OSError, ValueError):
+        claimed_at = float("nan")
+    done = claims / f"{step.name}.done"
     history: list[tuple[float, float]] = []  # (wall time, the other's CPU time), s
     while not done.exists() and other.poll() is None:
         cpu = _cpu_time(other.pid)
@@ -183,8 +201,12 @@ def _wait_for(done: Path, other: subprocess.Popen | None) -> None:
         while now - history[0][0] > 1.0 + WAIT_POLL_S:
             history.pop(0)
         then, cpu_then = history[0]
-        if now - then >= 1.0 and cpu - cpu_then < OTHER_MIN_SHARE * (now - then):
-            return
+        if now - then >= 1.0:
+            share = (cpu - cpu_then) / (now - then)
+            spent = cpu - claimed_at if claimed_at == claimed_at else 0.0
+            left = min(max(1.0 - spent / step.cost, LEAST_LEFT), 1.0)
+            if share < WAIT_SHARE * left:
+                return
         time.sleep(WAIT_POLL_S)
 
 
@@ -216,31 +238,32 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
         forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
 
     mech = _tiny_four_bar()
-    tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01))] if tree_runs else []
-    # the largest first (CPU s on a fresh cache: 42, 15, 14, 3, 1.5, ...): two processes
-    # sharing the steps meet on a small one; the loops' last (they need the four-bar's)
+    tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01), 26.0)] if tree_runs else []
+    # the largest first (its cost: CPU s on a fresh cache, each after those before): two
+    # processes sharing the steps meet on a small one; the loops' last (on the four-bar's)
     steps = tree + [
-        Step("four-bar run", lambda: simulate(mech, 0.02, dt_out=0.01)),  # (`loops_of`)
-        Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01)),
-        Step("forward", forward),
+        Step("four-bar run", lambda: simulate(mech, 0.02, dt_out=0.01), 42.0),  # (`loops_of`)
+        Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
+             15.0),
+        Step("forward", forward, 13.5),
         # (one step: the factors and the inertias share the articulated kernel)
         Step("mass matrix", lambda: (mass_matrix(robot, q), udu_factors(robot, q),
                                      articulated_body_inertias(robot, q),
-                                     composite_body_inertias(robot, q))),
-        Step("inverse", lambda: inverse_dynamics(robot, q, qd, qd))]
+                                     composite_body_inertias(robot, q)), 3.0),
+        Step("inverse", lambda: inverse_dynamics(robot, q, qd, qd), 1.5)]
     if tree_runs:
-        steps.append(Step("arm inverse run", inverse_run))
-    steps += [Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD)),
+        steps.append(Step("arm inverse run", inverse_run, 5.6))
+    steps += [Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD), 1.1),
               # what a floating inverse run adds at each step
-              Step("force elements", lambda: with_force_elements(robot, q, qd)),
-              Step("frames", lambda: forward_kinematics(robot, q)),
+              Step("force elements", lambda: with_force_elements(robot, q, qd), 0.4),
+              Step("frames", lambda: forward_kinematics(robot, q), 0.1),
               Step("torques", lambda: (gravity_torques(robot, q),
                                        convective_torques(robot, q, qd),
-                                       energy(robot, q, qd)))]
+                                       energy(robot, q, qd)), 0.1)]
     if tree_runs:
         steps.append(Step("arm torque run", lambda: simulate(
-            robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2))))
-    steps.append(Step("loops", lambda: _warm_up_loops(mech)))
+            robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2)), 0.1))
+    steps.append(Step("loops", lambda: _warm_up_loops(mech), 1.6))
     return steps
 
 

@@ -62,7 +62,7 @@ def test_two_processes_share_the_steps_and_none_is_run_twice(tmp_path, monkeypat
     namespace: dict = {}
     exec(code, namespace)  # the same steps here
     monkeypatch.setattr(warmup, "warm_up_steps", namespace["fake_steps"])
-    monkeypatch.setattr(warmup, "OTHER_MIN_SHARE", 0.0)  # (a loaded test machine)
+    monkeypatch.setattr(warmup, "WAIT_SHARE", 0.0)  # (a loaded test machine)
     other = subprocess.Popen([sys.executable, "-c", code + "w.warm_up_claiming("
                               f"{str(claims)!r}, {os.getpid()})"])
     try:
@@ -94,7 +94,7 @@ def _claimed_by_the_other(claims: Path, monkeypatch) -> list[str]:
 
 
 def test_a_step_of_the_other_is_waited_for_while_it_advances(tmp_path, monkeypatch):
-    monkeypatch.setattr(warmup, "OTHER_MIN_SHARE", 0.05)  # (a loaded test machine)
+    monkeypatch.setattr(warmup, "WAIT_SHARE", 0.05)  # (a loaded test machine)
     ran = _claimed_by_the_other(tmp_path, monkeypatch)
     other = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() "
                               "+ 30\nwhile time.monotonic() < end: pass"])  # compiling
@@ -125,6 +125,33 @@ def test_a_step_of_the_other_is_not_waited_for_when_it_is_starved_or_ended(
     warmup.warm_up(claims=tmp_path, other=other)  # ended
     assert time.monotonic() - started < 0.5
     assert ran[2:] == ["theirs", "mine"]  # (both claimed now)
+
+
+def test_what_the_other_has_left_of_its_step_decides_the_wait(tmp_path, monkeypatch):
+    """The other process at half a core: a step it has nearly done (its claim holds its
+    CPU time long before) is waited for; one it has just claimed, which it would finish
+    later than this process compiling it at a whole core, is not."""
+    monkeypatch.setattr(warmup, "LEAST_LEFT", 0.1)  # (a loaded test machine)
+    ran = _claimed_by_the_other(tmp_path, monkeypatch)
+    other = subprocess.Popen([sys.executable, "-c", "import time\nwhile True:\n"
+                              "    end = time.monotonic() + 0.02\n"
+                              "    while time.monotonic() < end: pass\n"
+                              "    time.sleep(0.02)"])  # busy half the time
+    try:
+        (tmp_path / "theirs").write_text("-1000.0")  # spent more than the step's cost
+        threading.Timer(1.5, (tmp_path / "theirs.done").touch).start()
+        started = time.monotonic()
+        warmup.warm_up(claims=tmp_path, other=other)
+        assert 1.4 < time.monotonic() - started < 10 and ran == ["mine", "theirs"]
+        (tmp_path / "theirs.done").unlink()
+        (tmp_path / "theirs").write_text(repr(float("inf")))  # (nothing spent yet)
+        started = time.monotonic()
+        warmup.warm_up(claims=tmp_path, other=other)
+        assert 0.9 < time.monotonic() - started < 5
+        assert ran[2:] == ["theirs", "mine"] and not (tmp_path / "theirs.done").exists()
+    finally:
+        other.kill()
+        other.wait()
 
 
 def test_the_other_process_ends_with_the_thread_that_started_it(tmp_path):
