@@ -109,15 +109,28 @@ def warm_up(*, tree_runs: bool = True, claims: str | os.PathLike | None = None,
     with it (its kernels are then loaded from the cache), so that no step is compiled
     twice. This process does not wait for a step of the other that would end later than
     if it compiled the step itself (`_wait_for`: the other has ended, or a loaded machine
-    gives it too little CPU for what is left of the step): it then compiles it too."""
+    gives it too little CPU for what is left of the step): it then compiles it too, and
+    compiles one at once when the other, at its pace since it claimed it, would end it
+    after this process has done every step left unclaimed and that one."""
     steps = warm_up_steps(tree_runs=tree_runs)
     if claims is None:
         for step in steps:
             step.run()
         return
-    left = [step for step in steps if not _claimed_and_run(Path(claims), step)]
+    claims, left = Path(claims), []
+    for i, step in enumerate(steps):
+        if _claimed_and_run(claims, step):
+            continue
+        # the other's: compiled here too if the other, at its pace since its claim, would
+        # end it after this process has done every step not claimed and that one
+        after = step.cost + sum(s.cost for s in steps[i + 1:]
+                                if not (claims / s.name).exists())
+        if _time_to_finish(claims, step, other) > after:
+            step.run()
+        else:
+            left.append(step)
     for step in left:  # the other's: wait for it, then load its kernels
-        _wait_for(Path(claims), step, other)
+        _wait_for(claims, step, other)
         step.run()
 
 
@@ -208,6 +221,25 @@ def _wait_for(claims: Path, step: Step, other: subprocess.Popen | None) -> None:
             if share < WAIT_SHARE * left:
                 return
         time.sleep(WAIT_POLL_S)
+
+
+def _time_to_finish(claims: Path, step: Step, other: subprocess.Popen | None) -> float:
+    """How long the other process will take to finish `step` at the pace it has had since
+    it claimed it (the CPU time it has spent on it against the wall time since its claim,
+    at least 2 s ago), s: 0 if it is done, has ended, or has just claimed it (or where
+    the system does not tell)."""
+    claim = claims / step.name
+    cpu = _cpu_time(other.pid) if other is not None and other.poll() is None else None
+    try:
+        since = time.time() - claim.stat().st_mtime
+        claimed_at = float(claim.read_text())
+    except (OSError, ValueError):
+        return 0.0
+    if cpu is None or since < 2.0 or (claims / f"{step.name}.done").exists():
+        return 0.0
+    spent = max(cpu - claimed_at, 0.0)
+    left = max(step.cost - spent, LEAST_LEFT * step.cost)
+    return float("inf") if spent == 0.0 else left * since / spent
 
 
 def _cpu_time(pid: int) -> float | None:

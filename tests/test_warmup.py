@@ -154,6 +154,24 @@ def test_what_the_other_has_left_of_its_step_decides_the_wait(tmp_path, monkeypa
         other.wait()
 
 
+def test_a_step_the_other_has_long_held_without_advancing_is_compiled_here_at_once(
+        tmp_path, monkeypatch):
+    """A loaded machine: the other claimed its step 3 s ago and has spent no CPU on it
+    since; it would end it after this process has done its own steps and that one."""
+    ran = _claimed_by_the_other(tmp_path, monkeypatch)
+    (tmp_path / "theirs").write_text("1e9")  # (its CPU time then: none spent since)
+    os.utime(tmp_path / "theirs", (time.time() - 3, time.time() - 3))
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        started = time.monotonic()
+        warmup.warm_up(claims=tmp_path, other=other)
+        assert time.monotonic() - started < 0.9  # no second spent measuring its pace
+        assert ran == ["theirs", "mine"]  # in its order, not last
+    finally:
+        other.kill()
+        other.wait()
+
+
 def test_the_other_process_ends_with_the_thread_that_started_it(tmp_path):
     """warm_up_apart's process is killed when the thread that started it ends (Linux):
     an application that crashed does not leave it compiling."""
