@@ -319,7 +319,8 @@ def warm_up_apart(claims: str | os.PathLike) -> subprocess.Popen | None:
     that leaves the other process no time only brings back one process's time
     (`warm_up` does not wait for it). The child has numba's cache folder of this one
     (`core.kernels.cache`, through the environment), and ends when this process has
-    ended (between two steps)."""
+    ended; on Linux when the thread that called this has ended (`warm_up_claiming`): call
+    it from a thread that lives as long as the warm-up (the main thread)."""
     code = ("import os, sys; os.nice(10); import armdyn.core.warmup as w; "
             "w.warm_up_claiming(sys.argv[1], int(sys.argv[2]))")
     try:
