@@ -9,6 +9,7 @@ actions wait for the compiler only if they come before it is done.
 """
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -269,12 +270,15 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
             forward_dynamics(robot, q, qd, tau, method=method)
         forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
 
-    mech = _tiny_four_bar()
+    # built by the first step that needs it: assembling its loop compiles the closure
+    # kernels (`closure_at`, 13 s of CPU), which a process that leaves the four-bar's
+    # steps to the other should not compile too
+    mech = functools.cache(_tiny_four_bar)
     tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01), 26.0)] if tree_runs else []
     # the largest first (its cost: CPU s on a fresh cache, each after those before): two
     # processes sharing the steps meet on a small one; the loops' last (on the four-bar's)
     steps = tree + [
-        Step("four-bar run", lambda: simulate(mech, 0.02, dt_out=0.01), 42.0),  # (`loops_of`)
+        Step("four-bar run", lambda: simulate(mech(), 0.02, dt_out=0.01), 56.0),  # (`loops_of`)
         Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
              15.0),
         Step("forward", forward, 13.5),
@@ -295,7 +299,7 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
     if tree_runs:
         steps.append(Step("arm torque run", lambda: simulate(
             robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2)), 0.1))
-    steps.append(Step("loops", lambda: _warm_up_loops(mech), 1.6))
+    steps.append(Step("loops", lambda: _warm_up_loops(mech()), 1.6))
     return steps
 
 
