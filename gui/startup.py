@@ -16,7 +16,8 @@ back until its window has shown (`window_shown`): loading a kernel from numba's 
 holds Python's lock for about half its time, which the window's build, and a run started
 at once, would wait for. A run started before that is done waits only for the kernels it
 needs (numba compiles each once, under its lock). On a fresh cache, a process of its own
-compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`):
+compiles the other kernels on the other core from before the window is built
+(`core.warmup.warm_up_apart`):
 both take the next step of ``core.warm_up`` that neither has claimed, and this one then
 loads what that process has compiled.
 """
@@ -85,7 +86,9 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     background warm-up prepares first (`warm_up_runs`). `rest_after_window`: the
     background warm-up goes on past those runs only once `window_shown()` has been
     called, and starts them only then if numba's cache is cold (they compile for a
-    minute: the window's build should not share Python's lock with that). A failed
+    minute: the window's build should not share Python's lock with that); with a cold
+    cache it also starts, at once, the process that shares the other kernels with the
+    background warm-up (`core.warmup.warm_up_apart`). A failed
     warm-up is logged and, if `report_errors`, its message is shown in a dialog; the
     application goes on either way (kernels then compile on their first use). Returns
     the error message, or None.
@@ -173,12 +176,17 @@ def window_shown() -> None:
     _rest_may_start.set()
 
 
-def _start_apart() -> tuple[str, subprocess.Popen | None]:
+def _start_apart() -> tuple[str | None, subprocess.Popen | None]:
     """A folder for the claims of the warm-up's steps and the process that shares them
-    with this one (`core.warmup.warm_up_apart`; None if it could not start)."""
+    with this one (`core.warmup.warm_up_apart`); None for either that could not be made
+    (no folder: no process, this one compiles every kernel)."""
     from armdyn.core.warmup import warm_up_apart
 
-    claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
+    try:
+        claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
+    except OSError as e:
+        log.info("no folder for the warm-up's claims (%s): one process compiles", e)
+        return None, None
     apart = warm_up_apart(claims)
     if apart is not None:
         atexit.register(_end_process, apart)
