@@ -17,15 +17,18 @@ lock for much of its time, which the window's build, and a run started at once, 
 wait for; from a warm cache every kernel loads in about 0.1 s (`core.kernels.cache_load`),
 so it goes on at once. A run started before that is done waits only for the kernels it
 needs (numba compiles each once, under its lock). On a fresh cache, a process of its own
-compiles the other kernels on the other core meanwhile (`core.warmup.warm_up_apart`),
-and ``core.warm_up`` then takes them from the other end, loading what that process has
-compiled.
+compiles the other kernels on the other core from before the window is built
+(`core.warmup.warm_up_apart`):
+both take the next step of ``core.warm_up`` that neither has claimed, and this one then
+loads what that process has compiled.
 """
 from __future__ import annotations
 
 import atexit
 import logging
+import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -84,8 +87,9 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     background warm-up prepares first (`warm_up_runs`). `rest_after_window`: on a
     cold cache, the background warm-up starts those runs and the other kernels only once
     `window_shown()` has been called (they compile for a minute: the window's build should
-    not share Python's lock with that); from a warm cache they load in a fraction of a
-    second and go on at once. A failed
+    not share Python's lock with that), and it starts at once the process that shares the
+    other kernels with the background warm-up (`core.warmup.warm_up_apart`); from a warm
+    cache they load in a fraction of a second and go on at once. A failed
     warm-up is logged and, if `report_errors`, its message is shown in a dialog; the
     application goes on either way (kernels then compile on their first use). Returns
     the error message, or None.
@@ -103,6 +107,11 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             outcome["error"] = str(e) or type(e).__name__
 
     cold = cache_is_cold()  # (before work)
+    apart = claims = None
+    if cold and rest_after_window and not everything_first:
+        # the other kernels compile on the other core from now on, in a process of its
+        # own: it shares no lock with the window's build, and runs at a lower priority
+        claims, apart = _start_apart()
     message = COLD_SPLASH_MESSAGE if cold else SPLASH_MESSAGE
     thread = threading.Thread(target=work, name="armdyn-warm-up", daemon=True)
     started = time.monotonic()
@@ -133,6 +142,8 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
     error = outcome.get("error")
     if error is not None and report_errors:
         _show_error(error)
+    if claims is not None and error is not None:
+        _end_apart(apart, claims)
     if not everything_first and error is None:
         if rest_after_window and cold:
             _rest_may_start.clear()
@@ -140,7 +151,7 @@ def warm_up_kernels(*, splash: bool = True, report_errors: bool = True,
             _rest_may_start.set()
         # compiled, the runs take a minute: after the window's build, not beside it
         _background = threading.Thread(target=_warm_up_the_rest,
-                                       args=(model, cold and rest_after_window),
+                                       args=(model, cold and rest_after_window, apart, claims),
                                        name="armdyn-warm-up-rest", daemon=True)
         _background.start()
     return error
@@ -166,16 +177,34 @@ def window_shown() -> None:
     _rest_may_start.set()
 
 
-def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) -> None:
-    import armdyn.core as core
-    apart = None
-    if runs_after_window:  # a fresh cache: the other kernels compile on the other core
-        _rest_may_start.wait()
-        from armdyn.core.warmup import warm_up_apart
+def _start_apart() -> tuple[str | None, subprocess.Popen | None]:
+    """A folder for the claims of the warm-up's steps and the process that shares them
+    with this one (`core.warmup.warm_up_apart`); None for either that could not be made
+    (no folder: no process, this one compiles every kernel)."""
+    from armdyn.core.warmup import warm_up_apart
 
-        apart = warm_up_apart()
-        if apart is not None:
-            atexit.register(_end_process, apart)
+    try:
+        claims = tempfile.mkdtemp(prefix="armdyn-warm-up-")
+    except OSError as e:
+        log.info("no folder for the warm-up's claims (%s): one process compiles", e)
+        return None, None
+    apart = warm_up_apart(claims)
+    if apart is not None:
+        atexit.register(_end_process, apart)
+    return claims, apart
+
+
+def _end_apart(apart: subprocess.Popen | None, claims: str) -> None:
+    if apart is not None:
+        _end_process(apart)  # (done, or busy with a step this one has done)
+    shutil.rmtree(claims, ignore_errors=True)
+
+
+def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool,
+                      apart: subprocess.Popen | None, claims: str | None) -> None:
+    import armdyn.core as core
+    if runs_after_window:  # a fresh cache: the runs compile after the window's build
+        _rest_may_start.wait()
     started = time.monotonic()
     if model is not None:
         try:
@@ -190,13 +219,15 @@ def _warm_up_the_rest(model: Robot | Mechanism | None, runs_after_window: bool) 
     try:
         if apart is None:
             core.warm_up()
-        else:  # from the other end: what the other process compiled is loaded
-            core.warm_up(last_first=True)
-            _end_process(apart)  # (busy with a kernel this one has)
+        else:  # the steps the other process has not claimed; then loads what it compiled
+            core.warm_up(claims=claims, other=apart)
     except Exception:  # noqa: BLE001 - the kernels then compile on first use
         log.exception("background warm-up of the dynamics kernels failed")
     else:
         log.info("dynamics kernels ready (%.1f s in the background)", time.monotonic() - started)
+    finally:
+        if claims is not None:
+            _end_apart(apart, claims)
 
 
 def _end_process(process: subprocess.Popen) -> None:

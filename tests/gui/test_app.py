@@ -197,7 +197,7 @@ def test_on_a_cold_cache_the_other_kernels_wait_until_the_window_has_shown(qapp,
     rest = threading.Event()
     import armdyn.core.warmup as warmup
     monkeypatch.setattr(startup, "cache_is_cold", lambda: True)
-    monkeypatch.setattr(warmup, "warm_up_apart", lambda: None)  # (no second compile)
+    monkeypatch.setattr(warmup, "warm_up_apart", lambda claims: None)  # (no second compile)
     monkeypatch.setattr(core, "warm_up_display", lambda: None)
     monkeypatch.setattr(core, "warm_up", rest.set)
     assert startup.warm_up_kernels(splash=False, rest_after_window=True) is None
@@ -225,11 +225,12 @@ def test_from_a_warm_cache_the_other_kernels_load_at_once(qapp, monkeypatch):
     startup.background_warm_up().join(5)
 
 
-def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
-        qapp, monkeypatch):
-    """On a fresh cache, once the window has shown, the other kernels compile in a process
-    of their own (core.warmup.warm_up_apart) while this one takes them from the other end
-    (last_first); when it is done, the other process is ended."""
+def test_a_cold_start_shares_the_rest_with_a_second_process(qapp, monkeypatch):
+    """On a fresh cache, the other kernels compile in a process of their own from before
+    the window is built (core.warmup.warm_up_apart); once the window has shown, this one
+    takes the steps that process has not claimed in a folder of their own (warm_up's
+    claims); when it is done, the other process is ended and the folder removed."""
+    import os
     import subprocess
     import sys
     import threading
@@ -240,12 +241,12 @@ def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
 
     processes, calls, done = [], [], threading.Event()
 
-    def apart():
+    def apart(claims):
         processes.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
         return processes[-1]
 
     def warm_up(**options):
-        calls.append((options, processes[0].poll()))
+        calls.append((options, os.path.isdir(options["claims"]), processes[0].poll()))
         done.set()
 
     monkeypatch.setattr(startup, "cache_is_cold", lambda: True)
@@ -254,12 +255,16 @@ def test_a_cold_start_compiles_the_rest_in_a_second_process_from_the_other_end(
     monkeypatch.setattr(warmup, "warm_up_apart", apart)
     assert startup.warm_up_kernels(splash=False, rest_after_window=True) is None
     background = startup.background_warm_up()
-    assert not done.wait(0.3) and processes == []  # nothing before the window has shown
+    assert len(processes) == 1 and processes[0].poll() is None  # started at once
+    assert not done.wait(0.3)  # this process's share waits until the window has shown
     startup.window_shown()
     assert done.wait(10)
     background.join(10)
-    assert calls == [({"last_first": True}, None)]  # the other process ran meanwhile
+    (options, folder_was_there, running), = calls
+    assert options["other"] is processes[0] and folder_was_there
+    assert running is None  # the other process ran meanwhile
     assert processes[0].poll() is not None  # and was ended
+    assert not os.path.exists(options["claims"])
 
 
 def test_a_scripted_run_warms_up_everything_first(qapp, monkeypatch):
