@@ -271,27 +271,27 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
         forward_dynamics(robot, Q, QD, np.tile(tau, (2, 1)))
 
     # built by the first step that needs it: assembling its loop compiles the closure
-    # kernels (`closure_at`, 13 s of CPU), which a process that leaves the four-bar's
+    # kernels (`closure_at`, 7 s of CPU), which a process that leaves the four-bar's
     # steps to the other should not compile too
     mech = functools.cache(_tiny_four_bar)
-    tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01), 26.0)] if tree_runs else []
+    tree = [Step("arm run", lambda: simulate(robot, 0.02, dt_out=0.01), 20.0)] if tree_runs else []
     # the largest first (its cost: CPU s on a fresh cache, each after those before): two
     # processes sharing the steps meet on a small one; the loops' last (on the four-bar's)
     steps = tree + [
-        Step("four-bar run", lambda: simulate(mech(), 0.02, dt_out=0.01), 56.0),  # (`loops_of`)
+        Step("four-bar run", lambda: simulate(mech(), 0.02, dt_out=0.01), 39.5),  # (`loops_of`)
+        Step("forward", forward, 12.0),
         Step("floating run", lambda: simulate(_tiny_floating_body(), 0.02, dt_out=0.01),
-             15.0),
-        Step("forward", forward, 13.5),
+             9.0),
         # (one step: the factors and the inertias share the articulated kernel)
         Step("mass matrix", lambda: (mass_matrix(robot, q), udu_factors(robot, q),
                                      articulated_body_inertias(robot, q),
-                                     composite_body_inertias(robot, q)), 3.0),
+                                     composite_body_inertias(robot, q)), 2.6),
         Step("inverse", lambda: inverse_dynamics(robot, q, qd, qd), 1.5)]
     if tree_runs:
-        steps.append(Step("arm inverse run", inverse_run, 5.6))
+        steps.append(Step("arm inverse run", inverse_run, 3.4))
     steps += [Step("regressor", lambda: joint_torque_regressor(robot, Q, QD, QD), 1.1),
               # what a floating inverse run adds at each step
-              Step("force elements", lambda: with_force_elements(robot, q, qd), 0.4),
+              Step("force elements", lambda: with_force_elements(robot, q, qd), 1.1),
               Step("frames", lambda: forward_kinematics(robot, q), 0.1),
               Step("torques", lambda: (gravity_torques(robot, q),
                                        convective_torques(robot, q, qd),
@@ -299,7 +299,7 @@ def warm_up_steps(*, tree_runs: bool = True) -> list[Step]:
     if tree_runs:
         steps.append(Step("arm torque run", lambda: simulate(
             robot, 0.02, dt_out=0.01, tau=lambda t, q, qd: np.zeros(2)), 0.1))
-    steps.append(Step("loops", lambda: _warm_up_loops(mech()), 1.6))
+    steps.append(Step("loops", lambda: _warm_up_loops(mech()), 1.8))
     return steps
 
 
