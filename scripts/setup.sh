@@ -95,11 +95,11 @@ fi
 # An editable install leaves our own modules uncompiled; compiled now, a start does not
 # compile them again each time where bytecode is not written (PYTHONDONTWRITEBYTECODE).
 .venv/bin/python -m compileall -q core gui
-# numba compiles the dynamics kernels on first use, about 2 minutes of one core's time
-# (115 s of CPU measured for every kernel on this project's 2-core machine):
+# numba compiles the dynamics kernels on first use, about 1.5 minutes of one core's time
+# (94 s of CPU measured for every kernel on this project's 2-core machine):
 # done here, once (later they load from the cache in ~/.cache/armdyn in a second), so
 # that the first start of the window is as quick as any and a first run need not wait.
-echo "setup: loading the dynamics kernels (compiled the first time: about 2 minutes)"
+echo "setup: loading the dynamics kernels (compiled the first time: 1 to 2 minutes)"
 .venv/bin/python -c "import armdyn.core as core; core.warm_up()" \
     || echo "setup: the kernels could not be compiled now; the window compiles them on first use"
 echo "setup: done; the command is .venv/bin/armdyn (source .venv/bin/activate to have" \

@@ -51,7 +51,8 @@ def configure_numba_cache() -> None:
 #: project's 2-core machine while numba inlined the helpers at its IR level; with LLVM
 #: inlining them (`core.kernels.buffers`) every kernel takes 133 s of CPU, and a
 #: four-bar's first `armdyn simulate` 88 s of CPU (631 s of wall time at a load of 9);
-#: 115 s since `core.kernels.inliner` and `core.kernels.constrained.loops_of`.
+#: 115 s since `core.kernels.inliner` and `core.kernels.constrained.loops_of`; 94 s since
+#: `core.kernels.calls` and `core.kernels.flags`.
 FIRST_COMPILE_TIME = "1 to 3 minutes"
 
 
