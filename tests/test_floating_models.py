@@ -29,8 +29,8 @@ import numba
 import numpy as np
 import pytest
 
-from armdyn.core import (JointType, energy, forward_dynamics, forward_kinematics,
-                         load_mechanism, load_robot, mass_matrix, momentum, simulate)
+from armdyn.core import (JointType, forward_kinematics, load_mechanism, load_robot,
+                         mass_matrix, simulate)
 from armdyn.core.sim.penalty import penalty_simulate
 
 ROBOTS = Path(__file__).resolve().parents[1] / "robots"

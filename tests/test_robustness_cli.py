@@ -18,7 +18,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from armdyn.core import Link, Robot, cli, save_robot

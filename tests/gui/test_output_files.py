@@ -14,7 +14,6 @@ import uuid
 
 import imageio.v3 as iio
 import pytest
-from PySide6.QtWidgets import QMessageBox
 
 from armdyn.gui.video import VideoRecorder, VideoSettings
 
