@@ -435,3 +435,32 @@ def test_a_helper_has_no_python_entry_and_python_calls_its_twin():
     assert helper(x, 3) == expected and helper(x, 2) == _three_ways(x, 2)
     assert helper._compile_for_args.twin.py_func.__name__ == "_three_ways_py"
     assert len(helper.overloads) == 1
+
+
+_BLAS_LATER = '''
+import sys
+import numpy as np
+from numba import njit
+import armdyn.core.warmup as warmup
+warmup.load_compiler()
+warmup.warm_up_display()
+print("scipy.linalg" in sys.modules)
+
+@njit(cache=False)
+def product(a, b):
+    return np.dot(a, b)
+
+a, b = np.arange(12.0).reshape(3, 4), np.arange(4.0)
+print(np.array_equal(product(a, b), a @ b), "scipy.linalg" in sys.modules)
+'''
+
+
+def test_a_start_loads_kernels_without_scipy_linalg_and_blas_still_compiles():
+    """core.kernels.blas_check: numba's registries and the window's kernels load without
+    importing scipy.linalg (0.26 s of every start); a function calling BLAS still compiles
+    (numba's own check imports scipy's BLAS then) and computes as numpy does."""
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _BLAS_LATER], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True", "True"]

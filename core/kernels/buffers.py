@@ -35,11 +35,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.arrayobj import populate_array
 
-from . import cache_load, flags, inliner
+from . import blas_check, cache_load, flags, inliner
 
 inliner.install()  # numba's IR inliner without its own costs, before any kernel compiles
 flags.install()  # and its compiler flags listed without theirs
 cache_load.install()  # numba's cache loads a kernel without parsing its module for linking
+blas_check.install()  # numba's BLAS check at a start without importing scipy.linalg
 
 #: Decorator of every compiled kernel: nopython mode, cached on disk (`core.kernels.cache`),
 #: compiled without numba's reference counting (see the module docstring), and running
