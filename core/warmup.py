@@ -218,8 +218,7 @@ def _wait_for(claims: Path, step: Step, other: subprocess.Popen | None) -> None:
         if now - then >= 1.0:
             share = (cpu - cpu_then) / (now - then)
             spent = cpu - claimed_at if claimed_at == claimed_at else 0.0
-            left = min(max(1.0 - spent / step.cost, LEAST_LEFT), 1.0)
-            if share < WAIT_SHARE * left:
+            if share < WAIT_SHARE * _part_left(step, spent):
                 return
         time.sleep(WAIT_POLL_S)
 
@@ -239,8 +238,14 @@ def _time_to_finish(claims: Path, step: Step, other: subprocess.Popen | None) ->
     if cpu is None or since < 2.0 or (claims / f"{step.name}.done").exists():
         return 0.0
     spent = max(cpu - claimed_at, 0.0)
-    left = max(step.cost - spent, LEAST_LEFT * step.cost)
+    left = step.cost * _part_left(step, spent)
     return float("inf") if spent == 0.0 else left * since / spent
+
+
+def _part_left(step: Step, spent: float) -> float:
+    """The part of `step` left after `spent` s of CPU on it: 1 - spent / cost, at least
+    LEAST_LEFT (a slower machine's step takes longer than its cost) and at most 1."""
+    return min(max(1.0 - spent / step.cost, LEAST_LEFT), 1.0)
 
 
 def _cpu_time(pid: int) -> float | None:
